@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../config/load.js';
+import { buildApp } from '../../core/app.js';
+import { dirname, resolve } from 'node:path';
+
+export interface ServeFlags {
+  config?: string;
+  port?: string;
+  host?: string;
+  'data-dir'?: string;
+}
+
+/** Run the gateway until SIGINT/SIGTERM; then stop accepting, finish in-flight calls, close the database. */
+export async function serve(flags: ServeFlags): Promise<FastifyInstance> {
+  const file = flags.config ?? process.env.SVC_CONFIG;
+  const config = loadConfig({
+    file,
+    overrides: { port: flags.port !== undefined ? Number(flags.port) : undefined, host: flags.host, data_dir: flags['data-dir'] },
+  });
+  const app = await buildApp(config, { baseDir: file ? dirname(resolve(file)) : process.cwd() });
+  await app.listen({ host: config.server.host, port: config.server.port });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.server.port;
+  const url = config.server.public_url.replace(`:${config.server.port}`, `:${port}`);
+  process.stdout.write(
+    `svc-gateway ${app.svc.version} listening on ${url} (database: ${app.svc.dialect}, data: ${config.data_dir})\n` +
+    `Activate an account:\n  curl -s -X POST ${url}/v1/activate -H 'content-type: application/json' -d '{}'\n` +
+    `API docs: ${url}/docs\n`,
+  );
+  let closing = false;
+  const stop = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      app.log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, config.server.shutdown_grace_ms);
+    force.unref();
+    try {
+      await app.close();
+      process.exit(0);
+    } catch (e) {
+      app.log.error({ err: e }, 'error while shutting down');
+      process.exit(1);
+    }
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  return app;
+}

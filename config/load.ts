@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { Value } from '@sinclair/typebox/value';
+import type { TSchema } from '@sinclair/typebox';
+import { CoreConfigSchema, type CoreConfig } from './schema.js';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadOptions {
+  /** Path of the YAML file; none means the embedded defaults. */
+  file?: string;
+  /** An already parsed object (tests); merged under env overrides like a file. */
+  object?: Record<string, unknown>;
+  env?: NodeJS.ProcessEnv;
+  /** Command-line flags, applied last. */
+  overrides?: { port?: number; host?: string; data_dir?: string };
+}
+
+const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Replace ${NAME} and ${NAME:-default} in every string of a parsed document. */
+export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, path = ''): unknown {
+  if (typeof value === 'string') {
+    return value.replace(VAR, (_m, name: string, def: string | undefined) => {
+      const v = env[name];
+      if (v !== undefined) return v;
+      if (def !== undefined) return def;
+      throw new ConfigError(`${path || '(root)'}: environment variable ${name} is not set and has no default (write \${${name}:-default} to give one)`);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${path}[${i}]`));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, path ? `${path}.${k}` : k);
+    return out;
+  }
+  return value;
+}
+
+/** Apply defaults, coerce env-born strings, and validate; throw with every offending key path. */
+export function validateSection<T>(schema: TSchema, value: unknown, where: string): T {
+  let v = Value.Default(schema, structuredClone(value ?? {}));
+  v = Value.Convert(schema, v);
+  const errors = [...Value.Errors(schema, v)];
+  if (errors.length) {
+    const lines = errors.slice(0, 10).map((e) => {
+      const p = e.path.replace(/^\//, '').replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.');
+      const full = [where, p].filter(Boolean).join('.').replace(/\.\[/g, '[');
+      return `  ${full || '(root)'}: ${e.message}${e.value !== undefined && typeof e.value !== 'object' ? ` (got ${JSON.stringify(e.value)})` : ''}`;
+    });
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return v as T;
+}
+
+function setIfDefined(obj: Record<string, any>, path: string[], value: unknown) {
+  if (value === undefined || value === '') return;
+  let o = obj;
+  for (const p of path.slice(0, -1)) o = o[p] = o[p] && typeof o[p] === 'object' ? o[p] : {};
+  o[path[path.length - 1]] = value;
+}
+
+/** Read, substitute, override and validate the core config. Area and vendor sections are checked at boot. */
+export function loadConfig(opts: LoadOptions = {}): CoreConfig {
+  const env = opts.env ?? process.env;
+  let raw: unknown = opts.object ?? {};
+  const file = opts.file ?? env.SVC_CONFIG;
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(resolve(file), 'utf8');
+    } catch (e) {
+      throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
+    }
+    try {
+      raw = parseYaml(text) ?? {};
+    } catch (e) {
+      throw new ConfigError(`config file ${file} is not valid YAML: ${(e as Error).message}`);
+    }
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('the config must be a mapping at the top level');
+  const doc = substituteEnv(raw, env) as Record<string, any>;
+
+  setIfDefined(doc, ['server', 'port'], env.SVC_PORT);
+  setIfDefined(doc, ['server', 'host'], env.SVC_HOST);
+  setIfDefined(doc, ['server', 'public_url'], env.SVC_PUBLIC_URL);
+  setIfDefined(doc, ['data_dir'], env.SVC_DATA_DIR);
+  setIfDefined(doc, ['database', 'url'], env.SVC_DATABASE_URL);
+  setIfDefined(doc, ['redis', 'url'], env.SVC_REDIS_URL);
+  setIfDefined(doc, ['admin_key'], env.SVC_ADMIN_KEY);
+  setIfDefined(doc, ['master_key'], env.SVC_MASTER_KEY);
+  setIfDefined(doc, ['log', 'level'], env.SVC_LOG_LEVEL);
+  setIfDefined(doc, ['server', 'port'], opts.overrides?.port);
+  setIfDefined(doc, ['server', 'host'], opts.overrides?.host);
+  setIfDefined(doc, ['data_dir'], opts.overrides?.data_dir);
+
+  const cfg = validateSection<CoreConfig>(CoreConfigSchema, doc, '');
+  cfg.data_dir = resolve(cfg.data_dir);
+  if (!cfg.database.url) cfg.database.url = `sqlite:${resolve(cfg.data_dir, 'gateway.db')}`;
+  if (!cfg.server.public_url) cfg.server.public_url = `http://${cfg.server.host.includes(':') ? `[${cfg.server.host}]` : cfg.server.host}:${cfg.server.port}`;
+  cfg.server.public_url = cfg.server.public_url.replace(/\/+$/, '');
+  if (!cfg.tiers[cfg.default_tier]) throw new ConfigError(`default_tier: "${cfg.default_tier}" is not one of the tiers (${Object.keys(cfg.tiers).join(', ')})`);
+  for (const [name, target] of Object.entries(cfg.routes)) {
+    for (const t of target.targets) {
+      if (!cfg.vendors.some((v) => v.id === t)) throw new ConfigError(`routes.${name}.targets: "${t}" is not the id of a configured vendor instance`);
+    }
+  }
+  const ids = new Set<string>();
+  cfg.vendors.forEach((v, i) => {
+    if (ids.has(v.id)) throw new ConfigError(`vendors[${i}].id: "${v.id}" is used twice`);
+    ids.add(v.id);
+  });
+  return cfg;
+}

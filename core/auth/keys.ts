@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import { base62, newId } from '../ids.js';
+import { apiError } from '../errors.js';
+
+/** What a valid key tells every request: who calls, with what rights, on which tier. */
+export interface Principal {
+  keyId: string;
+  accountId: string;
+  projectId: string;
+  scopes: string[];
+  tier: string;
+  region: string;
+  kind: string;
+  status: string;
+}
+
+export interface KeyRow {
+  key_id: string;
+  label: string;
+  scopes: string[];
+  created_at: number;
+  expires_at: number | null;
+}
+
+export const KEY_PREFIX = 'sk_live_';
+const KEY_SHAPE = /^sk_live_[0-9A-Za-z]{32}$/;
+
+export function hashKey(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+interface CacheEntry {
+  principal: Principal | null;
+  expiresAt: number | null; // key expiry (rotation grace), checked on every hit
+  cachedUntil: number;
+}
+
+/**
+ * Keys are stored as SHA-256 hashes; the secret exists only in the response that creates it.
+ * Lookups are cached (a few seconds, bounded) because every request does one. Revocation,
+ * rotation and tier changes invalidate the cache at once on this node, and through the bus
+ * on the others.
+ */
+export class KeyStore {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly ttlMs: number;
+  private readonly max = 10_000;
+
+  constructor(private readonly db: Kysely<any>, opts: { ttlMs?: number } = {}) {
+    this.ttlMs = opts.ttlMs ?? 10_000;
+  }
+
+  async create(accountId: string, projectId: string, label: string, scopes: string[], trx: Kysely<any> | Transaction<any> = this.db, expiresAt: number | null = null) {
+    const secret = KEY_PREFIX + base62(32);
+    const row = { key_id: newId('key'), account_id: accountId, project_id: projectId, label, scopes: JSON.stringify(scopes), hash: hashKey(secret), created_at: Date.now(), expires_at: expiresAt, revoked_at: null };
+    await trx.insertInto('api_keys').values(row).execute();
+    return { secret, key: { key_id: row.key_id, label, scopes, created_at: row.created_at, expires_at: expiresAt } as KeyRow };
+  }
+
+  async lookup(secret: string): Promise<Principal | null> {
+    if (!KEY_SHAPE.test(secret)) return null;
+    const hash = hashKey(secret);
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.cachedUntil > now) {
+      if (hit.expiresAt !== null && hit.expiresAt <= now) return null;
+      return hit.principal;
+    }
+    const row = await this.db.selectFrom('api_keys as k')
+      .innerJoin('accounts as a', 'a.account_id', 'k.account_id')
+      .select(['k.key_id', 'k.account_id', 'k.project_id', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'a.tier', 'a.region', 'a.kind', 'a.status'])
+      .where('k.hash', '=', hash)
+      .executeTakeFirst();
+    const valid = row && row.revoked_at === null;
+    const principal: Principal | null = valid
+      ? { keyId: row.key_id, accountId: row.account_id, projectId: row.project_id, scopes: JSON.parse(row.scopes), tier: row.tier, region: row.region, kind: row.kind, status: row.status }
+      : null;
+    if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(hash, { principal, expiresAt: valid ? (row.expires_at ?? null) : null, cachedUntil: now + this.ttlMs });
+    if (valid && row.expires_at !== null && row.expires_at <= now) return null;
+    return principal;
+  }
+
+  /** Drop cached lookups of one account (after revoke, rotate, tier change, suspension). */
+  invalidateAccount(accountId: string): void {
+    for (const [h, e] of this.cache) if (e.principal?.accountId === accountId) this.cache.delete(h);
+  }
+
+  async list(accountId: string, limit: number, before?: { t: number; id: string }): Promise<KeyRow[]> {
+    let q = this.db.selectFrom('api_keys').select(['key_id', 'label', 'scopes', 'created_at', 'expires_at'])
+      .where('account_id', '=', accountId).where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', Date.now())]));
+    if (before) q = q.where((eb) => eb.or([eb('created_at', '<', before.t), eb.and([eb('created_at', '=', before.t), eb('key_id', '<', before.id)])]));
+    const rows = await q.orderBy('created_at', 'desc').orderBy('key_id', 'desc').limit(limit).execute();
+    return rows.map((r) => ({ ...r, scopes: JSON.parse(r.scopes), created_at: Number(r.created_at), expires_at: r.expires_at === null ? null : Number(r.expires_at) }));
+  }
+
+  private async active(accountId: string, keyId: string) {
+    const row = await this.db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null).executeTakeFirst();
+    if (!row || (row.expires_at !== null && Number(row.expires_at) <= Date.now())) throw apiError('not_found', `No key ${keyId} in this account.`, { param: 'key_id' });
+    return row;
+  }
+
+  async revoke(accountId: string, keyId: string): Promise<void> {
+    await this.active(accountId, keyId);
+    await this.db.updateTable('api_keys').set({ revoked_at: Date.now() }).where('key_id', '=', keyId).where('account_id', '=', accountId).execute();
+    this.invalidateAccount(accountId);
+  }
+
+  /** A new secret with the same label and scopes; the old one keeps working for `graceSeconds`. */
+  async rotate(accountId: string, keyId: string, graceSeconds: number) {
+    const old = await this.active(accountId, keyId);
+    const result = await this.db.transaction().execute(async (trx) => {
+      const expiresAt = Date.now() + graceSeconds * 1000;
+      await trx.updateTable('api_keys').set(graceSeconds > 0 ? { expires_at: expiresAt } : { revoked_at: Date.now() }).where('key_id', '=', keyId).execute();
+      const created = await this.create(accountId, old.project_id, old.label, JSON.parse(old.scopes), trx);
+      return { ...created, old_key_expires_at: graceSeconds > 0 ? expiresAt : Date.now() };
+    });
+    this.invalidateAccount(accountId);
+    return result;
+  }
+}

@@ -1,0 +1,17 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * The master key encrypts BYOK secrets and signs tokens. From the config when set (every
+ * node of a cluster must share it); otherwise generated once into the data dir, mode 0600.
+ */
+export function loadMasterKey(configured: string, dataDir: string): Buffer {
+  if (configured) return createHash('sha256').update(configured).digest();
+  const file = join(dataDir, 'master.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  return key;
+}

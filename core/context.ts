@@ -1,0 +1,63 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { CoreConfig } from '../config/schema.js';
+import type { DialectName } from './db/open.js';
+import type { KeyStore, Principal } from './auth/keys.js';
+import type { TokenSigner } from './auth/tokens.js';
+import type { Wallet } from './wallet/wallet.js';
+import type { Router, Meter } from './router/router.js';
+import type { VendorRegistry } from './router/registry.js';
+import type { RateLimiter } from './http/rate-limit.js';
+import type { AreaDefinition, CapabilitySpec } from './define.js';
+
+export interface LoadedArea {
+  def: AreaDefinition;
+  config: Record<string, unknown>;
+  /** Built-in, or the npm package it came from. */
+  source: 'builtin' | string;
+}
+
+/** Everything a request handler or an area service may reach, decorated as `app.svc`. */
+export interface Svc {
+  config: CoreConfig;
+  db: Kysely<any>;
+  dialect: DialectName;
+  log: Logger;
+  keys: KeyStore;
+  tokens: TokenSigner;
+  wallet: Wallet;
+  router: Router;
+  vendors: VendorRegistry;
+  rateLimits: RateLimiter;
+  areas: LoadedArea[];
+  capabilities: Map<string, CapabilitySpec>;
+  version: string;
+  startedAt: number;
+}
+
+export type AuthMode = 'key' | 'none' | 'admin';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    svc: Svc;
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+    meter: Meter;
+    idem?: { accountId: string; endpoint: string; key: string };
+  }
+  interface FastifyContextConfig {
+    /** Who may call: a project key (default under /v1), nobody in particular, or the operator. */
+    auth?: AuthMode;
+    /** Scope a key needs (`account`, `storage:read`). */
+    scope?: string;
+    /** Honour idempotency keys (body `idempotency_key` or the `idempotency-key` header). */
+    idempotent?: boolean;
+    /** Discovery id of this operation (`account.topup`). */
+    operation?: string;
+    /** Vendor capability the operation needs, for discovery's `available`. */
+    capability?: string;
+    /** Billing line for discovery. */
+    billing?: { unit: string; price_usd: number; free_quota?: number };
+  }
+}

@@ -1,0 +1,75 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+
+// Tables every call touches: accounts and keys (auth), the wallet, idempotency records.
+// Columns are portable between SQLite and PostgreSQL: text, bigint (ms and micro-USD), no
+// booleans (integers 0/1), JSON as text.
+
+const init: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.createTable('accounts')
+      .addColumn('account_id', 'text', (c) => c.primaryKey())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('tier', 'text', (c) => c.notNull())
+      .addColumn('region', 'text', (c) => c.notNull())
+      .addColumn('device_kind', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createTable('projects')
+      .addColumn('project_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.account_id'))
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createTable('api_keys')
+      .addColumn('key_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.account_id'))
+      .addColumn('project_id', 'text', (c) => c.notNull())
+      .addColumn('label', 'text', (c) => c.notNull())
+      .addColumn('scopes', 'text', (c) => c.notNull())
+      .addColumn('hash', 'text', (c) => c.notNull().unique())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint')
+      .addColumn('revoked_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('api_keys_account').on('api_keys').columns(['account_id', 'created_at']).execute();
+    await db.schema.createTable('wallets')
+      .addColumn('account_id', 'text', (c) => c.primaryKey().references('accounts.account_id'))
+      .addColumn('balance_micros', 'bigint', (c) => c.notNull().check(sql`balance_micros >= 0`))
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createTable('wallet_holds')
+      .addColumn('hold_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('amount_micros', 'bigint', (c) => c.notNull())
+      .addColumn('capability', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createTable('wallet_ledger')
+      .addColumn('entry_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('amount_micros', 'bigint', (c) => c.notNull())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('ref', 'text')
+      .addColumn('capability', 'text')
+      .addColumn('vendor', 'text')
+      .addColumn('quantity', 'bigint')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('wallet_ledger_account').on('wallet_ledger').columns(['account_id', 'created_at']).execute();
+    await db.schema.createTable('idempotency_keys')
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('endpoint', 'text', (c) => c.notNull())
+      .addColumn('key', 'text', (c) => c.notNull())
+      .addColumn('body_hash', 'text', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('status', 'integer')
+      .addColumn('response', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('idempotency_keys_pk', ['account_id', 'endpoint', 'key'])
+      .execute();
+  },
+};
+
+export const coreMigrations: Record<string, Migration> = { '0001_init': init };

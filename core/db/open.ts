@@ -1,0 +1,54 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Kysely<any>;
+  dialect: DialectName;
+  /** Close every connection. */
+  close(): Promise<void>;
+}
+
+// int8 (bigint) columns hold micro-USD and epoch milliseconds: both far below 2^53,
+// so numbers are safe and spare every caller a string conversion.
+pg.types.setTypeParser(20, (v: string) => Number(v));
+
+/**
+ * Open the database named by a URL: `sqlite:PATH` (or `sqlite::memory:`) or
+ * `postgres://…`. A `schema` query parameter on a PostgreSQL URL sets the search_path,
+ * so several gateways (or test runs) can share one database.
+ */
+export async function openDatabase(url: string, opts: { poolSize?: number } = {}): Promise<Database> {
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length) || ':memory:';
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const conn = new SQLite(file);
+    // WAL lets readers run beside the one writer; busy_timeout waits out a writer from a
+    // second process (migrate, doctor) instead of failing at once.
+    conn.pragma('journal_mode = WAL');
+    conn.pragma('synchronous = NORMAL');
+    conn.pragma('busy_timeout = 5000');
+    conn.pragma('foreign_keys = ON');
+    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: conn }) });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const u = new URL(url);
+    const schema = u.searchParams.get('schema');
+    u.searchParams.delete('schema');
+    if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`database.url: schema "${schema}" must be a plain lower-case identifier`);
+    const pool = new pg.Pool({
+      connectionString: u.toString(),
+      max: opts.poolSize ?? 10,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+    return { db, dialect: 'postgres', close: () => db.destroy() };
+  }
+  throw new Error(`database.url must start with sqlite: or postgres:// (got "${url.replace(/\/\/[^@]*@/, '//***@')}")`);
+}

@@ -1,0 +1,70 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, apiError, errorBody, isApiError } from '../errors.js';
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** `/messages/0/role` → `messages[0].role`; a missing or unknown property names itself. */
+function paramOf(v: AjvIssue, part: string | undefined): string {
+  let p = v.instancePath.replace(/^\//, '').replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.').replace(/^(\d+)/, '[$1]');
+  const extra = (v.params.missingProperty ?? v.params.additionalProperty) as string | undefined;
+  if (extra) p = p ? `${p}.${extra}` : extra;
+  return p || (part === 'body' ? 'body' : part ?? 'request');
+}
+
+function issueMessage(v: AjvIssue): string {
+  if (v.keyword === 'additionalProperties') return 'is not a known field';
+  if (v.keyword === 'required') return 'is required';
+  if (v.keyword === 'enum') return `must be one of ${(v.params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`;
+  return v.message ?? 'is invalid';
+}
+
+export function toApiError(err: FastifyError & { validation?: AjvIssue[]; validationContext?: string }): ApiError {
+  if (isApiError(err)) return err;
+  if (err.validation) {
+    const seen = new Set<string>();
+    const errors = err.validation
+      // anyOf/oneOf repeat each branch's complaint; keep the summary and one line per field.
+      .filter((v) => v.keyword !== 'anyOf' || err.validation!.length === 1)
+      .map((v) => ({ param: paramOf(v, err.validationContext), message: issueMessage(v) }))
+      .filter((e) => (seen.has(e.param + e.message) ? false : (seen.add(e.param + e.message), true)));
+    const first = errors[0];
+    return apiError('validation_failed', `${first.param} ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}.`, {
+      param: first.param, details: { errors },
+    });
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return apiError('payload_too_large', `The request body is over this endpoint's cap of ${(err as any).bodyLimit ?? 'the configured'} bytes.`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return apiError('unsupported_media_type', 'Send the request body as application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return apiError('invalid_request', 'The body is empty but the content type says JSON; send {} for no fields.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return apiError('invalid_request', `The body is not valid JSON: ${err.message}`);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return apiError('invalid_request', 'The content-length header does not match the body.');
+  }
+  if (err instanceof SyntaxError || err.statusCode === 400) return apiError('invalid_request', `The request is malformed: ${err.message}`);
+  if (err.statusCode === 413) return apiError('payload_too_large', err.message);
+  if (err.statusCode === 415) return apiError('unsupported_media_type', err.message);
+  return apiError('internal_error', 'Something went wrong inside the gateway. The request id in this body finds it in the log.');
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    const e = toApiError(err);
+    if (e.code === 'internal_error') req.log.error({ err }, 'unhandled error');
+    else if (e.status >= 500) req.log.warn({ code: e.code, msg: e.message }, 'request failed');
+    for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+    return reply.code(e.status).type('application/json; charset=utf-8').send(errorBody(e, req.id));
+  });
+  app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
+    const e = apiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. GET /v1/discovery lists what this gateway serves.`);
+    return reply.code(404).type('application/json; charset=utf-8').send(errorBody(e, req.id));
+  });
+}

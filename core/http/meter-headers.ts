@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import { formatUsd } from '../wallet/money.js';
+
+/**
+ * Every metered response says what it cost: x-svc-cost-usd, x-svc-balance-usd,
+ * x-svc-vendor (where a vendor served it) and x-svc-latency-ms.
+ */
+export function installMeterHeaders(app: FastifyInstance): void {
+  app.decorateRequest('meter', null as any);
+  app.addHook('onRequest', async (req, reply) => {
+    req.meter = { costMicros: 0, metered: false };
+    reply.header('x-request-id', req.id);
+  });
+  app.addHook('onSend', async (req, reply, payload) => {
+    const m = req.meter;
+    if (!m?.metered || !req.principal) return payload;
+    reply.header('x-svc-cost-usd', formatUsd(m.costMicros));
+    reply.header('x-svc-balance-usd', formatUsd(await app.svc.wallet.balance(req.principal.accountId)));
+    if (m.vendor) reply.header('x-svc-vendor', m.vendor);
+    reply.header('x-svc-latency-ms', String(Math.round(reply.elapsedTime)));
+    return payload;
+  });
+}

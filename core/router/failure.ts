@@ -1,0 +1,56 @@
+// The small set of failure kinds the router decides on, whatever the vendor.
+export type FailureKind =
+  | 'rate_limited' // try another vendor; cool this one down (retry-after when given)
+  | 'timeout' // the vendor may have acted: only idempotent capabilities fail over
+  | 'unavailable' // 5xx, connection reset after sending
+  | 'quota' // the vendor account is out of credit
+  | 'auth' // the vendor rejected our credentials
+  | 'client_error' // the request itself is wrong: no other vendor will do better
+  | 'not_sent'; // the request never left (connection refused, DNS): always safe to fail over
+
+export const FAILURE_KINDS: FailureKind[] = ['rate_limited', 'timeout', 'unavailable', 'quota', 'auth', 'client_error', 'not_sent'];
+
+export class VendorFailure extends Error {
+  readonly kind: FailureKind;
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  constructor(kind: FailureKind, message: string, opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {}) {
+    super(message, { cause: opts.cause });
+    this.name = 'VendorFailure';
+    this.kind = kind;
+    this.status = opts.status;
+    this.retryAfterMs = opts.retryAfterMs;
+  }
+}
+
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** Generic classification for errors an adapter did not classify itself. */
+export function classifyGeneric(err: unknown): FailureKind {
+  if (err instanceof VendorFailure) return err.kind;
+  const e = err as { name?: string; code?: string; cause?: { code?: string }; status?: number };
+  const code = e?.code ?? e?.cause?.code;
+  if (code && NOT_SENT_CODES.has(code)) return 'not_sent';
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (typeof e?.status === 'number') return kindFromStatus(e.status);
+  return 'unavailable';
+}
+
+/** HTTP status to failure kind, for adapters of HTTP APIs. */
+export function kindFromStatus(status: number): FailureKind {
+  if (status === 429) return 'rate_limited';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 402) return 'quota';
+  if (status === 408 || status === 504) return 'timeout';
+  if (status >= 500) return 'unavailable';
+  return 'client_error';
+}
+
+/** Parse a Retry-After header (seconds or HTTP date) into ms. */
+export function parseRetryAfter(v: string | null | undefined): number | undefined {
+  if (!v) return undefined;
+  const s = Number(v);
+  if (Number.isFinite(s)) return Math.max(0, s * 1000);
+  const d = Date.parse(v);
+  return Number.isFinite(d) ? Math.max(0, d - Date.now()) : undefined;
+}

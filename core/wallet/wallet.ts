@@ -1,0 +1,137 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { newId } from '../ids.js';
+import { apiError } from '../errors.js';
+import { formatUsd } from './money.js';
+
+/** What a reservation holds until it is settled or released. */
+export interface Hold {
+  holdId: string;
+  accountId: string;
+  amount: number;
+  capability: string;
+}
+
+export type LedgerKind = 'trial' | 'topup' | 'usage' | 'tier' | 'admin' | 'refund';
+
+type Db = Kysely<any> | Transaction<any>;
+
+/**
+ * The wallet: a balance per account in integer micro-USD, a ledger of every movement, and
+ * holds for calls in flight. Every debit is one conditional UPDATE (`balance >= amount`),
+ * atomic on SQLite and PostgreSQL alike, so the balance is exact and never negative however
+ * many calls race for it.
+ */
+export class Wallet {
+  constructor(private readonly db: Kysely<any>) {}
+
+  async open(accountId: string, initialMicros: number, trx: Db = this.db): Promise<void> {
+    const t = Date.now();
+    await trx.insertInto('wallets').values({ account_id: accountId, balance_micros: 0, updated_at: t }).execute();
+    if (initialMicros > 0) await this.credit(accountId, initialMicros, 'trial', null, trx);
+  }
+
+  async balance(accountId: string, trx: Db = this.db): Promise<number> {
+    const row = await trx.selectFrom('wallets').select('balance_micros').where('account_id', '=', accountId).executeTakeFirst();
+    return row ? Number(row.balance_micros) : 0;
+  }
+
+  async credit(accountId: string, micros: number, kind: LedgerKind, ref: string | null, trx: Db = this.db): Promise<void> {
+    if (!Number.isInteger(micros) || micros < 0) throw new Error(`credit must be a non-negative integer of micro-USD, got ${micros}`);
+    const run = async (q: Db) => {
+      await q.updateTable('wallets')
+        .set({ balance_micros: sql`balance_micros + ${micros}`, updated_at: Date.now() })
+        .where('account_id', '=', accountId).execute();
+      await this.entry(q, accountId, micros, kind, ref);
+    };
+    if (trx === this.db) await this.db.transaction().execute(run);
+    else await run(trx);
+  }
+
+  /** Take money now (tier price, a fixed fee); 402 if the balance cannot cover it. */
+  async debit(accountId: string, micros: number, kind: LedgerKind, ref: string | null, trx: Db = this.db, meta: { capability?: string; vendor?: string } = {}): Promise<void> {
+    const run = async (q: Db) => {
+      if (!(await this.take(q, accountId, micros))) throw await this.insufficient(q, accountId, micros);
+      await this.entry(q, accountId, -micros, kind, ref, meta.capability, meta.vendor);
+    };
+    if (trx === this.db) await this.db.transaction().execute(run);
+    else await run(trx);
+  }
+
+  /** Hold an upper bound of a call's cost before the vendor is called. */
+  async reserve(accountId: string, micros: number, capability: string): Promise<Hold> {
+    const amount = Math.max(0, Math.ceil(micros));
+    const hold: Hold = { holdId: newId('hold'), accountId, amount, capability };
+    await this.db.transaction().execute(async (q) => {
+      if (!(await this.take(q, accountId, amount))) throw await this.insufficient(q, accountId, amount);
+      await q.insertInto('wallet_holds').values({ hold_id: hold.holdId, account_id: accountId, amount_micros: amount, capability, created_at: Date.now() }).execute();
+    });
+    return hold;
+  }
+
+  /**
+   * Turn a hold into a charge of `actual` micro-USD: the rest goes back. A charge above the
+   * hold takes what the balance allows and no more, so the balance never goes negative.
+   * Settling twice does nothing the second time (the hold row is the once-only guard).
+   */
+  async settle(hold: Hold, actual: number, meta: { vendor?: string; ref?: string; quantity?: number } = {}): Promise<number> {
+    const want = Math.max(0, Math.round(actual));
+    return this.db.transaction().execute(async (q) => {
+      const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
+      if (Number(del.numDeletedRows) !== 1) return 0;
+      let charged = want;
+      if (want <= hold.amount) {
+        const back = hold.amount - want;
+        if (back > 0) await q.updateTable('wallets').set({ balance_micros: sql`balance_micros + ${back}`, updated_at: Date.now() }).where('account_id', '=', hold.accountId).execute();
+      } else {
+        const extra = want - hold.amount;
+        if (!(await this.take(q, hold.accountId, extra))) {
+          const left = await this.balance(hold.accountId, q);
+          await this.take(q, hold.accountId, left);
+          charged = hold.amount + left;
+        }
+      }
+      await this.entry(q, hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, hold.capability, meta.vendor, meta.quantity);
+      return charged;
+    });
+  }
+
+  /** Give a hold back in full (the call failed or was never made). */
+  async release(hold: Hold): Promise<void> {
+    await this.db.transaction().execute(async (q) => {
+      const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
+      if (Number(del.numDeletedRows) !== 1) return;
+      await q.updateTable('wallets').set({ balance_micros: sql`balance_micros + ${hold.amount}`, updated_at: Date.now() }).where('account_id', '=', hold.accountId).execute();
+    });
+  }
+
+  /** Holds older than `olderThanMs` belong to calls that died with their process: give them back. */
+  async releaseStale(olderThanMs: number): Promise<number> {
+    const rows = await this.db.selectFrom('wallet_holds').selectAll().where('created_at', '<', Date.now() - olderThanMs).execute();
+    for (const r of rows) await this.release({ holdId: r.hold_id, accountId: r.account_id, amount: Number(r.amount_micros), capability: r.capability });
+    return rows.length;
+  }
+
+  private async take(q: Db, accountId: string, micros: number): Promise<boolean> {
+    if (micros === 0) return true;
+    const res = await q.updateTable('wallets')
+      .set({ balance_micros: sql`balance_micros - ${micros}`, updated_at: Date.now() })
+      .where('account_id', '=', accountId)
+      .where('balance_micros', '>=', micros)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  private async insufficient(q: Db, accountId: string, micros: number) {
+    const bal = await this.balance(accountId, q);
+    return apiError('insufficient_balance',
+      `Balance ${formatUsd(bal)} USD is below the ${formatUsd(micros)} USD this call reserves. Top up with POST /v1/account/topup.`,
+      { details: { balance_usd: bal / 1e6, required_usd: micros / 1e6 } });
+  }
+
+  private async entry(q: Db, accountId: string, micros: number, kind: LedgerKind, ref: string | null, capability?: string, vendor?: string, quantity?: number) {
+    await q.insertInto('wallet_ledger').values({
+      entry_id: newId('led'), account_id: accountId, amount_micros: micros, kind, ref,
+      capability: capability ?? null, vendor: vendor ?? null, quantity: quantity ?? null, created_at: Date.now(),
+    }).execute();
+  }
+}

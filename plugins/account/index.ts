@@ -1,0 +1,19 @@
+import { defineArea } from '../../core/define.js';
+import { accountMigrations } from './migrations.js';
+import { registerActivate } from './activate.js';
+import { registerKeyRoutes } from './keys-routes.js';
+import { registerSummaryRoutes } from './summary-routes.js';
+
+/** Account: activation, wallet balance and top-up, project keys, tier upgrade. */
+export default defineArea({
+  name: 'account',
+  migrations: accountMigrations,
+  capabilities: {
+    'payments.checkout': { idempotent: false, description: 'Create a hosted checkout session for a wallet top-up.' },
+  },
+  register(app) {
+    registerActivate(app);
+    registerKeyRoutes(app);
+    registerSummaryRoutes(app);
+  },
+});
