@@ -125,6 +125,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
+  // JSON only, as the conventions say; areas that take raw bytes add parsers in their scope.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
   installMeterHeaders(app);
