@@ -1,5 +1,8 @@
 import type { VendorDefinition } from '../core/define.js';
 import sandboxPayments from './sandbox-payments/index.js';
+import openai from './openai/index.js';
+import openaiCompatible from './openai-compatible/index.js';
+import anthropic from './anthropic/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
-export const builtinVendors: VendorDefinition<any>[] = [sandboxPayments];
+export const builtinVendors: VendorDefinition<any>[] = [sandboxPayments, openai, openaiCompatible, anthropic];
