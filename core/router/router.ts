@@ -36,6 +36,8 @@ export interface CallOptions {
   ref?: string;
   /** Charge the wallet (default true). */
   charge?: boolean;
+  /** Only these instance ids, in this order (a caller-side planner chose them). */
+  order?: string[];
 }
 
 export interface CallResult<O> {
@@ -87,7 +89,8 @@ export class Router {
 
   async call<I, O>(capability: string, input: I, opts: CallOptions): Promise<CallResult<O>> {
     const spec = this.capabilities.get(capability) ?? { idempotent: false };
-    const all = this.candidates(capability, opts);
+    let all = this.candidates(capability, opts);
+    if (opts.order) all = opts.order.map((id) => all.find((c) => c.id === id)).filter((c): c is RegisteredInstance => !!c);
     if (!all.length) {
       throw apiError('no_vendor_available',
         `No vendor is configured for ${capability}${opts.model ? ` with model ${opts.model}` : ''}. Add one under \`vendors:\` in the config file (see docs/configuration.md)${capability.startsWith('ai.') ? ', or register your own key with POST /v1/byok' : ''}.`,

@@ -52,6 +52,7 @@ export function openAiInstance(cfg: OpenAiClientConfig, ctx: VendorContext): Ven
         price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
       },
       'ai.embed': {
+        models,
         async invoke(input: EmbedInput, opts): Promise<EmbedOutput> {
           const p = planFor(input, id);
           const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/embeddings'), {

@@ -1,0 +1,79 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { apiError, isApiError, type ApiError } from '../../core/errors.js';
+import { VendorFailure } from '../../core/router/failure.js';
+import type { StreamSession } from '../../core/router/stream-call.js';
+import type { AiService, Prepared } from './service.js';
+import type { ChatInput, ChatStreamEvent, Usage } from './contract.js';
+
+export interface StreamEnd {
+  finish_reason: string;
+  usage: Usage;
+  metadata: ReturnType<AiService['metadata']>;
+}
+
+/** How one surface (native SSE, OpenAI chunks) writes a stream. */
+export interface StreamWriter {
+  head(vendor: string): Record<string, string>;
+  event(ev: ChatStreamEvent): string;
+  end(e: StreamEnd): string;
+  error(e: ApiError): string;
+}
+
+/** Abort the vendor call when the caller goes away before the response is finished. */
+export function clientGone(reply: FastifyReply): AbortController {
+  const ctrl = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) ctrl.abort(new Error('the client closed the connection'));
+  });
+  return ctrl;
+}
+
+/**
+ * Forward a started stream to the caller and charge for what was produced: the vendor's
+ * usage when it reported one, else the chunks sent (about a token each) and a quarter of the
+ * input bound. A failure after the first token ends the stream with the writer's error event.
+ */
+export async function runStream(req: FastifyRequest, reply: FastifyReply, ai: AiService, p: Prepared<ChatInput>,
+  session: StreamSession<ChatStreamEvent, Usage>, client: AbortSignal, writer: StreamWriter, started: number): Promise<void> {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': req.id, ...writer.head(session.vendor) });
+  let produced = 0;
+  let usage: Usage | undefined;
+  let finish = 'stop';
+  const take = (ev: ChatStreamEvent) => {
+    if (ev.usage) usage = ev.usage;
+    if (ev.finish_reason) finish = ev.finish_reason;
+    if (ev.delta || ev.tool_calls?.length) {
+      produced++;
+      if (!res.destroyed) res.write(writer.event(ev));
+    }
+  };
+  const charge = () => session.settle(usage ?? { input_tokens: Math.ceil(p.input.estimate.input_tokens / 4), output_tokens: produced });
+  try {
+    take(session.first);
+    for (;;) {
+      const r = await session.rest.next();
+      if (r.done) break;
+      take(r.value);
+    }
+    const cost = await charge();
+    const u = usage ?? { input_tokens: Math.ceil(p.input.estimate.input_tokens / 4), output_tokens: produced };
+    res.end(writer.end({ finish_reason: finish, usage: u, metadata: ai.metadata(p, session.vendor, session.attempts, performance.now() - started, cost) }));
+  } catch (err) {
+    const reason = session.signal.aborted ? session.signal.reason : err;
+    await charge().catch((e) => req.log.error({ err: e }, 'settling a broken stream failed'));
+    if (client.aborted) {
+      res.destroy();
+      return;
+    }
+    const e = isApiError(reason) ? reason
+      : reason instanceof VendorFailure && reason.kind === 'timeout'
+        ? apiError('vendor_timeout', `${session.vendor} did not finish the stream in time.`, { details: { vendor: session.vendor, tokens_sent: produced } })
+        : apiError('vendor_error', `${session.vendor} failed after the stream began: ${(reason as Error)?.message ?? reason}`, { details: { vendor: session.vendor, tokens_sent: produced } });
+    req.log.warn({ vendor: session.vendor, code: e.code, msg: e.message }, 'stream failed after the first token');
+    res.end(writer.error(e));
+  } finally {
+    session.close();
+  }
+}
