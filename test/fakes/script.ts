@@ -53,6 +53,11 @@ export class FakeServer {
     });
   }
 
+  /** Responses still open (a stalled stream the client has not hung up on). */
+  get openResponses(): number {
+    return this.open.size;
+  }
+
   /** Script the next requests, in order. */
   next(...scripts: Script[]): this {
     this.queue.push(...scripts);
