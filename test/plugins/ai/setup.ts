@@ -25,14 +25,14 @@ export interface AiTestApp {
 }
 
 /** A gateway with an OpenAI fake (`oa`, model alpha) and an Anthropic fake (`an`, model beta). */
-export async function aiApp(t: Tap, overrides: Record<string, any> = {}): Promise<AiTestApp> {
+export async function aiApp(t: Tap, overrides: Record<string, any> = {}, opts: { oaKey?: string } = {}): Promise<AiTestApp> {
   const oa = await openAiFake({ key: 'sk-oa' }).start('/v1');
   const an = await anthropicFake({ key: 'sk-an' }).start();
   t.teardown(() => oa.close());
   t.teardown(() => an.close());
   const { app } = await makeApp(t, {
     vendors: [
-      { id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: oa.url, models: ['alpha', 'fixed', 'emb'] } },
+      { id: 'oa', use: 'openai', config: { api_key: opts.oaKey ?? 'sk-oa', base_url: oa.url, models: ['alpha', 'fixed', 'emb'] } },
       { id: 'an', use: 'anthropic', config: { api_key: 'sk-an', base_url: an.url, models: ['beta'] } },
     ],
     ...overrides,
