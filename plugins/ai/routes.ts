@@ -30,9 +30,9 @@ export function registerAiRoutes(app: FastifyInstance, ai: AiService): void {
     },
   }, async (req: FastifyRequest<{ Body: ChatBodyT }>, reply: FastifyReply) => {
     const body = req.body;
-    if (!body.stream) return ai.chat(req, body);
-    const started = performance.now();
     const client = clientGone(reply);
+    if (!body.stream) return ai.chat(req, body, client.signal);
+    const started = performance.now();
     const { p, session } = await ai.openStream(req, body, client.signal);
     await runStream(req, reply, ai, p, session, client.signal, nativeWriter(req.id), started);
     return reply;

@@ -128,7 +128,7 @@ export class AiService {
     return { ...hit, metadata: { ...hit.metadata, cached: true, cost_usd: microsToUsd(price), latency_ms: 0, attempts: [] } };
   }
 
-  async chat(req: FastifyRequest, body: ChatBodyT): Promise<ChatResultT> {
+  async chat(req: FastifyRequest, body: ChatBodyT, signal?: AbortSignal): Promise<ChatResultT> {
     const useCache = body.cache_strategy === 'service';
     const hash = useCache ? this.cacheKey(req, body) : '';
     if (useCache) {
@@ -139,7 +139,7 @@ export class AiService {
     const started = performance.now();
     let r;
     try {
-      r = await this.svc.router.call<ChatInput, ChatOutput>('ai.chat', p.input, this.callOptions(req, p.candidates, body));
+      r = await this.svc.router.call<ChatInput, ChatOutput>('ai.chat', p.input, { ...this.callOptions(req, p.candidates, body), signal });
     } catch (e) {
       throw this.withModels(e, p);
     }

@@ -43,7 +43,7 @@ t.test('openai adapter: chat, tools, json, stream with usage, embeddings, health
   t.same(out, { content: 'Hello from fake-openai.', finish_reason: 'stop', usage: { input_tokens: 12, output_tokens: 3 }, model: 'm-1' });
   const sent = fake.requests.at(-1)!;
   t.equal(sent.headers.authorization, 'Bearer sk-test');
-  t.same(sent.body, { model: 'm-1', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], temperature: 0.2, max_tokens: 50 });
+  t.same(sent.body, { model: 'm-1', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], temperature: 0.2, max_completion_tokens: 50 });
   t.equal(chat.price(input('oa')), 100 + 100, 'estimate: 100 in at 1 USD/M + 50 out at 2 USD/M');
   t.equal(chat.price(input('oa'), out), 12 + 6);
 
@@ -118,6 +118,7 @@ t.test('openai-compatible presets fill in the base URL; base_url overrides', asy
   const inst = (await openaiCompatible.create({ preset: 'deepseek', base_url: fake.url, api_key: 'k' } as any, ctx('deepseek'))) as VendorInstance;
   const out = await inst.capabilities['ai.chat'].invoke(input('deepseek'), signal());
   t.equal(out.content, 'Hello from fake-deepseek.');
+  t.equal(fake.requests.at(-1)!.body.max_tokens, 50, 'compatible servers get max_tokens');
   t.throws(() => openaiCompatible.create({ api_key: '' } as any, ctx('x')), /preset or a base_url/);
 });
 

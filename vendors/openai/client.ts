@@ -9,6 +9,7 @@ export interface OpenAiClientConfig {
   organization?: string;
   models?: string[];
   headers?: Record<string, string>;
+  maxField?: 'max_tokens' | 'max_completion_tokens';
 }
 
 /**
@@ -34,7 +35,7 @@ export function openAiInstance(cfg: OpenAiClientConfig, ctx: VendorContext): Ven
         async invoke(input: ChatInput, opts): Promise<ChatOutput> {
           const p = planFor(input, id);
           const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/chat/completions'), {
-            method: 'POST', headers: headers(p.credentials), body: JSON.stringify(chatRequest(input, p.model, false)), signal: opts.signal,
+            method: 'POST', headers: headers(p.credentials), body: JSON.stringify(chatRequest(input, p.model, false, cfg.maxField)), signal: opts.signal,
           }, id);
           return chatResponse(await readJson(res, id), p.model, id);
         },
@@ -45,7 +46,7 @@ export function openAiInstance(cfg: OpenAiClientConfig, ctx: VendorContext): Ven
         async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
           const p = planFor(input, id);
           const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/chat/completions'), {
-            method: 'POST', headers: headers(p.credentials), body: JSON.stringify(chatRequest(input, p.model, true)), signal: opts.signal,
+            method: 'POST', headers: headers(p.credentials), body: JSON.stringify(chatRequest(input, p.model, true, cfg.maxField)), signal: opts.signal,
           }, id);
           return chatStream(res.body, id);
         },

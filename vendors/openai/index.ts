@@ -14,6 +14,6 @@ export default defineVendor({
   }, { additionalProperties: false }),
   byok: { provider: 'openai', credentials: Type.Object({ api_key: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
   create(config, ctx) {
-    return openAiInstance(config, ctx);
+    return openAiInstance({ ...config, maxField: 'max_completion_tokens' }, ctx);
   },
 });

@@ -19,10 +19,14 @@ function toOaMessage(m: ChatMessage): OaMessage {
   return out;
 }
 
-export function chatRequest(input: ChatInput, model: string, stream: boolean): Record<string, unknown> {
+/**
+ * `maxField`: OpenAI itself wants `max_completion_tokens` (its reasoning models reject
+ * `max_tokens`); most compatible servers only know `max_tokens`.
+ */
+export function chatRequest(input: ChatInput, model: string, stream: boolean, maxField: 'max_tokens' | 'max_completion_tokens' = 'max_tokens'): Record<string, unknown> {
   const body: Record<string, unknown> = { model, messages: input.messages.map(toOaMessage) };
   if (input.temperature !== undefined) body.temperature = input.temperature;
-  if (input.max_tokens !== undefined) body.max_tokens = input.max_tokens;
+  if (input.max_tokens !== undefined) body[maxField] = input.max_tokens;
   if (input.tools?.length) body.tools = input.tools;
   if (input.response_format) body.response_format = input.response_format;
   if (stream) {

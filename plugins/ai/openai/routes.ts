@@ -25,9 +25,9 @@ export function registerOpenAiRoutes(app: FastifyInstance, ai: AiService): void 
   }, async (req: FastifyRequest<{ Body: OaChatBodyT }>, reply: FastifyReply) => {
     const body = fromOpenAi(req.body);
     const id = `chatcmpl-${base62(24)}`;
-    if (!req.body.stream) return completion(await ai.chat(req, body), id);
-    const started = performance.now();
     const client = clientGone(reply);
+    if (!req.body.stream) return completion(await ai.chat(req, body, client.signal), id);
+    const started = performance.now();
     const { p, session } = await ai.openStream(req, { ...body, stream: true }, client.signal);
     const writer = openAiWriter(id, p.modelOf(session.vendor) ?? req.body.model, !!req.body.stream_options?.include_usage);
     await runStream(req, reply, ai, p, session, client.signal, writer, started);

@@ -19,7 +19,7 @@ t.test('chat with a prompt string: ChatResult, metadata, cost headers, exact cha
   t.equal(before - (await app.svc.wallet.balance(accountId)), 18);
   t.equal(res.headers['x-svc-cost-usd'], '0.000018');
   t.equal(res.headers['x-svc-vendor'], 'oa');
-  t.same(oa.requests.at(-1)!.body, { model: 'alpha', messages: [{ role: 'user', content: 'Say hi' }], temperature: 0.5, max_tokens: 20 });
+  t.same(oa.requests.at(-1)!.body, { model: 'alpha', messages: [{ role: 'user', content: 'Say hi' }], temperature: 0.5, max_completion_tokens: 20 });
   const holds = await app.svc.db.selectFrom('wallet_holds').selectAll().execute();
   t.equal(holds.length, 0, 'no hold left behind');
 });
