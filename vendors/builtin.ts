@@ -3,6 +3,7 @@ import sandboxPayments from './sandbox-payments/index.js';
 import openai from './openai/index.js';
 import openaiCompatible from './openai-compatible/index.js';
 import anthropic from './anthropic/index.js';
+import gemini from './gemini/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
-export const builtinVendors: VendorDefinition<any>[] = [sandboxPayments, openai, openaiCompatible, anthropic];
+export const builtinVendors: VendorDefinition<any>[] = [sandboxPayments, openai, openaiCompatible, anthropic, gemini];
