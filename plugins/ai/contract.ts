@@ -45,6 +45,8 @@ export interface ChatInput {
   max_tokens?: number;
   tools?: Tool[];
   response_format?: { type: 'text' | 'json_object' | 'json_schema'; json_schema?: Record<string, unknown> };
+  /** `vendor`: let the vendor cache the prompt (Anthropic gets cache_control hints). */
+  cache_strategy?: 'vendor' | 'service' | 'none';
   /** Per vendor instance id: which model, at what price, with whose key. */
   plan: Record<string, CandidatePlan>;
   /** Token counts the reservation is made for: an upper bound of the input, and the output cap. */

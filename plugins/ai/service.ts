@@ -82,6 +82,7 @@ export class AiService {
     const maxTokens = body.max_tokens ?? Math.min(this.cfg.default_max_tokens, candidates[0].entry.max_output);
     const input: ChatInput = {
       messages, max_tokens: maxTokens, temperature: body.temperature, tools: body.tools, response_format: body.response_format as ChatInput['response_format'],
+      cache_strategy: body.cache_strategy ?? 'vendor',
       plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
       estimate: { input_tokens: inputTokens, output_tokens: maxTokens },
     };

@@ -30,7 +30,7 @@ export function anthropicFake(opts: { key?: string } = {}): FakeServer {
     if (b.messages?.some((m: any) => m.role === 'system')) return error(res, 400, 'messages: Unexpected role "system". Use the top-level `system` parameter.');
     const content = s.content ?? 'Hello from fake-anthropic.';
     const parts = words(content);
-    const usage = { input_tokens: s.usage?.input ?? 14, output_tokens: s.usage?.output ?? parts.length };
+    const usage = { input_tokens: s.usage?.input ?? 14, output_tokens: s.usage?.output ?? parts.length, cache_creation_input_tokens: s.usage?.cacheWrite ?? 0, cache_read_input_tokens: s.usage?.cacheRead ?? 0 };
     const id = `msg_${Math.random().toString(36).slice(2)}`;
     const tool = s.toolCall ?? (b.tools?.length && !JSON.stringify(b.messages.at(-1)).includes('tool_result') ? { name: b.tools[0].name, arguments: '{"city":"Paris"}' } : undefined);
     if (!b.stream) {
@@ -40,7 +40,7 @@ export function anthropicFake(opts: { key?: string } = {}): FakeServer {
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const ev = (type: string, data: Record<string, unknown>) => sse(res, { type, ...data }, type);
-    ev('message_start', { message: { id, type: 'message', role: 'assistant', model: b.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } });
+    ev('message_start', { message: { id, type: 'message', role: 'assistant', model: b.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
     if (tool) {
       ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: tool.name, input: {} } });
       ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: tool.arguments } });

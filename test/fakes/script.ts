@@ -16,7 +16,7 @@ export interface Script {
   cutAfter?: number;
   content?: string;
   toolCall?: { name: string; arguments: string };
-  usage?: { input: number; output: number };
+  usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
   /** Wait this long before answering. */
   delayMs?: number;
 }

@@ -148,6 +148,17 @@ t.test('anthropic adapter: native Messages wire, tools, stream, failures', async
   t.equal(events.map((e) => e.delta ?? '').join(''), 'Hello from fake-anthropic.');
   t.same(events.at(-1), { finish_reason: 'stop', usage: { input_tokens: 14, output_tokens: 3 }, model: 'm-1' });
 
+  const toolStream = await collect(await inst.capabilities['ai.chat.stream'].invoke(input('an', { tools }), signal()));
+  t.same(toolStream.flatMap((e) => e.tool_calls ?? []), [{ index: 0, id: 'toolu_1', name: 'weather', arguments: '' }, { index: 0, arguments: '{"city":"Paris"}' }]);
+  t.equal(toolStream.at(-1)!.finish_reason, 'tool_calls');
+
+  // cache_strategy vendor: the system prompt carries a cache_control hint, and cached input
+  // tokens are billed as their full-price equivalent (write 1.25x, read 0.1x).
+  fake.next({ usage: { input: 14, output: 3, cacheWrite: 8, cacheRead: 100 } });
+  const cachedOut = await chat.invoke(input('an', { cache_strategy: 'vendor' }), signal());
+  t.same(fake.requests.at(-1)!.body.system, [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }]);
+  t.same(cachedOut.usage, { input_tokens: 14 + 10 + 10, output_tokens: 3 });
+
   fake.next({ status: 529 });
   t.equal((await failure(chat.invoke(input('an'), signal()))).kind, 'unavailable');
   fake.next({ status: 429, retryAfter: '3' });

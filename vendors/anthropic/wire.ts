@@ -46,7 +46,8 @@ export function messagesRequest(input: ChatInput, model: string, maxTokens: numb
     }
   }
   const body: Record<string, unknown> = { model, max_tokens: maxTokens, messages };
-  if (system) body.system = system;
+  // Prompt caching: mark the system prompt (the part that repeats across calls) cacheable.
+  if (system) body.system = input.cache_strategy === 'vendor' ? [{ type: 'text', text: system, cache_control: { type: 'ephemeral' } }] : system;
   if (input.temperature !== undefined) body.temperature = Math.min(1, input.temperature);
   if (input.tools?.length) {
     body.tools = input.tools.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters ?? { type: 'object', properties: {} } }));
@@ -55,11 +56,21 @@ export function messagesRequest(input: ChatInput, model: string, maxTokens: numb
   return body;
 }
 
+interface AnUsage { input_tokens?: number; output_tokens?: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }
+
+/**
+ * Anthropic's input_tokens leave out cached tokens; bill them as the equivalent full-price
+ * input: a cache write costs 1.25× an input token, a cache read 0.1×.
+ */
+export function inputTokens(u: AnUsage | undefined): number {
+  return (u?.input_tokens ?? 0) + Math.ceil((u?.cache_creation_input_tokens ?? 0) * 1.25) + Math.ceil((u?.cache_read_input_tokens ?? 0) * 0.1);
+}
+
 interface AnMessage {
   model?: string;
   content?: Block[];
   stop_reason?: string | null;
-  usage?: { input_tokens?: number; output_tokens?: number };
+  usage?: AnUsage;
 }
 
 export function messagesResponse(j: AnMessage, model: string, vendor: string): ChatOutput {
@@ -71,7 +82,7 @@ export function messagesResponse(j: AnMessage, model: string, vendor: string): C
     content: text || (calls.length ? null : ''),
     finish_reason: finishReason(j.stop_reason),
     ...(calls.length ? { tool_calls: calls } : {}),
-    usage: { input_tokens: j.usage?.input_tokens ?? 0, output_tokens: j.usage?.output_tokens ?? 0 },
+    usage: { input_tokens: inputTokens(j.usage), output_tokens: j.usage?.output_tokens ?? 0 },
     model: j.model ?? model,
   };
 }
@@ -79,7 +90,7 @@ export function messagesResponse(j: AnMessage, model: string, vendor: string): C
 interface AnEvent {
   type: string;
   index?: number;
-  message?: { model?: string; usage?: { input_tokens?: number; output_tokens?: number } };
+  message?: { model?: string; usage?: AnUsage };
   content_block?: { type: string; id?: string; name?: string };
   delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null };
   usage?: { output_tokens?: number };
@@ -97,7 +108,7 @@ export async function* messagesStream(body: ReadableStream<Uint8Array> | null, v
     const e = parseChunk<AnEvent>(ev.data, vendor);
     switch (e.type) {
       case 'message_start':
-        input = e.message?.usage?.input_tokens ?? 0;
+        input = inputTokens(e.message?.usage);
         output = e.message?.usage?.output_tokens ?? 0;
         model = e.message?.model;
         break;

@@ -119,3 +119,18 @@ t.test('a client that disconnects aborts the vendor call and pays only for the t
   await until(async () => (await app.svc.db.selectFrom('wallet_holds').selectAll().execute()).length === 0);
   t.equal(before - (await app.svc.wallet.balance(accountId)), 8, '2 output tokens and the input, not the reservation');
 });
+
+t.test('streamed tool calls arrive as tool_calls deltas; finish_reason tool_calls', async (t) => {
+  const { app, key } = await aiApp(t);
+  const url = await listen(t, app);
+  const tools = [{ type: 'function', function: { name: 'weather', parameters: { type: 'object' } } }];
+  for (const vendor of ['oa', 'an']) {
+    const res = await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ messages: 'Weather?', stream: true, vendor, tools }) });
+    const chunks = parse(await res.text()).slice(0, -1).map((e) => JSON.parse(e.data));
+    const deltas = chunks.flatMap((c) => c.tool_calls ?? []);
+    t.equal(deltas[0].name, 'weather', vendor);
+    t.ok(deltas[0].id, vendor);
+    t.same(JSON.parse(deltas.map((d: any) => d.arguments ?? '').join('')), { city: 'Paris' }, vendor);
+    t.equal(chunks.at(-1).finish_reason, 'tool_calls', vendor);
+  }
+});
