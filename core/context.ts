@@ -9,6 +9,7 @@ import type { Router, Meter } from './router/router.js';
 import type { VendorRegistry } from './router/registry.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import type { AreaDefinition, CapabilitySpec } from './define.js';
+import type { ErrorCode } from './errors.js';
 
 export interface LoadedArea {
   def: AreaDefinition;
@@ -59,5 +60,7 @@ declare module 'fastify' {
     capability?: string;
     /** Billing line for discovery. */
     billing?: { unit: string; price_usd: number; free_quota?: number };
+    /** Error codes beyond those the core derives from the route, for discovery and OpenAPI. */
+    errors?: ErrorCode[];
   }
 }
