@@ -12,7 +12,8 @@ export interface RouteError {
  * The error codes a route can answer with, derived from what the core does to it, so that
  * discovery and the OpenAPI responses say the same thing and stay right as routes change:
  * - every route validates its input (validation_failed); a body can also be malformed
- *   (invalid_request) or too large (payload_too_large); a path id can be unknown (not_found);
+ *   (invalid_request), too large (payload_too_large) or not JSON (unsupported_media_type);
+ *   a path id can be unknown (not_found);
  * - key routes authenticate, check scopes and spend the rate bucket;
  * - admin routes check the operator key;
  * - billed routes and routes that call a vendor reserve from the wallet;
@@ -26,6 +27,7 @@ export function routeErrorCodes(route: RouteEntry): ErrorCode[] {
   if (schema.body) {
     codes.add('invalid_request');
     codes.add('payload_too_large');
+    codes.add('unsupported_media_type');
   }
   if (schema.params || route.url.includes(':')) codes.add('not_found');
   if (route.auth === 'key') {

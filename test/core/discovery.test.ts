@@ -115,7 +115,7 @@ t.test('GET /v1/discovery/{id} adds the request schemas, the errors and an examp
   t.same(Object.keys(d.response.properties), ['session_id', 'order_id', 'mode']);
   t.same(d.errors.map((e: any) => e.code), [
     'invalid_request', 'validation_failed', 'unauthenticated', 'insufficient_balance', 'forbidden', 'not_found',
-    'conflict', 'idempotency_key_reused', 'idempotency_in_progress', 'payload_too_large', 'rate_limited',
+    'conflict', 'idempotency_key_reused', 'idempotency_in_progress', 'payload_too_large', 'unsupported_media_type', 'rate_limited',
     'vendor_error', 'no_vendor_available', 'vendor_timeout',
   ]);
   for (const e of d.errors) t.same(e, { code: e.code, ...ERRORS[e.code as keyof typeof ERRORS] }, `${e.code} as core/errors.ts says`);
@@ -124,7 +124,7 @@ t.test('GET /v1/discovery/{id} adds the request schemas, the errors and an examp
   t.match(d.example.curl, /-H "Authorization: Bearer \$SVC_API_KEY"/);
 
   const free = (await app.inject({ method: 'GET', url: '/v1/discovery/account.activate' })).json();
-  t.same(free.errors.map((e: any) => e.code), ['invalid_request', 'validation_failed', 'payload_too_large'], 'no key, no auth errors');
+  t.same(free.errors.map((e: any) => e.code), ['invalid_request', 'validation_failed', 'payload_too_large', 'unsupported_media_type'], 'no key, no auth errors');
   t.equal(free.auth, 'none');
   t.equal(free.scope, null);
   t.notMatch(free.example.curl, /Authorization/);

@@ -78,7 +78,7 @@ t.test('GET /v1/openapi.json is a valid OpenAPI 3.1 document of the app', async 
   const keys = doc.paths['/v1/account/keys'];
   t.equal(keys.post.operationId, 'account.keys.create');
   t.same(keys.post.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }], 'key routes take a bearer key or x-api-key');
-  t.same(Object.keys(keys.post.responses).sort(), ['200', '400', '401', '403', '409', '413', '429']);
+  t.same(Object.keys(keys.post.responses).sort(), ['200', '400', '401', '403', '409', '413', '415', '429']);
   t.match(keys.post.responses['409'].description, /idempotency_key_reused.*\n\n.*idempotency_in_progress/s);
   t.equal(keys.post.requestBody.content['application/json'].schema.required[0], 'label');
   t.same(doc.paths['/v1/activate'].post.security, [], 'activation needs no key');
