@@ -41,6 +41,7 @@ export default {
       return { session_id: r.output.session_id, order_id: req.params.order_id, mode: req.query.mode };
     });
     app.get('/v1/probe/nothing', { config: { operation: 'probe.nothing', capability: 'probe.none' }, schema: { tags: ['probe'] } }, async () => ({}));
+    app.get('/v1/admin/probe', { config: { auth: 'admin', operation: 'probe.admin' }, schema: { tags: ['probe'] } }, async () => ({ ok: true }));
     app.get('/v1/probe/hidden', { config: { operation: 'probe.hidden' }, schema: { hide: true } }, async () => ({}));
   },
 };
@@ -71,7 +72,7 @@ t.test('GET /v1/discovery lists every operation with its availability, vendors a
   const byId = new Map(items.map((i) => [i.id, i]));
   t.equal(byId.size, items.length, 'ids are unique');
   for (const id of ['account.activate', 'account.keys.list', 'account.keys.create', 'account.keys.revoke', 'account.keys.rotate', 'account.get', 'account.balance',
-    'system.version', 'system.discovery', 'system.discovery.get', 'system.openapi', 'probe.checkout', 'probe.nothing']) t.ok(byId.has(id), `${id} is listed`);
+    'system.version', 'system.discovery', 'system.discovery.get', 'system.openapi', 'probe.checkout', 'probe.nothing', 'probe.admin']) t.ok(byId.has(id), `${id} is listed`);
   t.notOk(byId.has('probe.hidden'), 'hidden routes stay out');
 
   t.same(byId.get('account.keys.revoke'), {
@@ -129,6 +130,13 @@ t.test('GET /v1/discovery/{id} adds the request schemas, the errors and an examp
   t.equal(free.scope, null);
   t.notMatch(free.example.curl, /Authorization/);
   t.same((await app.inject({ method: 'GET', url: '/v1/discovery/account.balance' })).json().request, {}, 'nothing to send');
+  const admin = (await app.inject({ method: 'GET', url: '/v1/discovery/probe.admin' })).json();
+  t.match(admin, { auth: 'admin', scope: null });
+  t.same(admin.errors.map((e: any) => e.code), ['validation_failed', 'unauthenticated']);
+  t.match(admin.example.curl, /-H "Authorization: Bearer \$SVC_ADMIN_KEY"/);
+  const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+  t.same(doc.paths['/v1/admin/probe'].get.security, [{ adminKey: [] }]);
+  t.same(doc.paths['/v1/probe/orders/{order_id}/checkout'].post.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }]);
 
   const unknown = await app.inject({ method: 'GET', url: '/v1/discovery/nope.nothing' });
   t.equal(unknown.statusCode, 404);
@@ -141,14 +149,14 @@ t.test('GET /v1/discovery/{id} adds the request schemas, the errors and an examp
 
 t.test('every example runs with curl against a listening gateway', async (t) => {
   const port = await freePort();
-  const { app } = await probeApp(t, { server: { public_url: `http://127.0.0.1:${port}` } });
+  const { app } = await probeApp(t, { server: { public_url: `http://127.0.0.1:${port}` }, admin_key: 'admin_secret_for_tests' });
   await app.listen({ port, host: '127.0.0.1' });
   const a = await activate(app);
   const items: any[] = (await app.inject({ method: 'GET', url: '/v1/discovery' })).json().items;
   const ran = new Map<string, { status: number; body: any }>();
   for (const { id } of items) {
     const { curl } = (await app.inject({ method: 'GET', url: `/v1/discovery/${id}` })).json().example;
-    const { stdout } = await run('/bin/sh', ['-c', `${curl} -w '\\n%{http_code}'`], { env: { ...process.env, SVC_API_KEY: a.key } });
+    const { stdout } = await run('/bin/sh', ['-c', `${curl} -w '\\n%{http_code}'`], { env: { ...process.env, SVC_API_KEY: a.key, SVC_ADMIN_KEY: 'admin_secret_for_tests' } });
     const nl = stdout.lastIndexOf('\n');
     const status = Number(stdout.slice(nl + 1));
     const body = JSON.parse(stdout.slice(0, nl));
@@ -164,6 +172,7 @@ t.test('every example runs with curl against a listening gateway', async (t) => 
   t.equal(ran.get('account.keys.revoke')?.body.error?.code, 'not_found', 'a made-up id is an honest 404');
   t.equal(ran.get('system.version')?.status, 200);
   t.equal(ran.get('probe.nothing')?.status, 200, 'no vendor needed to answer it');
+  t.same(ran.get('probe.admin'), { status: 200, body: { ok: true } }, 'admin examples carry the admin key');
 });
 
 t.test('an operation id declared twice fails at boot', async (t) => {
