@@ -104,7 +104,8 @@ export function buildExample(route: RouteEntry, baseUrl: string): Example {
   let path = route.path.replace(/\{([^}]+)\}/g, (_, p: string) => encodeURIComponent(String(params[p] ?? exampleString({}, p))));
   path = path.replace(/\*$/, 'example');
   const query = schema.querystring ? (exampleOf(schema.querystring as Schema) as Record<string, unknown>) : {};
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)])).toString();
+  // A list travels as the key repeated (`?tag=a&tag=b`), as the query-string validator coerces it.
+  const qs = new URLSearchParams(Object.entries(query).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => [k, String(x)]))).toString();
   const url = `${baseUrl.replace(/\/$/, '')}${path}${qs ? `?${qs}` : ''}`;
   // Fastify wants a body whenever the route has a body schema, even with no required field.
   const body = schema.body ? exampleOf(schema.body as Schema) ?? {} : null;

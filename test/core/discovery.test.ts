@@ -25,7 +25,8 @@ export default {
       schema: {
         summary: 'Check out an order', description: 'A probe of discovery.', tags: ['probe'],
         params: { type: 'object', required: ['order_id'], additionalProperties: false, properties: { order_id: { type: 'string', pattern: '^ord_[0-9A-Za-z]+$' } } },
-        querystring: { type: 'object', required: ['mode'], additionalProperties: false, properties: { mode: { type: 'string', enum: ['fast', 'slow'] }, page: { type: 'integer' } } },
+        querystring: { type: 'object', required: ['mode', 'tags'], additionalProperties: false, properties: {
+          mode: { type: 'string', enum: ['fast', 'slow'] }, page: { type: 'integer' }, tags: { type: 'array', minItems: 1, items: { type: 'string', minLength: 2 } } } },
         body: { type: 'object', additionalProperties: false, required: ['amount_usd', 'items', 'when', 'email'], properties: {
           amount_usd: { type: 'number', minimum: 5, maximum: 10000 },
           items: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: false, required: ['sku', 'qty'], properties: { sku: { type: 'string', minLength: 3 }, qty: { type: 'integer', minimum: 1 } } } },
@@ -33,12 +34,12 @@ export default {
           email: { type: 'string', format: 'email' },
           note: { type: 'string' },
           idempotency_key: { type: 'string' } } },
-        response: { 200: { type: 'object', properties: { session_id: { type: 'string' }, order_id: { type: 'string' }, mode: { type: 'string' } } } },
+        response: { 200: { type: 'object', properties: { session_id: { type: 'string' }, order_id: { type: 'string' }, mode: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } } } },
       },
     }, async (req) => {
       const r = await ctx.svc.router.call('payments.checkout', { topup_id: req.params.order_id, amount_usd: req.body.amount_usd, currency: 'USD', description: 'probe' },
         { accountId: req.principal.accountId, meter: req.meter });
-      return { session_id: r.output.session_id, order_id: req.params.order_id, mode: req.query.mode };
+      return { session_id: r.output.session_id, order_id: req.params.order_id, mode: req.query.mode, tags: req.query.tags };
     });
     app.get('/v1/probe/nothing', { config: { operation: 'probe.nothing', capability: 'probe.none' }, schema: { tags: ['probe'] } }, async () => ({}));
     app.get('/v1/admin/probe', { config: { auth: 'admin', operation: 'probe.admin' }, schema: { tags: ['probe'] } }, async () => ({ ok: true }));
@@ -113,7 +114,7 @@ t.test('GET /v1/discovery/{id} adds the request schemas, the errors and an examp
   t.same(d.request.params.required, ['order_id']);
   t.same(d.request.querystring.properties.mode.enum, ['fast', 'slow']);
   t.same(d.request.body.required, ['amount_usd', 'items', 'when', 'email']);
-  t.same(Object.keys(d.response.properties), ['session_id', 'order_id', 'mode']);
+  t.same(Object.keys(d.response.properties), ['session_id', 'order_id', 'mode', 'tags']);
   t.same(d.errors.map((e: any) => e.code), [
     'invalid_request', 'validation_failed', 'unauthenticated', 'insufficient_balance', 'forbidden', 'not_found',
     'conflict', 'idempotency_key_reused', 'idempotency_in_progress', 'payload_too_large', 'unsupported_media_type', 'rate_limited',
@@ -121,7 +122,7 @@ t.test('GET /v1/discovery/{id} adds the request schemas, the errors and an examp
   ]);
   for (const e of d.errors) t.same(e, { code: e.code, ...ERRORS[e.code as keyof typeof ERRORS] }, `${e.code} as core/errors.ts says`);
   t.same(d.example.body, { amount_usd: 5, items: [{ sku: 'sku', qty: 1 }], when: '2026-01-01T00:00:00.000Z', email: 'user@example.com' });
-  t.match(d.example.curl, /^curl -sS -X POST 'http:\/\/127\.0\.0\.1:8787\/v1\/probe\/orders\/ord_example\/checkout\?mode=fast'/);
+  t.match(d.example.curl, /^curl -sS -X POST 'http:\/\/127\.0\.0\.1:8787\/v1\/probe\/orders\/ord_example\/checkout\?mode=fast&tags=tag'/);
   t.match(d.example.curl, /-H "Authorization: Bearer \$SVC_API_KEY"/);
 
   const free = (await app.inject({ method: 'GET', url: '/v1/discovery/system.discovery.get' })).json();
@@ -166,7 +167,7 @@ t.test('every example runs with curl against a listening gateway', async (t) => 
     t.not(status, 401, `${id}: the example authenticates`);
   }
   t.equal(ran.get('probe.checkout')?.status, 200);
-  t.match(ran.get('probe.checkout')?.body, { session_id: /^cs_sandbox_/, order_id: 'ord_example', mode: 'fast' });
+  t.match(ran.get('probe.checkout')?.body, { session_id: /^cs_sandbox_/, order_id: 'ord_example', mode: 'fast', tags: ['tag'] });
   t.equal(ran.get('account.keys.create')?.status, 200);
   t.match(ran.get('account.keys.create')?.body.secret, /^sk_live_/);
   t.equal(ran.get('account.keys.revoke')?.body.error?.code, 'not_found', 'a made-up id is an honest 404');
