@@ -24,6 +24,10 @@ import { installMeterHeaders } from './http/meter-headers.js';
 import { loadAreas, resolveVendor, checkConfig, redact } from './plugin-loader.js';
 import { builtinVendors } from '../vendors/builtin.js';
 import { registerSystemRoutes } from './system-routes.js';
+import { collectRoutes } from './discovery/route-registry.js';
+import { registerOpenApi } from './openapi/register.js';
+import { registerDiscovery } from './discovery/register.js';
+import { registerMetrics } from './metrics/metrics.js';
 import { VERSION } from './version.js';
 import type { CapabilitySpec } from './define.js';
 import type { Svc } from './context.js';
@@ -132,6 +136,11 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   installMeterHeaders(app);
   installAuth(app);
   installIdempotency(app);
+  registerMetrics(app);
+  // Before any documented route: the route registry and @fastify/swagger collect with onRoute.
+  const routes = collectRoutes(app);
+  await registerOpenApi(app, routes);
+  await registerDiscovery(app, routes);
   await registerSystemRoutes(app);
 
   for (const a of areas) {
