@@ -129,6 +129,25 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
+  app.addHook('onClose', async () => {
+    for (const a of [...areas].reverse()) await a.def.stop?.();
+    await vendors.closeAll();
+    await unsubscribeKeys();
+    await bus.close();
+    await database.close();
+  });
+  try {
+    await registerEverything(app, svc);
+  } catch (e) {
+    // A plugin that fails to register must not leave the database pool (and the process) open.
+    await app.close().catch(() => undefined);
+    throw e;
+  }
+  return app;
+}
+
+async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void> {
+  const { areas, log } = svc;
   // JSON only, as the conventions say; areas that take raw bytes add parsers in their scope.
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
@@ -153,14 +172,6 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   app.addHook('onReady', async () => {
     for (const a of areas) await a.def.start?.({ svc, config: a.config, log: log.child({ area: a.def.name }) });
   });
-  app.addHook('onClose', async () => {
-    for (const a of [...areas].reverse()) await a.def.stop?.();
-    await vendors.closeAll();
-    await unsubscribeKeys();
-    await bus.close();
-    await database.close();
-  });
-  return app;
 }
 
 export { ConfigError };
