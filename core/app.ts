@@ -70,8 +70,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
 
   const database = await openDatabase(config.database.url, { poolSize: config.database.pool_size });
   try {
-    await migrateModule(database.db, 'core', coreMigrations, database.schema);
-    for (const a of areas) if (a.def.migrations) await migrateModule(database.db, a.def.name, a.def.migrations, database.schema);
+    await migrateModule(database, 'core', coreMigrations);
+    for (const a of areas) if (a.def.migrations) await migrateModule(database, a.def.name, a.def.migrations);
   } catch (e) {
     await database.close();
     throw e;
