@@ -32,5 +32,6 @@ t.test('two connections migrating at once apply each migration once', async (t) 
   t.same(await migrateModule(one, 'test', migrations), [], 'nothing the second time');
   const later = await migrateModule(one, 'test', { ...migrations, '0003_c': { async up(db: Kysely<any>) { await db.schema.createTable('mig_c').addColumn('id', 'text').execute(); } } });
   t.same(later, ['test/0003_c']);
-  t.same(await migrateModule(one, 'other', migrations).catch((e: Error) => e.message), 'migration other/0001_a failed: ' + (url.startsWith('sqlite') ? 'table mig_a already exists' : 'relation "mig_a" already exists'), 'a failing migration names itself');
+  const failed = await migrateModule(one, 'other', migrations).then(() => 'no error', (e: Error) => e.message);
+  t.match(failed, /^migration other\/0001_a failed: .*mig_a.* already exists/, 'a failing migration names itself');
 });
