@@ -43,3 +43,19 @@ export async function scriptedApp(t: Tap, vendors: ScriptedVendor[], overrides: 
 export function meterCall(app: FastifyInstance, auth: Record<string, string>, body: Record<string, unknown>, what: 'run' | 'send' = 'run') {
   return app.inject({ method: 'POST', url: `/v1/meter/${what}`, headers: auth, payload: body });
 }
+
+/** The account's balance in micro-USD, its usage ledger entries and the holds still open. */
+export async function money(app: FastifyInstance, accountId: string) {
+  const db = app.svc.db;
+  const balance = await app.svc.wallet.balance(accountId);
+  const usage = (await db.selectFrom('wallet_ledger').select(['amount_micros', 'vendor', 'capability']).where('account_id', '=', accountId).where('kind', '=', 'usage').execute())
+    .map((r) => ({ amount_micros: Number(r.amount_micros), vendor: r.vendor, capability: r.capability }));
+  const holds = await db.selectFrom('wallet_holds').select('hold_id').where('account_id', '=', accountId).execute();
+  return { balance, usage, holds: holds.length };
+}
+
+/** Attempts without their timings, for exact comparison. */
+export function attemptsOf(body: { metadata?: { attempts: unknown[] }; error?: { details: { attempts: unknown[] } } }) {
+  const list = (body.metadata?.attempts ?? body.error?.details.attempts ?? []) as { vendor: string; status: string }[];
+  return list.map((a) => `${a.vendor}:${a.status}`);
+}
