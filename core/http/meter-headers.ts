@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { formatUsd } from '../wallet/money.js';
+import { STALE_HOLD_MS } from '../wallet/wallet.js';
 
 /**
  * Every metered response says what it cost: x-svc-cost-usd, x-svc-balance-usd,
@@ -10,6 +11,12 @@ export function installMeterHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', async (req, reply) => {
     req.meter = { costMicros: 0, metered: false };
     reply.header('x-request-id', req.id);
+  });
+  // The holds behind these numbers: those of calls that died with an earlier process are
+  // given back before this one serves its first request.
+  app.addHook('onReady', async () => {
+    const n = await app.svc.wallet.releaseStale(STALE_HOLD_MS);
+    if (n) app.svc.log.warn({ holds: n }, 'released wallet holds left by calls that did not finish');
   });
   app.addHook('onSend', async (req, reply, payload) => {
     const m = req.meter;
