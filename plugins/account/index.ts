@@ -3,6 +3,7 @@ import { accountMigrations } from './migrations.js';
 import { registerActivate } from './activate.js';
 import { registerKeyRoutes } from './keys-routes.js';
 import { registerSummaryRoutes } from './summary-routes.js';
+import { registerUsageRoutes } from './usage-routes.js';
 
 /** Account: activation, wallet balance and top-up, project keys, tier upgrade. */
 export default defineArea({
@@ -15,5 +16,6 @@ export default defineArea({
     registerActivate(app);
     registerKeyRoutes(app);
     registerSummaryRoutes(app);
+    registerUsageRoutes(app);
   },
 });
