@@ -96,6 +96,10 @@ function checkDefinition(def: any, kind: 'area' | 'vendor', where: string, spec:
   }
   if (typeof def.name !== 'string' || !/^[a-z0-9@][a-z0-9@/._-]*$/.test(def.name)) throw new ConfigError(`${where}: "${spec}" has no valid name`);
   if (kind === 'area' && typeof def.register !== 'function') throw new ConfigError(`${where}: area "${spec}" has no register() function`);
+  for (const [cap, c] of Object.entries<any>(kind === 'area' ? def.capabilities ?? {} : {})) {
+    // Failover safety depends on it: guessing could send an email twice.
+    if (typeof c?.idempotent !== 'boolean') throw new ConfigError(`${where}: area "${spec}" declares capability "${cap}" without idempotent: true or false`);
+  }
   if (kind === 'vendor' && (typeof def.create !== 'function' || !def.configSchema)) throw new ConfigError(`${where}: vendor "${spec}" needs a configSchema and a create() function`);
 }
 

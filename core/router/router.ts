@@ -100,12 +100,14 @@ export class Router {
     // A metered call says what it cost even when it fails (0, and the balance).
     if (opts.meter) opts.meter.metered = true;
     const spec = this.capabilities.get(capability) ?? { idempotent: false };
-    const all = this.candidates(capability, opts);
+    let all = this.candidates(capability, opts);
     if (!all.length) throw this.noVendor(capability, opts);
+    const estimate = new Map(all.map((c) => [c.id, this.charged((c.instance.capabilities[capability] as CapabilityImpl<I, O>).price(input))]));
+    if (this.registry.strategy(capability) === 'cheapest') all = [...all].sort((a, b) => estimate.get(a.id)! - estimate.get(b.id)!);
     // Cooling vendors go last rather than away: if all are cooling, still try.
     const ordered = [...all.filter((c) => !this.cooldowns.cooling(c.id)), ...all.filter((c) => this.cooldowns.cooling(c.id))];
     const cap = opts.maxCostMultiplier ?? 1.5;
-    const estimates = ordered.map((c) => this.charged((c.instance.capabilities[capability] as CapabilityImpl<I, O>).price(input)));
+    const estimates = ordered.map((c) => estimate.get(c.id)!);
     const withinCap = ordered.map((_, i) => i === 0 || estimates[i] <= estimates[0] * cap);
     const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const attempts: Attempt[] = [];

@@ -51,6 +51,10 @@ t.test('boot fails with the config key path for every kind of bad plugin', async
       /^plugins\.svc-area-nope: "svc-area-nope" is not installed \(looked in .*plugin-project\/?\); install it with npm install svc-area-nope$/],
     ['a vendor named as an area', { plugins: { 'svc-vendor-scripted': {} } },
       /^plugins\.svc-vendor-scripted: "svc-vendor-scripted" is not a svc-gateway area plugin/],
+    ['a vendor whose capability cannot be priced', { vendors: [{ id: 'hollow', use: 'svc-vendor-hollow' }] },
+      /^vendor "hollow" \(svc-vendor-hollow\): capability "test\.run" needs invoke\(\) and price\(\) functions$/],
+    ['an area capability without idempotent', { plugins: { 'svc-area-vague': {} } },
+      /^plugins\.svc-area-vague: area "svc-area-vague" declares capability "test\.notify" without idempotent: true or false$/],
     ['config for a plugin that takes none', { plugins: { 'svc-area-meter': { colour: 'blue' } } },
       /^plugins\.svc-area-meter: this plugin takes no configuration$/],
   ];

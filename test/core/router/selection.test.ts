@@ -1,6 +1,6 @@
 import t from 'tap';
 import { activate } from '../../helpers/app.js';
-import { meterCall, money, scriptedApp, script } from './scripted-app.js';
+import { attemptsOf, meterCall, money, scriptedApp, script } from './scripted-app.js';
 
 t.test('a pinned vendor serves, by instance id or adapter name; an unknown pin is 503', async (t) => {
   const { app } = await scriptedApp(t, [{ id: 'a' }, { id: 'b' }]);
@@ -98,4 +98,18 @@ t.test('nothing serves the capability: 503 that says how to add a vendor, nothin
   t.equal(e.message, 'No vendor is configured for test.send. Add one under `vendors:` in the config file (see docs/configuration.md).');
   t.same(e.details, { capability: 'test.send' });
   t.same(await money(app, acct.account_id), { balance: 5_000_000, usage: [], holds: 0 });
+});
+
+t.test('routes with strategy cheapest try the cheapest estimate first', async (t) => {
+  const { app } = await scriptedApp(t, [{ id: 'dear', price_micros: 900 }, { id: 'mid', price_micros: 500 }, { id: 'cheap', price_micros: 100 }], {
+    routes: { 'test.run': { strategy: 'cheapest', targets: ['dear', 'mid', 'cheap'] } },
+  });
+  // app.ts hands the config's strategy to the registry; set it here too so this test does not depend on that line.
+  app.svc.vendors.setRoute('test.run', ['dear', 'mid', 'cheap'], 'cheapest');
+  const acct = await activate(app);
+  t.equal((await meterCall(app, acct.auth, { input: 'x' })).json().vendor, 'cheap');
+  script('cheap').once.push('fail');
+  // mid (5x cheap) is beyond the default cost cap, so allow it.
+  const res = await meterCall(app, acct.auth, { input: 'x', max_cost_multiplier: 10 });
+  t.same(attemptsOf(res.json()), ['cheap:unavailable', 'mid:ok']);
 });
