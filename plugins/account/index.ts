@@ -1,9 +1,9 @@
 import { defineArea } from '../../core/define.js';
+import { registerUsageRoutes } from './usage-routes.js';
 import { accountMigrations } from './migrations.js';
 import { registerActivate } from './activate.js';
 import { registerKeyRoutes } from './keys-routes.js';
 import { registerSummaryRoutes } from './summary-routes.js';
-import { registerUsageRoutes } from './usage-routes.js';
 
 /** Account: activation, wallet balance and top-up, project keys, tier upgrade. */
 export default defineArea({
@@ -13,9 +13,9 @@ export default defineArea({
     'payments.checkout': { idempotent: false, description: 'Create a hosted checkout session for a wallet top-up.' },
   },
   register(app) {
+    registerUsageRoutes(app);
     registerActivate(app);
     registerKeyRoutes(app);
     registerSummaryRoutes(app);
-    registerUsageRoutes(app);
   },
 });
