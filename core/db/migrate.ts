@@ -1,4 +1,4 @@
-import { Migrator, PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
+import { Migrator, type Kysely, type Migration } from 'kysely';
 
 /**
  * Apply one module's in-code migrations, recorded in its own table, so areas (and
@@ -6,13 +6,7 @@ import { Migrator, PostgresAdapter, sql, type Kysely, type Migration } from 'kys
  */
 export async function migrateModule(db: Kysely<any>, module: string, migrations: Record<string, Migration>): Promise<string[]> {
   const safe = module.replace(/[^a-z0-9]+/gi, '_').toLowerCase();
-  // Kysely looks for its tables in every schema unless told one: on a PostgreSQL database
-  // shared by several gateways (or test runs), another schema's tables must not count as ours.
-  const schema = db.getExecutor().adapter instanceof PostgresAdapter
-    ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
-    : undefined;
   const migrator = new Migrator({
-    ...(schema ? { migrationTableSchema: schema } : {}),
     db,
     provider: { getMigrations: async () => migrations },
     migrationTableName: `svc_migrations_${safe}`,
