@@ -7,7 +7,9 @@ import type { TokenSigner } from './auth/tokens.js';
 import type { Wallet } from './wallet/wallet.js';
 import type { Router, Meter } from './router/router.js';
 import type { VendorRegistry } from './router/registry.js';
-import type { RateLimiter } from './http/rate-limit.js';
+import type { RateDecision } from './http/rate-limit.js';
+import type { TierConfig } from '../config/schema.js';
+import type { Bus } from './bus/bus.js';
 import type { AreaDefinition, CapabilitySpec } from './define.js';
 
 export interface LoadedArea {
@@ -28,7 +30,9 @@ export interface Svc {
   wallet: Wallet;
   router: Router;
   vendors: VendorRegistry;
-  rateLimits: RateLimiter;
+  /** Token buckets per key: in memory on one node, in Redis when redis.url is set. */
+  rateLimits: { take(id: string, tier: Pick<TierConfig, 'rate_per_minute' | 'burst'>): RateDecision | Promise<RateDecision> };
+  bus: Bus;
   areas: LoadedArea[];
   capabilities: Map<string, CapabilitySpec>;
   version: string;
