@@ -102,7 +102,7 @@ export class Router {
     const spec = this.capabilities.get(capability) ?? { idempotent: false };
     let all = this.candidates(capability, opts);
     if (!all.length) throw this.noVendor(capability, opts);
-    const estimate = new Map(all.map((c) => [c.id, this.charged((c.instance.capabilities[capability] as CapabilityImpl<I, O>).price(input))]));
+    const estimate = new Map(all.map((c) => [c.id, this.charged(c.id, (c.instance.capabilities[capability] as CapabilityImpl<I, O>).price(input))]));
     if (this.registry.strategy(capability) === 'cheapest') all = [...all].sort((a, b) => estimate.get(a.id)! - estimate.get(b.id)!);
     // Cooling vendors go last rather than away: if all are cooling, still try.
     const ordered = [...all.filter((c) => !this.cooldowns.cooling(c.id)), ...all.filter((c) => this.cooldowns.cooling(c.id))];
@@ -152,7 +152,7 @@ export class Router {
       const latency = Math.round(performance.now() - started);
       this.cooldowns.success(cand.id);
       // Outside the try: a failure to record the charge must not send the call to a second vendor.
-      const cost = hold ? await this.wallet.settle(hold, this.charged(impl.price(input, output)), { vendor: cand.id, ref: opts.ref }) : 0;
+      const cost = hold ? await this.wallet.settle(hold, this.actualCharge(cand.id, impl, input, output, estimates[i]), { vendor: cand.id, ref: opts.ref }) : 0;
       attempts.push({ vendor: cand.id, model: opts.model, status: 'ok', latency_ms: latency });
       if (opts.meter) {
         opts.meter.costMicros += cost;
@@ -182,8 +182,20 @@ export class Router {
   }
 
   /** Vendor cost with the operator's markup, rounded up to the micro-USD. */
-  private charged(vendorMicros: number): number {
+  private charged(vendor: string, vendorMicros: number): number {
+    // A NaN would reach the wallet's arithmetic; this is a bug in the adapter, not the caller's.
+    if (typeof vendorMicros !== 'number' || !Number.isFinite(vendorMicros)) throw new Error(`vendor ${vendor}: price() returned ${String(vendorMicros)}, not a number of micro-USD`);
     return Math.ceil(Math.max(0, vendorMicros) * this.markup);
+  }
+
+  /** What the answered call costs; if the adapter cannot say, what was reserved for it. */
+  private actualCharge<I, O>(vendor: string, impl: CapabilityImpl<I, O>, input: I, output: O, reserved: number): number {
+    try {
+      return this.charged(vendor, impl.price(input, output));
+    } catch (err) {
+      this.log.error({ vendor, err }, 'price() failed after the vendor answered; charging the reserved estimate');
+      return reserved;
+    }
   }
 }
 

@@ -65,6 +65,7 @@ export class Wallet {
 
   /** Hold an upper bound of a call's cost before the vendor is called. */
   async reserve(accountId: string, micros: number, capability: string): Promise<Hold> {
+    assertMicros(micros, 'reserve');
     const amount = Math.max(0, Math.ceil(micros));
     const hold: Hold = { holdId: newId('hold'), accountId, amount, capability };
     await this.db.transaction().execute(async (q) => {
@@ -80,6 +81,7 @@ export class Wallet {
    * Settling twice does nothing the second time (the hold row is the once-only guard).
    */
   async settle(hold: Hold, actual: number, meta: { vendor?: string; ref?: string; quantity?: number } = {}): Promise<number> {
+    assertMicros(actual, 'settle');
     const want = Math.max(0, Math.round(actual));
     return this.db.transaction().execute(async (q) => {
       const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
@@ -150,4 +152,9 @@ export class Wallet {
       capability: capability ?? null, vendor: vendor ?? null, quantity: quantity ?? null, created_at: Date.now(),
     }).execute();
   }
+}
+
+/** NaN or Infinity would pass the balance's CHECK as NULL on SQLite: refuse them outright. */
+function assertMicros(micros: number, what: string): void {
+  if (typeof micros !== 'number' || !Number.isFinite(micros)) throw new Error(`wallet ${what}: ${String(micros)} is not an amount of micro-USD`);
 }

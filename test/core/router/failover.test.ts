@@ -117,3 +117,21 @@ t.test('no candidate within the cost cap: 502 that says so', async (t) => {
   t.equal(script('dear').calls.length, 0);
   t.same(await money(app, acct.account_id), { balance: TRIAL, usage: [], holds: 0 });
 });
+
+t.test('an adapter whose price() misbehaves: before the call nothing happens, after it the estimate is charged', async (t) => {
+  const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 4_000 }]);
+  const acct = await activate(app);
+  const impl = app.svc.vendors.get('a')!.instance.capabilities['test.run'];
+  impl.price = (_input: unknown, output?: unknown) => (output === undefined ? 4_000 : Number.NaN);
+  const res = await meterCall(app, acct.auth, { input: 'x' });
+  t.equal(res.statusCode, 200);
+  t.equal(res.headers['x-svc-cost-usd'], '0.004000');
+  t.same(await money(app, acct.account_id), { balance: TRIAL - 4_000, usage: [{ amount_micros: -4_000, vendor: 'a', capability: 'test.run' }], holds: 0 });
+
+  impl.price = () => Number.NaN;
+  const broken = await meterCall(app, acct.auth, { input: 'y' });
+  t.equal(broken.statusCode, 500);
+  t.equal(broken.json().error.code, 'internal_error');
+  t.equal(script('a').calls.length, 1, 'the vendor was not called');
+  t.equal((await money(app, acct.account_id)).balance, TRIAL - 4_000);
+});

@@ -113,3 +113,15 @@ t.test('holds left by a process that died are given back when the gateway starts
   t.equal(await next.svc.wallet.settle(live, 50_000), 50_000);
   t.same(await books(next, acct), { balance: TRIAL - 50_000, ledger: TRIAL - 50_000, held: 0 });
 });
+
+t.test('amounts that are not numbers are refused before they reach the balance', async (t) => {
+  const { app } = await makeApp(t);
+  const { account_id: acct } = await activate(app);
+  const w = app.svc.wallet;
+  await t.rejects(w.reserve(acct, Number.NaN, 'test.run'), /wallet reserve: NaN is not an amount of micro-USD/);
+  const hold = await w.reserve(acct, 1_000, 'test.run');
+  await t.rejects(w.settle(hold, Number.POSITIVE_INFINITY), /wallet settle: Infinity is not an amount/);
+  t.same(await books(app, acct), { balance: TRIAL - 1_000, ledger: TRIAL, held: 1_000 }, 'the hold is untouched');
+  await w.release(hold);
+  t.same(await books(app, acct), { balance: TRIAL, ledger: TRIAL, held: 0 });
+});
