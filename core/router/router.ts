@@ -19,6 +19,8 @@ export interface Meter {
   costMicros: number;
   vendor?: string;
   metered: boolean;
+  /** Aborts when the client goes away before the response is sent: the call is cancelled. */
+  signal?: AbortSignal;
 }
 
 export interface CallOptions {
@@ -99,6 +101,7 @@ export class Router {
   async call<I, O>(capability: string, input: I, opts: CallOptions): Promise<CallResult<O>> {
     // A metered call says what it cost even when it fails (0, and the balance).
     if (opts.meter) opts.meter.metered = true;
+    const signal = opts.signal ?? opts.meter?.signal;
     const spec = this.capabilities.get(capability) ?? { idempotent: false };
     let all = this.candidates(capability, opts);
     if (!all.length) throw this.noVendor(capability, opts);
@@ -117,15 +120,15 @@ export class Router {
         attempts.push({ vendor: cand.id, model: opts.model, status: 'skipped_cost_cap', latency_ms: 0 });
         continue;
       }
-      if (opts.signal?.aborted) throw opts.signal.reason;
+      if (signal?.aborted) throw signal.reason;
       const remaining = deadline - Date.now();
       if (remaining <= 0) break;
       const impl = cand.instance.capabilities[capability] as CapabilityImpl<I, O>;
       const hold = opts.charge === false ? null : await this.wallet.reserve(opts.accountId, estimates[i], capability);
       const left = spec.idempotent ? withinCap.slice(i).filter(Boolean).length : 1;
       const ctrl = new AbortController();
-      const onAbort = () => ctrl.abort(opts.signal?.reason);
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const onAbort = () => ctrl.abort(signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
       const timer = setTimeout(() => ctrl.abort(new VendorFailure('timeout', `${cand.id} did not answer in time`)), attemptBudget(remaining, left));
       const started = performance.now();
       let output: O;
@@ -134,7 +137,7 @@ export class Router {
       } catch (err) {
         const latency = Math.round(performance.now() - started);
         if (hold) await this.wallet.release(hold);
-        if (opts.signal?.aborted) throw err; // the caller went away: no failover, nothing charged
+        if (signal?.aborted) throw err; // the caller went away: no failover, nothing charged
         const kind = cand.instance.classify?.(err) ?? classifyGeneric(err);
         const message = err instanceof Error ? err.message : String(err);
         attempts.push({ vendor: cand.id, model: opts.model, status: kind, latency_ms: latency, error: { code: kind, message } });
@@ -147,7 +150,7 @@ export class Router {
         continue;
       } finally {
         clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
+        signal?.removeEventListener('abort', onAbort);
       }
       const latency = Math.round(performance.now() - started);
       this.cooldowns.success(cand.id);
