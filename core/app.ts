@@ -24,6 +24,10 @@ import { installMeterHeaders } from './http/meter-headers.js';
 import { loadAreas, resolveVendor, checkConfig, redact } from './plugin-loader.js';
 import { builtinVendors } from '../vendors/builtin.js';
 import { registerSystemRoutes } from './system-routes.js';
+import { collectRoutes } from './discovery/route-registry.js';
+import { registerOpenApi } from './openapi/register.js';
+import { registerDiscovery } from './discovery/register.js';
+import { registerMetrics } from './metrics/metrics.js';
 import { VERSION } from './version.js';
 import type { CapabilitySpec } from './define.js';
 import type { Svc } from './context.js';
@@ -66,8 +70,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
 
   const database = await openDatabase(config.database.url, { poolSize: config.database.pool_size });
   try {
-    await migrateModule(database.db, 'core', coreMigrations);
-    for (const a of areas) if (a.def.migrations) await migrateModule(database.db, a.def.name, a.def.migrations);
+    await migrateModule(database, 'core', coreMigrations);
+    for (const a of areas) if (a.def.migrations) await migrateModule(database, a.def.name, a.def.migrations);
   } catch (e) {
     await database.close();
     throw e;
@@ -125,6 +129,25 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
+  app.addHook('onClose', async () => {
+    for (const a of [...areas].reverse()) await a.def.stop?.();
+    await vendors.closeAll();
+    await unsubscribeKeys();
+    await bus.close();
+    await database.close();
+  });
+  try {
+    await registerEverything(app, svc);
+  } catch (e) {
+    // A plugin that fails to register must not leave the database pool (and the process) open.
+    await app.close().catch(() => undefined);
+    throw e;
+  }
+  return app;
+}
+
+async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void> {
+  const { areas, log } = svc;
   // JSON only, as the conventions say; areas that take raw bytes add parsers in their scope.
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
@@ -132,6 +155,11 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   installMeterHeaders(app);
   installAuth(app);
   installIdempotency(app);
+  registerMetrics(app);
+  // Before any documented route: the route registry and @fastify/swagger collect with onRoute.
+  const routes = collectRoutes(app);
+  await registerOpenApi(app, routes);
+  await registerDiscovery(app, routes);
   await registerSystemRoutes(app);
 
   for (const a of areas) {
@@ -144,14 +172,6 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   app.addHook('onReady', async () => {
     for (const a of areas) await a.def.start?.({ svc, config: a.config, log: log.child({ area: a.def.name }) });
   });
-  app.addHook('onClose', async () => {
-    for (const a of [...areas].reverse()) await a.def.stop?.();
-    await vendors.closeAll();
-    await unsubscribeKeys();
-    await bus.close();
-    await database.close();
-  });
-  return app;
 }
 
 export { ConfigError };

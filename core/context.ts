@@ -11,6 +11,7 @@ import type { RateDecision } from './http/rate-limit.js';
 import type { TierConfig } from '../config/schema.js';
 import type { Bus } from './bus/bus.js';
 import type { AreaDefinition, CapabilitySpec } from './define.js';
+import type { ErrorCode } from './errors.js';
 
 export interface LoadedArea {
   def: AreaDefinition;
@@ -63,5 +64,7 @@ declare module 'fastify' {
     capability?: string;
     /** Billing line for discovery. */
     billing?: { unit: string; price_usd: number; free_quota?: number };
+    /** Error codes beyond those the core derives from the route, for discovery and OpenAPI. */
+    errors?: ErrorCode[];
   }
 }

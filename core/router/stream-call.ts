@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CapabilityImpl, CapabilitySpec } from '../define.js';
 import type { Wallet, Hold } from '../wallet/wallet.js';
 import { apiError } from '../errors.js';
-import { classifyGeneric, VendorFailure, type FailureKind } from './failure.js';
+import { classifyGeneric, retryAfterOf, VendorFailure, type FailureKind } from './failure.js';
 import type { VendorRegistry } from './registry.js';
 import type { Cooldowns } from './cooldowns.js';
 import type { Attempt, CallOptions } from './router.js';
@@ -43,6 +43,7 @@ export interface StreamSession<E, U> {
  * `price(input, usage)` of the capability gives the settled cost.
  */
 export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, input: I, opts: StreamCallOptions): Promise<StreamSession<E, U>> {
+  const signal = opts.signal ?? opts.meter?.signal;
   let all = deps.registry.serving(capability);
   if (opts.order) all = opts.order.map((id) => all.find((c) => c.id === id)).filter((c): c is (typeof all)[number] => !!c);
   if (!all.length) throw apiError('no_vendor_available', `No vendor is configured for ${capability}.`, { details: { capability } });
@@ -63,11 +64,11 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
       continue;
     }
     if (Date.now() >= deadline) break;
-    if (opts.signal?.aborted) throw opts.signal.reason;
+    if (signal?.aborted) throw signal.reason;
     const hold: Hold | null = opts.charge === false ? null : await deps.wallet.reserve(opts.accountId, estimate, capability);
     const ctrl = new AbortController();
-    const onAbort = () => ctrl.abort(opts.signal?.reason);
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const onAbort = () => ctrl.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
     const whole = setTimeout(() => ctrl.abort(new VendorFailure('timeout', `${cand.id} did not finish in time`)), Math.max(1, deadline - Date.now()));
     const firstMs = Math.max(1, Math.min(opts.firstEventTimeoutMs, deadline - Date.now()));
     const started = performance.now();
@@ -75,7 +76,7 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
     const cleanup = () => {
       clearTimeout(whole);
       clearTimeout(firstTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
     };
     try {
       const first = await new Promise<{ it: AsyncIterator<E>; value: E }>((resolve, reject) => {
@@ -117,14 +118,15 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
       if (!ctrl.signal.aborted) ctrl.abort(err);
       const latency = Math.round(performance.now() - started);
       if (hold) await deps.wallet.release(hold);
-      if (opts.signal?.aborted) throw err;
+      if (signal?.aborted) throw err;
       const kind = cand.instance.classify?.(err) ?? classifyGeneric(err);
       lastKind = kind;
       const message = err instanceof Error ? err.message : String(err);
       attempts.push({ vendor: cand.id, status: kind, latency_ms: latency, error: { code: kind, message } });
-      deps.cooldowns.failure(cand.id, kind, err instanceof VendorFailure ? err.retryAfterMs : undefined);
+      deps.cooldowns.failure(cand.id, kind, retryAfterOf(err));
       deps.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: message }, 'vendor stream failed before the first event');
-      if (kind === 'client_error') throw apiError('vendor_error', `${cand.id} rejected the request: ${message}`, { details: { attempts } });
+      // The request itself is wrong: another vendor would say the same (as Router.call).
+      if (kind === 'client_error') throw apiError('unprocessable', `${cand.id} rejected the request: ${message}`, { details: { attempts } });
       const spec = deps.capabilities.get(capability) ?? { idempotent: false };
       if (!spec.idempotent && kind !== 'not_sent') break;
     }

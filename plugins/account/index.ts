@@ -1,8 +1,13 @@
 import { defineArea } from '../../core/define.js';
+import { registerUsageRoutes } from './usage-routes.js';
 import { accountMigrations } from './migrations.js';
 import { registerActivate } from './activate.js';
 import { registerKeyRoutes } from './keys-routes.js';
 import { registerSummaryRoutes } from './summary-routes.js';
+import { registerTopupRoutes } from './topup-routes.js';
+import { registerCheckoutPages } from './checkout-pages.js';
+import { registerTierRoutes } from './tier-routes.js';
+import { registerAdminRoutes } from './admin-routes.js';
 
 /** Account: activation, wallet balance and top-up, project keys, tier upgrade. */
 export default defineArea({
@@ -12,8 +17,13 @@ export default defineArea({
     'payments.checkout': { idempotent: false, description: 'Create a hosted checkout session for a wallet top-up.' },
   },
   register(app) {
+    registerUsageRoutes(app);
     registerActivate(app);
     registerKeyRoutes(app);
     registerSummaryRoutes(app);
+    registerTopupRoutes(app);
+    registerCheckoutPages(app);
+    registerTierRoutes(app);
+    registerAdminRoutes(app);
   },
 });

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from '../../core/errors.js';
 import { ChatBody, ChatResult, EmbedBody, EmbedResult, type ChatBodyT, type ChatStreamChunkT, type EmbedBodyT } from './schemas.js';
 import type { AiService } from './service.js';
-import { clientGone, runStream, type StreamWriter } from './stream-runner.js';
+import { runStream, type StreamWriter } from './stream-runner.js';
 
 const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
 
@@ -30,11 +30,10 @@ export function registerAiRoutes(app: FastifyInstance, ai: AiService): void {
     },
   }, async (req: FastifyRequest<{ Body: ChatBodyT }>, reply: FastifyReply) => {
     const body = req.body;
-    const client = clientGone(reply);
-    if (!body.stream) return ai.chat(req, body, client.signal);
+    if (!body.stream) return ai.chat(req, body);
     const started = performance.now();
-    const { p, session } = await ai.openStream(req, body, client.signal);
-    await runStream(req, reply, ai, p, session, client.signal, nativeWriter(req.id), started);
+    const { p, session } = await ai.openStream(req, body);
+    await runStream(req, reply, ai, p, session, nativeWriter(req.id), started);
     return reply;
   });
 

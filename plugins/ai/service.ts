@@ -129,7 +129,7 @@ export class AiService {
     return { ...hit, metadata: { ...hit.metadata, cached: true, cost_usd: microsToUsd(price), latency_ms: 0, attempts: [] } };
   }
 
-  async chat(req: FastifyRequest, body: ChatBodyT, signal?: AbortSignal): Promise<ChatResultT> {
+  async chat(req: FastifyRequest, body: ChatBodyT): Promise<ChatResultT> {
     const useCache = body.cache_strategy === 'service';
     const hash = useCache ? this.cacheKey(req, body) : '';
     if (useCache) {
@@ -140,7 +140,7 @@ export class AiService {
     const started = performance.now();
     let r;
     try {
-      r = await this.svc.router.call<ChatInput, ChatOutput>('ai.chat', p.input, { ...this.callOptions(req, p.candidates, body), signal });
+      r = await this.svc.router.call<ChatInput, ChatOutput>('ai.chat', p.input, this.callOptions(req, p.candidates, body));
     } catch (e) {
       throw this.withModels(e, p);
     }
@@ -154,13 +154,13 @@ export class AiService {
     return result;
   }
 
-  async openStream(req: FastifyRequest, body: ChatBodyT, signal: AbortSignal): Promise<{ p: Prepared<ChatInput>; session: StreamSession<ChatStreamEvent, Usage> }> {
+  async openStream(req: FastifyRequest, body: ChatBodyT): Promise<{ p: Prepared<ChatInput>; session: StreamSession<ChatStreamEvent, Usage> }> {
     const p = await this.prepareChat(req, body, true);
     try {
       const session = await streamCall<ChatInput, ChatStreamEvent, Usage>({
         registry: this.svc.vendors, wallet: this.svc.wallet, cooldowns: this.svc.router.cooldowns, capabilities: this.svc.capabilities,
         markup: this.svc.config.wallet.markup, log: this.svc.log,
-      }, 'ai.chat.stream', p.input, { ...this.callOptions(req, p.candidates, body), signal, firstEventTimeoutMs: this.cfg.first_token_timeout_ms });
+      }, 'ai.chat.stream', p.input, { ...this.callOptions(req, p.candidates, body), firstEventTimeoutMs: this.cfg.first_token_timeout_ms });
       return { p, session };
     } catch (e) {
       throw this.withModels(e, p);

@@ -19,22 +19,15 @@ export interface StreamWriter {
   error(e: ApiError): string;
 }
 
-/** Abort the vendor call when the caller goes away before the response is finished. */
-export function clientGone(reply: FastifyReply): AbortController {
-  const ctrl = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) ctrl.abort(new Error('the client closed the connection'));
-  });
-  return ctrl;
-}
-
 /**
  * Forward a started stream to the caller and charge for what was produced: the vendor's
  * usage when it reported one, else the chunks sent (about a token each) and a quarter of the
  * input bound. A failure after the first token ends the stream with the writer's error event.
  */
 export async function runStream(req: FastifyRequest, reply: FastifyReply, ai: AiService, p: Prepared<ChatInput>,
-  session: StreamSession<ChatStreamEvent, Usage>, client: AbortSignal, writer: StreamWriter, started: number): Promise<void> {
+  session: StreamSession<ChatStreamEvent, Usage>, writer: StreamWriter, started: number): Promise<void> {
+  // The meter's signal aborts when the caller goes away (core/http/meter-headers.ts).
+  const client = req.meter.signal;
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': req.id, ...writer.head(session.vendor) });
@@ -63,7 +56,7 @@ export async function runStream(req: FastifyRequest, reply: FastifyReply, ai: Ai
   } catch (err) {
     const reason = session.signal.aborted ? session.signal.reason : err;
     await charge().catch((e) => req.log.error({ err: e }, 'settling a broken stream failed'));
-    if (client.aborted) {
+    if (client?.aborted) {
       res.destroy();
       return;
     }

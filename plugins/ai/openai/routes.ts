@@ -3,7 +3,7 @@ import { toApiError } from '../../../core/http/error-handler.js';
 import { base62 } from '../../../core/ids.js';
 import { vendorKey } from '../planner.js';
 import type { AiService } from '../service.js';
-import { clientGone, runStream } from '../stream-runner.js';
+import { runStream } from '../stream-runner.js';
 import { OaChatBody, OaEmbedBody, type OaChatBodyT, type OaEmbedBodyT } from './schemas.js';
 import { completion, fromOpenAi, oaError, openAiWriter } from './wire.js';
 
@@ -25,12 +25,11 @@ export function registerOpenAiRoutes(app: FastifyInstance, ai: AiService): void 
   }, async (req: FastifyRequest<{ Body: OaChatBodyT }>, reply: FastifyReply) => {
     const body = fromOpenAi(req.body);
     const id = `chatcmpl-${base62(24)}`;
-    const client = clientGone(reply);
-    if (!req.body.stream) return completion(await ai.chat(req, body, client.signal), id);
+    if (!req.body.stream) return completion(await ai.chat(req, body), id);
     const started = performance.now();
-    const { p, session } = await ai.openStream(req, { ...body, stream: true }, client.signal);
+    const { p, session } = await ai.openStream(req, { ...body, stream: true });
     const writer = openAiWriter(id, p.modelOf(session.vendor) ?? req.body.model, !!req.body.stream_options?.include_usage);
-    await runStream(req, reply, ai, p, session, client.signal, writer, started);
+    await runStream(req, reply, ai, p, session, writer, started);
     return reply;
   });
 
