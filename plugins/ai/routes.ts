@@ -23,7 +23,7 @@ function nativeWriter(requestId: string): StreamWriter {
 
 export function registerAiRoutes(app: FastifyInstance, ai: AiService): void {
   app.post('/v1/ai/chat', {
-    config: { scope: 'ai', operation: 'ai.chat', capability: 'ai.chat', idempotent: true },
+    config: { scope: 'ai', operation: 'ai.chat', capability: 'ai.chat', idempotent: true, errors: ['unprocessable'] },
     schema: {
       summary: 'Chat with a routed model; `stream: true` answers with Server-Sent Events', tags: ['ai'], body: ChatBody,
       response: { 200: ChatResult },
@@ -38,7 +38,7 @@ export function registerAiRoutes(app: FastifyInstance, ai: AiService): void {
   });
 
   app.post('/v1/ai/embed', {
-    config: { scope: 'ai', operation: 'ai.embed', capability: 'ai.embed', idempotent: true },
+    config: { scope: 'ai', operation: 'ai.embed', capability: 'ai.embed', idempotent: true, errors: ['unprocessable'] },
     schema: { summary: 'Embed one text or a list, in input order', tags: ['ai'], body: EmbedBody, response: { 200: EmbedResult } },
   }, async (req: FastifyRequest<{ Body: EmbedBodyT }>) => ai.embed(req, req.body));
 }

@@ -72,7 +72,7 @@ export default defineArea({
     });
 
     app.post('/v1/byok/:id/test', {
-      config: { scope: 'byok', operation: 'byok.test' },
+      config: { scope: 'byok', operation: 'byok.test', errors: ['invalid_state', 'no_vendor_available'] },
       schema: { summary: "Check the credentials against the vendor's cheapest authenticated endpoint", tags: ['byok'], params: ByokIdParams, response: { 200: TestResult } },
     }, async (req: FastifyRequest<{ Params: { id: string } }>) => {
       const accountId = req.principal!.accountId;

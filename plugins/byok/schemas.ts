@@ -18,9 +18,9 @@ export const ByokKey = Type.Object({
 });
 
 export const CreateByokBody = Type.Object({
-  provider: Type.String({ minLength: 1, maxLength: 64, description: 'Vendor provider id (`openai`, `anthropic`, a configured instance such as `deepseek`).' }),
-  alias: Type.String({ minLength: 1, maxLength: 100 }),
-  credentials: Type.Record(Type.String(), Type.String({ maxLength: 4096 }), { description: 'Write-only: never returned.' }),
+  provider: Type.String({ minLength: 1, maxLength: 64, examples: ['openai'], description: 'Vendor provider id (`openai`, `anthropic`, a configured instance such as `deepseek`).' }),
+  alias: Type.String({ minLength: 1, maxLength: 100, examples: ['my-openai'] }),
+  credentials: Type.Record(Type.String(), Type.String({ maxLength: 4096 }), { description: 'Write-only: never returned.', examples: [{ api_key: 'sk-your-key' }] }),
   idempotency_key: Type.Optional(IdempotencyKey),
 }, { additionalProperties: false });
 export type CreateByokBodyT = Static<typeof CreateByokBody>;

@@ -20,7 +20,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, ai: AiService): void 
   });
 
   app.post('/v1/openai/chat/completions', {
-    config: { scope: 'ai', operation: 'openai.chat.completions', capability: 'ai.chat' },
+    config: { scope: 'ai', operation: 'openai.chat.completions', capability: 'ai.chat', errors: ['unprocessable'] },
     schema: { summary: 'OpenAI Chat Completions (stream and not)', tags: ['openai'], body: OaChatBody },
   }, async (req: FastifyRequest<{ Body: OaChatBodyT }>, reply: FastifyReply) => {
     const body = fromOpenAi(req.body);
@@ -34,7 +34,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, ai: AiService): void 
   });
 
   app.post('/v1/openai/embeddings', {
-    config: { scope: 'ai', operation: 'openai.embeddings', capability: 'ai.embed' },
+    config: { scope: 'ai', operation: 'openai.embeddings', capability: 'ai.embed', errors: ['unprocessable'] },
     schema: { summary: 'OpenAI Embeddings', tags: ['openai'], body: OaEmbedBody },
   }, async (req: FastifyRequest<{ Body: OaEmbedBodyT }>) => {
     const b = req.body;
