@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from '../../core/errors.js';
 import { ChatBody, ChatResult, EmbedBody, EmbedResult, type ChatBodyT, type ChatStreamChunkT, type EmbedBodyT } from './schemas.js';
 import type { AiService } from './service.js';
-import { runStream, type StreamWriter } from './stream-runner.js';
+import { replayStream, runStream, type StreamWriter } from './stream-runner.js';
 
 const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
 
@@ -32,8 +32,14 @@ export function registerAiRoutes(app: FastifyInstance, ai: AiService): void {
     const body = req.body;
     if (!body.stream) return ai.chat(req, body);
     const started = performance.now();
+    const hash = body.cache_strategy === 'service' ? ai.cacheKey(req, body) : undefined;
+    const hit = hash ? await ai.cached(req, hash) : undefined;
+    if (hit) {
+      replayStream(req, reply, nativeWriter(req.id), hit);
+      return reply;
+    }
     const { p, session } = await ai.openStream(req, body);
-    await runStream(req, reply, ai, p, session, nativeWriter(req.id), started);
+    await runStream(req, reply, ai, p, session, nativeWriter(req.id), started, hash ? (r) => ai.cache.put(req.principal!.accountId, hash, r) : undefined);
     return reply;
   });
 

@@ -134,3 +134,35 @@ t.test('streamed tool calls arrive as tool_calls deltas; finish_reason tool_call
     t.equal(chunks.at(-1).finish_reason, 'tool_calls', vendor);
   }
 });
+
+t.test('a streamed chat with an idempotency key does not leave the key stuck', async (t) => {
+  const { app, key } = await aiApp(t);
+  const url = await listen(t, app);
+  const body = JSON.stringify({ messages: 'hi', stream: true, vendor: 'oa', idempotency_key: 'stream-1' });
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const first = await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers, body });
+  t.equal(parse(await first.text()).at(-1)!.data, '[DONE]');
+  // A stream is not stored for replay: the same key may run it again once it has finished.
+  const again = await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers, body });
+  t.equal(again.status, 200);
+  t.equal(parse(await again.text()).at(-1)!.data, '[DONE]');
+});
+
+t.test('cache_strategy service works for streams: a finished stream is cached and replayed as one', async (t) => {
+  const { app, oa, key } = await aiApp(t);
+  const url = await listen(t, app);
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const body = JSON.stringify({ messages: 'cache me', stream: true, vendor: 'oa', cache_strategy: 'service' });
+  const first = parse(await (await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers, body })).text()).slice(0, -1).map((e) => JSON.parse(e.data));
+  t.equal(first.at(-1).metadata.cached, false);
+  const second = parse(await (await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers, body })).text());
+  t.equal(second.at(-1)!.data, '[DONE]');
+  const chunks = second.slice(0, -1).map((e) => JSON.parse(e.data));
+  t.equal(chunks.map((c) => c.delta).join(''), 'Hello from fake-openai.');
+  t.equal(chunks.at(-1).metadata.cached, true);
+  t.same(chunks.at(-1).usage, first.at(-1).usage);
+  t.equal(oa.requests.length, 1, 'the vendor was called once');
+  const plain = (await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: { authorization: `Bearer ${key}` }, payload: { messages: 'cache me', vendor: 'oa', cache_strategy: 'service' } })).json();
+  t.equal(plain.metadata.cached, true, 'the same request without stream is the same answer');
+  t.equal(plain.content, 'Hello from fake-openai.');
+});
