@@ -2,6 +2,7 @@ import type { RegisteredInstance, VendorRegistry } from '../../core/router/regis
 import { apiError } from '../../core/errors.js';
 import type { Catalog, ModelEntry, Task } from './catalog/catalog.js';
 import type { CandidatePlan } from './contract.js';
+import { credentialsFor } from '../byok/providers.js';
 
 export type Prefer = 'balanced' | 'cheapest' | 'smartest';
 
@@ -33,12 +34,6 @@ export function vendorKey(inst: RegisteredInstance): string {
   return inst.adapter === 'openai-compatible' ? inst.id : inst.adapter;
 }
 
-/** The provider name a BYOK key registered for this instance would carry. */
-function byokCredentials(inst: RegisteredInstance, byok: Map<string, Record<string, string>>): Record<string, string> | undefined {
-  if (!inst.def.byok) return undefined;
-  return byok.get(inst.id) ?? byok.get(vendorKey(inst)) ?? byok.get(inst.def.byok.provider);
-}
-
 function inRegion(regions: string[], region: string): boolean {
   return region === 'auto' || regions.includes('global') || regions.includes(region);
 }
@@ -68,7 +63,7 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
   const pairs: Candidate[] = [];
   for (const inst of instances) {
     if (!inRegion(inst.regions, req.region)) continue;
-    const creds = byokCredentials(inst, req.byok);
+    const creds = credentialsFor(inst, req.byok);
     if (byokOnly.has(inst.id) && !creds) continue;
     const key = vendorKey(inst);
     const restricted = inst.instance.capabilities[req.capability]?.models;

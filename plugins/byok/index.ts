@@ -6,19 +6,13 @@ import { apiError } from '../../core/errors.js';
 import { iso } from '../../core/clock.js';
 import { loadMasterKey } from '../../core/auth/master-key.js';
 import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
-import type { RegisteredInstance } from '../../core/router/registry.js';
+import { servesProvider } from './providers.js';
 import { ByokStore, type ByokRow, type TestResult as TestResultT } from './store.js';
 import { byokMigrations } from './migrations.js';
 import { ByokIdParams, ByokKey, ByokList, CreateByokBody, Ok, TestResult, type CreateByokBodyT } from './schemas.js';
 
 function wire(r: ByokRow) {
   return { byok_id: r.byok_id, provider: r.provider, alias: r.alias, state: r.state, created_at: iso(r.created_at), ...(r.test_result ? { test_result: r.test_result } : {}) };
-}
-
-/** Does this instance take BYOK keys registered under `provider`? (Its id, preset or adapter provider.) */
-export function servesProvider(inst: RegisteredInstance, provider: string): boolean {
-  const b = inst.def.byok;
-  return !!b && (inst.id === provider || b.provider === provider || inst.redactedConfig?.preset === provider);
 }
 
 /** Never let a credential value reach a response or a log through a vendor's error message. */

@@ -131,3 +131,25 @@ t.test('the secret never reaches the log, even at trace level and when the vendo
   t.notOk(logged.includes('sk-very-secret'), 'the working key is not in the log');
   t.notOk(logged.includes('sk-wrong-secret'), 'the rejected key is not in the log');
 });
+
+t.test('a key for one openai-compatible vendor never travels to another', async (t) => {
+  const ds = await openAiFake({ key: 'sk-deepseek-own', name: 'fake-deepseek' }).start('/v1');
+  const gq = await openAiFake({ name: 'fake-groq' }).start('/v1');
+  t.teardown(() => ds.close());
+  t.teardown(() => gq.close());
+  const { app, auth } = await aiApp(t, { vendors: [
+    { id: 'deepseek', use: 'openai-compatible', config: { preset: 'deepseek', base_url: ds.url } },
+    { id: 'groq', use: 'openai-compatible', config: { preset: 'groq', base_url: gq.url } },
+  ] });
+  const generic = await app.inject({ method: 'POST', url: '/v1/byok', headers: auth, payload: { provider: 'openai-compatible', alias: 'x', credentials: { api_key: 'k' } } });
+  t.equal(generic.statusCode, 400, 'the generic adapter is not a provider');
+  const k = await app.inject({ method: 'POST', url: '/v1/byok', headers: auth, payload: { provider: 'deepseek', alias: 'ds', credentials: { api_key: 'sk-deepseek-own' } } });
+  t.equal(k.statusCode, 200);
+  t.equal((await app.inject({ method: 'POST', url: `/v1/byok/${k.json().byok_id}/test`, headers: auth })).json().ok, true);
+  const r = (await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload: { messages: 'x' } })).json();
+  t.match(r.metadata, { vendor: 'deepseek', model: 'deepseek-chat', byok: true });
+  t.equal(r.content, 'Hello from fake-deepseek.');
+  const pinned = await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload: { messages: 'x', vendor: 'groq' } });
+  t.equal(pinned.statusCode, 503, 'groq has no key of its own and the caller registered none for it');
+  t.equal(gq.requests.length, 0, 'the deepseek key never reached groq');
+});
