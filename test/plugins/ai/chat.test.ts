@@ -200,3 +200,15 @@ t.test('200 concurrent chats against a wallet that covers 50: exactly 50 answere
   t.equal(entries.length, 50);
   t.equal(entries.reduce((s: number, e: any) => s + Number(e.amount_micros), 0), -50_000);
 });
+
+t.test('anthropic as primary: 529 overloaded and a stall both fail over to the cheaper second', async (t) => {
+  const { app, an, auth } = await aiApp(t);
+  an.next({ status: 529 });
+  const r = (await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload: { messages: 'x', prefer: 'smartest' } })).json();
+  t.match(r.metadata.attempts, [{ vendor: 'an', model: 'beta', status: 'unavailable', error: { message: /Overloaded/ } }, { vendor: 'oa', model: 'alpha', status: 'ok' }]);
+  app.svc.router.cooldowns.success('an');
+  an.next({ stall: true });
+  const slow = await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload: { messages: 'x', prefer: 'smartest', timeout_seconds: 1 } });
+  t.equal(slow.statusCode, 200, slow.body);
+  t.match(slow.json().metadata.attempts, [{ vendor: 'an', status: 'timeout' }, { vendor: 'oa', status: 'ok' }]);
+});
