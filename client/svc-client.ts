@@ -72,12 +72,13 @@ export class SvcClient {
         signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
       });
     } catch (e) {
-      const err = e as Error;
+      const err = e as Error & { cause?: { code?: string } };
       const timedOut = err?.name === 'TimeoutError';
+      const why = err?.cause?.code ? `${err.message} (${err.cause.code})` : err?.message ?? String(e);
       throw new SvcError({
         code: timedOut ? 'timeout' : err?.name === 'AbortError' ? 'aborted' : 'network_error',
         status: 0,
-        message: timedOut ? `${method} ${path}: no answer within ${this.timeoutMs} ms` : `${method} ${path}: ${err?.message ?? err}`,
+        message: timedOut ? `${method} ${path}: no answer within ${this.timeoutMs} ms` : `${method} ${path}: ${why}`,
         cause: e,
       });
     }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../config/load.js';
 import { buildApp } from '../../core/app.js';
 import { dirname, resolve } from 'node:path';
+import type { Command } from './command.js';
 
 export interface ServeFlags {
   config?: string;
@@ -49,3 +50,20 @@ export async function serve(flags: ServeFlags): Promise<FastifyInstance> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   return app;
 }
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run the gateway (the default command)',
+  help: `Usage: svc-gateway serve [--config FILE] [--port N] [--host H] [--data-dir DIR]
+
+Runs the gateway. With no config it serves on 127.0.0.1:8787 with SQLite and files in ./.svc.
+On SIGTERM or SIGINT it stops accepting connections, lets calls in flight finish (up to
+server.shutdown_grace_ms), closes the database and exits 0.
+Environment: SVC_CONFIG SVC_PORT SVC_HOST SVC_DATA_DIR SVC_DATABASE_URL SVC_REDIS_URL SVC_ADMIN_KEY SVC_PUBLIC_URL
+`,
+  options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } },
+  async run(flags) {
+    await serve(flags as ServeFlags);
+    return -1; // keeps running until a signal
+  },
+};
