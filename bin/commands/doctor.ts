@@ -34,6 +34,12 @@ async function within<T>(ms: number, what: string, fn: (signal: AbortSignal) => 
   }
 }
 
+function pendingRow(pending: string[], modules: Awaited<ReturnType<typeof migrationModules>>): Row {
+  return pending.length
+    ? { check: 'migrations', status: 'warn', detail: `${pending.length} pending: ${pending.join(', ')} (serve or migrate applies them)` }
+    : { check: 'migrations', status: 'ok', detail: `up to date (${modules.map((m) => m.name).join(', ')})` };
+}
+
 async function databaseRows(url: string, modules: Awaited<ReturnType<typeof migrationModules>>, timeoutMs: number): Promise<Row[]> {
   const shown = url.replace(/\/\/[^@/]*@/, '//***@');
   const file = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
@@ -41,7 +47,7 @@ async function databaseRows(url: string, modules: Awaited<ReturnType<typeof migr
     // Opening it would create it; serve or migrate will.
     return [
       { check: 'database', status: 'warn', detail: `sqlite ${file} does not exist yet (serve or migrate creates it)` },
-      { check: 'migrations', status: 'warn', detail: `all pending (${modules.map((m) => m.name).join(', ')})` },
+      pendingRow(modules.flatMap((m) => Object.keys(m.migrations).sort().map((n) => `${m.name}/${n}`)), modules),
     ];
   }
   let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
@@ -52,9 +58,7 @@ async function databaseRows(url: string, modules: Awaited<ReturnType<typeof migr
     const rows: Row[] = [{ check: 'database', status: 'ok', detail: `${database.dialect} ${shown}` }];
     const pending: string[] = [];
     for (const m of modules) pending.push(...(await pendingMigrations(db, m)).map((n) => `${m.name}/${n}`));
-    rows.push(pending.length
-      ? { check: 'migrations', status: 'warn', detail: `${pending.length} pending: ${pending.join(', ')} (serve or migrate applies them)` }
-      : { check: 'migrations', status: 'ok', detail: `up to date (${modules.map((m) => m.name).join(', ')})` });
+    rows.push(pendingRow(pending, modules));
     return rows;
   } catch (e) {
     return [{ check: 'database', status: 'FAIL', detail: `${shown}: ${(e as Error).message}` }, { check: 'migrations', status: 'skip', detail: 'no database' }];
