@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../config/load.js';
 import { UsageError, type Command } from './commands/command.js';
 import { serveCommand } from './commands/serve.js';
 import { activateCommand } from './commands/activate.js';
@@ -24,6 +23,9 @@ Common options:
 
 Exit codes: 0 ok, 1 failure, 2 usage or config error.
 `;
+
+// By name: config/load.js is loaded only by the commands that read a config.
+const isConfigError = (e: unknown): e is Error => (e as Error)?.name === 'ConfigError';
 
 const USAGE_CODES = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
 
@@ -56,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
   } catch (e) {
     if (e instanceof UsageError) process.stderr.write(`svc-gateway ${command.name}: ${e.message}\n\n${command.help}`);
-    else if (e instanceof ConfigError) process.stderr.write(`svc-gateway ${command.name}: ${e.message}\n`);
+    else if (isConfigError(e)) process.stderr.write(`svc-gateway ${command.name}: ${e.message}\n`);
     else throw e;
     return 2;
   }
@@ -69,7 +71,7 @@ main(process.argv.slice(2)).then((code) => {
     process.stderr.write(`svc-gateway: ${e.message}\n\n${MAIN_HELP}`);
     process.exit(2);
   }
-  if (e instanceof ConfigError) {
+  if (isConfigError(e)) {
     process.stderr.write(`svc-gateway: ${e.message}\n`);
     process.exit(2);
   }

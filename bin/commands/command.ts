@@ -1,9 +1,11 @@
 import type { ParseArgsConfig } from 'node:util';
 import { dirname, resolve } from 'node:path';
-import { loadConfig } from '../../config/load.js';
 import type { CoreConfig } from '../../config/schema.js';
 
-/** One subcommand: its flags, its help text, and what it does. */
+/**
+ * One subcommand: its flags, its help text, and what it does. Command files import the
+ * gateway's modules inside run(), so `--help` and usage errors answer without loading them.
+ */
 export interface Command {
   name: string;
   /** One line for the top-level help. */
@@ -26,7 +28,8 @@ export class UsageError extends Error {
 export const CONFIG_OPTION = { config: { type: 'string' } } as const;
 
 /** The config a command runs with: --config, else SVC_CONFIG, else the embedded defaults. */
-export function configFromFlags(flags: { config?: unknown }, env: NodeJS.ProcessEnv = process.env): { config: CoreConfig; baseDir: string; file?: string } {
+export async function configFromFlags(flags: { config?: unknown }, env: NodeJS.ProcessEnv = process.env): Promise<{ config: CoreConfig; baseDir: string; file?: string }> {
+  const { loadConfig } = await import('../../config/load.js');
   const file = typeof flags.config === 'string' ? flags.config : env.SVC_CONFIG;
   const config = loadConfig({ file, env });
   return { config, baseDir: file ? dirname(resolve(file)) : process.cwd(), file };

@@ -1,7 +1,4 @@
-import { openDatabase } from '../../core/db/open.js';
-import { migrateModule } from '../../core/db/migrate.js';
 import { CONFIG_OPTION, configFromFlags, out, type Command } from './command.js';
-import { migrationModules } from './migration-state.js';
 
 /** Apply the core's and every enabled area's migrations, without starting the gateway. */
 export const migrateCommand: Command = {
@@ -15,7 +12,10 @@ serve does the same at boot; run this first when several nodes share one databas
 `,
   options: { ...CONFIG_OPTION },
   async run(flags) {
-    const { config, baseDir } = configFromFlags(flags);
+    const [{ openDatabase }, { migrateModule }, { migrationModules }] = await Promise.all([
+      import('../../core/db/open.js'), import('../../core/db/migrate.js'), import('./migration-state.js'),
+    ]);
+    const { config, baseDir } = await configFromFlags(flags);
     const modules = await migrationModules(config, baseDir);
     const database = await openDatabase(config.database.url, { poolSize: 1 });
     try {

@@ -1,8 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildApp } from '../../core/app.js';
-import { createLogger } from '../../core/logger.js';
 import { CONFIG_OPTION, configFromFlags, err, out, type Command } from './command.js';
 
 /**
@@ -26,7 +24,8 @@ Options:
   async run(flags) {
     const scratch = mkdtempSync(join(tmpdir(), 'svc-openapi-'));
     try {
-      const { config, baseDir } = configFromFlags(flags, { ...process.env, SVC_DATABASE_URL: 'sqlite::memory:', SVC_DATA_DIR: scratch });
+      const [{ buildApp }, { createLogger }] = await Promise.all([import('../../core/app.js'), import('../../core/logger.js')]);
+      const { config, baseDir } = await configFromFlags(flags, { ...process.env, SVC_DATABASE_URL: 'sqlite::memory:', SVC_DATA_DIR: scratch });
       const app = await buildApp(config, { baseDir, logger: createLogger('silent') });
       try {
         const res = await app.inject({ method: 'GET', url: '/v1/openapi.json' });

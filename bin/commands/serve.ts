@@ -1,6 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '../../config/load.js';
-import { buildApp } from '../../core/app.js';
 import { dirname, resolve } from 'node:path';
 import type { Command } from './command.js';
 
@@ -13,6 +11,7 @@ export interface ServeFlags {
 
 /** Run the gateway until SIGINT/SIGTERM; then stop accepting, finish in-flight calls, close the database. */
 export async function serve(flags: ServeFlags): Promise<FastifyInstance> {
+  const [{ loadConfig }, { buildApp }] = await Promise.all([import('../../config/load.js'), import('../../core/app.js')]);
   const file = flags.config ?? process.env.SVC_CONFIG;
   const config = loadConfig({
     file,
