@@ -23,6 +23,20 @@ interface CallInit extends RequestOptions {
   auth?: boolean;
 }
 
+/** AbortSignal.any, or the same by hand where a browser lacks it. */
+function anySignal(signals: AbortSignal[]): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any(signals);
+  const ac = new AbortController();
+  for (const s of signals) {
+    if (s.aborted) {
+      ac.abort(s.reason);
+      break;
+    }
+    s.addEventListener('abort', () => ac.abort(s.reason), { once: true });
+  }
+  return ac.signal;
+}
+
 function num(v: string | null): number | undefined {
   if (v === null || v === '') return undefined;
   const n = Number(v);
@@ -69,7 +83,7 @@ export class SvcClient {
         method,
         headers,
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+        signal: signals.length > 1 ? anySignal(signals) : signals[0],
       });
     } catch (e) {
       const err = e as Error & { cause?: { code?: string } };
