@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { makeApp } from '../helpers/app.js';
-import { cliEnv, runCli } from './cli.js';
+import { cliEnv, runCli } from './fixtures/cli.js';
 
 async function gateway(t: Parameters<typeof makeApp>[0]) {
   const { app } = await makeApp(t);

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { cliEnv, runCli } from './cli.js';
+import { cliEnv, runCli } from './fixtures/cli.js';
 
 const COMMANDS = ['serve', 'activate', 'migrate', 'openapi', 'doctor'];
 

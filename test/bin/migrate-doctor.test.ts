@@ -1,7 +1,7 @@
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, cliEnv, runCli } from './cli.js';
+import { ROOT, cliEnv, runCli } from './fixtures/cli.js';
 
 const FIXTURE = join(ROOT, 'test', 'bin', 'fixtures', 'health-vendor.mjs');
 

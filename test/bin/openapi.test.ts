@@ -2,7 +2,7 @@ import t from 'tap';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeApp } from '../helpers/app.js';
-import { cliEnv, runCli } from './cli.js';
+import { cliEnv, runCli } from './fixtures/cli.js';
 
 t.test('openapi prints the document from GET /v1/openapi.json, or says plainly that there is none', async (t) => {
   // Whether this build serves the document, asked of the app itself.

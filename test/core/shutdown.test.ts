@@ -2,7 +2,7 @@ import t from 'tap';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cliEnv, startCli } from '../bin/cli.js';
+import { cliEnv, startCli } from '../bin/fixtures/cli.js';
 
 /** Connect, or say why not (ECONNREFUSED once the server stopped listening). */
 function tryConnect(port: number): Promise<'connected' | string> {
