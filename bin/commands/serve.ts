@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { dirname, resolve } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import type { Command } from './command.js';
 
 export interface ServeFlags {
@@ -7,6 +8,17 @@ export interface ServeFlags {
   port?: string;
   host?: string;
   'data-dir'?: string;
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const port = (probe.address() as AddressInfo).port;
+      probe.close(() => resolvePort(port));
+    });
+  });
 }
 
 /** Run the gateway until SIGINT/SIGTERM; then stop accepting, finish in-flight calls, close the database. */
@@ -17,11 +29,16 @@ export async function serve(flags: ServeFlags): Promise<FastifyInstance> {
     file,
     overrides: { port: flags.port !== undefined ? Number(flags.port) : undefined, host: flags.host, data_dir: flags['data-dir'] },
   });
+  if (config.server.port === 0) {
+    // Port 0 (any free port): pick it before the app is built, so public_url, and every URL
+    // handed out from it (checkout links, presigned URLs), names the port actually served.
+    const port = await freePort(config.server.host);
+    if (config.server.public_url.endsWith(':0')) config.server.public_url = config.server.public_url.replace(/:0$/, `:${port}`);
+    config.server.port = port;
+  }
   const app = await buildApp(config, { baseDir: file ? dirname(resolve(file)) : process.cwd() });
   await app.listen({ host: config.server.host, port: config.server.port });
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : config.server.port;
-  const url = config.server.public_url.replace(`:${config.server.port}`, `:${port}`);
+  const url = config.server.public_url;
   process.stdout.write(
     `svc-gateway ${app.svc.version} listening on ${url} (database: ${app.svc.dialect}, data: ${config.data_dir})\n` +
     `Activate an account:\n  curl -s -X POST ${url}/v1/activate -H 'content-type: application/json' -d '{}'\n` +

@@ -73,6 +73,7 @@ t.test('SIGTERM: the call in flight gets its answer, new connections are refused
   t.match(raw, /^HTTP\/1\.1 200 /, 'the call in flight is answered');
   const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
   t.match(body, { account_id: /^acct_/, primary_api_key: /^sk_live_/ });
+  t.match(body.checkout_url, `http://127.0.0.1:${port}/`, 'URLs handed out name the port served, not 0');
   sock.destroy();
 
   const [code, signal] = await exited;
