@@ -1,6 +1,6 @@
 import { SvcClient } from '../../client/index.js';
 import { credentialsPath, readCredentials, writeCredentials } from '../credentials.js';
-import { UsageError, out, type Command } from './command.js';
+import { UsageError, err, out, type Command } from './command.js';
 
 const REGIONS = ['auto', 'western', 'china'];
 const DEFAULT_URL = 'http://127.0.0.1:8787';
@@ -13,20 +13,22 @@ const DEFAULT_URL = 'http://127.0.0.1:8787';
 export const activateCommand: Command = {
   name: 'activate',
   summary: 'create an account and store its key in the credentials file',
-  help: `Usage: svc-gateway activate [--url URL] [--region auto|western|china] [--no-write]
+  help: `Usage: svc-gateway activate [--url URL] [--region auto|western|china] [--no-write] [--force]
 
 Calls POST /v1/activate on the gateway (default ${DEFAULT_URL}, or SVC_URL) and writes
 { url, api_key, account_id, project_id } to
   $XDG_CONFIG_HOME/svc-gateway/credentials.json   (default ~/.config/svc-gateway/credentials.json)
 with mode 0600 in a directory of mode 0700. When that file already holds a key for the same
 gateway, the call sends it and the same account comes back; delete the file for a new one.
+A file that holds the key of another gateway is kept unless --force is given.
 
 Options:
   --url URL       the gateway's address
   --region R      auto (default), western or china
   --no-write      print the key and write nothing
+  --force         replace a credentials file that holds the key of another gateway
 `,
-  options: { url: { type: 'string' }, region: { type: 'string' }, 'no-write': { type: 'boolean' } },
+  options: { url: { type: 'string' }, region: { type: 'string' }, 'no-write': { type: 'boolean' }, force: { type: 'boolean' } },
   async run(flags) {
     const url = String(flags.url ?? process.env.SVC_URL ?? DEFAULT_URL).replace(/\/+$/, '');
     if (!/^https?:\/\/[^/]+/.test(url)) throw new UsageError(`--url must be an http(s) address (got "${url}")`);
@@ -35,6 +37,11 @@ Options:
     const write = !flags['no-write'];
     const file = credentialsPath();
     const stored = write ? readCredentials(file) : undefined;
+    // The file holds one key; an anonymous account whose key is lost cannot be recovered.
+    if (stored && stored.url !== url && !flags.force) {
+      err(`svc-gateway activate: ${file} holds the key of account ${stored.account_id} on ${stored.url}. Pass --force to replace it, or --no-write.`);
+      return 1;
+    }
     const client = new SvcClient({ baseUrl: url, apiKey: stored?.url === url ? stored.api_key : undefined });
     const r = await client.activate({ region: region as 'auto' | 'western' | 'china', write_credentials: write, device_kind: 'cli' });
     const returning = client.apiKey === stored?.api_key && stored?.url === url;

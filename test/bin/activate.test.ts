@@ -57,7 +57,18 @@ t.test('--no-write prints the key and writes nothing; HOME/.config without XDG_C
   t.equal(d.code, 0, d.stderr);
   const file = join(home, '.config', 'svc-gateway', 'credentials.json');
   t.equal(statSync(file).mode & 0o777, 0o600);
-  t.equal(JSON.parse(readFileSync(file, 'utf8')).url, url);
+  const kept = readFileSync(file, 'utf8');
+  t.equal(JSON.parse(kept).url, url);
+
+  // Another gateway: the key already stored is not overwritten without --force.
+  const other = url.replace('127.0.0.1', 'localhost');
+  const refused = await runCli(['activate', '--url', other], { env: noXdg });
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /holds the key of account acct_\w+ on http:\/\/127\.0\.0\.1:\d+\. Pass --force/);
+  t.equal(readFileSync(file, 'utf8'), kept, 'the stored key is untouched');
+  const forced = await runCli(['activate', '--url', other, '--force'], { env: noXdg });
+  t.equal(forced.code, 0, forced.stderr);
+  t.equal(JSON.parse(readFileSync(file, 'utf8')).url, other);
 });
 
 t.test('activate fails clearly: bad flags 2, no gateway 1, a revoked stored key 1', async (t) => {
