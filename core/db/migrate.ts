@@ -6,13 +6,14 @@ import { Migrator, PostgresAdapter, sql, type Kysely, type Migration } from 'kys
  */
 export async function migrateModule(db: Kysely<any>, module: string, migrations: Record<string, Migration>): Promise<string[]> {
   const safe = module.replace(/[^a-z0-9]+/gi, '_').toLowerCase();
-  // Kysely looks for its record tables in every PostgreSQL schema; one in another schema
-  // (another gateway or test run sharing the database) would hide that ours is missing.
-  const migrationTableSchema = db.getExecutor().adapter instanceof PostgresAdapter
-    ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0].s : undefined;
+  // Kysely looks for its tables by name in every schema unless told which: with several
+  // gateways (or test runs) in one database it would find another schema's and skip its own.
+  const schema = db.getExecutor().adapter instanceof PostgresAdapter
+    ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
+    : undefined;
   const migrator = new Migrator({
     db,
-    migrationTableSchema,
+    ...(schema ? { migrationTableSchema: schema } : {}),
     provider: { getMigrations: async () => migrations },
     migrationTableName: `svc_migrations_${safe}`,
     migrationLockTableName: `svc_migrations_${safe}_lock`,
