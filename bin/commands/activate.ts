@@ -42,9 +42,9 @@ Options:
       err(`svc-gateway activate: ${file} holds the key of account ${stored.account_id} on ${stored.url}. Pass --force to replace it, or --no-write.`);
       return 1;
     }
-    const client = new SvcClient({ baseUrl: url, apiKey: stored?.url === url ? stored.api_key : undefined });
+    const returning = stored?.url === url;
+    const client = new SvcClient({ baseUrl: url, apiKey: returning ? stored.api_key : undefined });
     const r = await client.activate({ region: region as 'auto' | 'western' | 'china', write_credentials: write, device_kind: 'cli' });
-    const returning = client.apiKey === stored?.api_key && stored?.url === url;
     out(`${returning ? 'Already activated' : 'Activated'}: account ${r.account_id}, project ${r.project_id} on ${url}${returning ? '' : ` (trial credit ${r.trial_credit_usd} USD)`}.`);
     if (write) {
       writeCredentials(file, { url, api_key: r.primary_api_key, account_id: r.account_id, project_id: r.project_id });
