@@ -57,7 +57,12 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     const def = await resolveVendor(v.use, baseDir, `${where}.use`);
     const vcfg = checkConfig(def.configSchema, v.config, `${where}.config`);
     configuredAdapters.add(def.name);
-    const instance = await def.create(vcfg as any, { instanceId: v.id, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: v.id }) });
+    let instance;
+    try {
+      instance = await def.create(vcfg as any, { instanceId: v.id, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: v.id }) });
+    } catch (e) {
+      throw new ConfigError(`${where}: vendor "${v.id}" (${v.use}) failed to start: ${(e as Error).message}`);
+    }
     vendors.add({ id: v.id, adapter: def.name, regions: v.regions ?? def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg) });
   }
   // Embedded defaults serve every capability no configured instance of theirs already serves.
@@ -66,7 +71,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     const instance = await def.create(vcfg as any, { instanceId: def.name, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: def.name }) });
     vendors.add({ id: def.name, adapter: def.name, regions: def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg) });
   }
-  for (const [cap, route] of Object.entries(config.routes)) vendors.setRoute(cap, route.targets);
+  for (const [cap, route] of Object.entries(config.routes)) vendors.setRoute(cap, route.targets, route.strategy);
 
   const database = await openDatabase(config.database.url, { poolSize: config.database.pool_size });
   try {

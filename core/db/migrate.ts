@@ -65,3 +65,15 @@ export async function migrateModule(database: Database, module: string, migratio
     }
   });
 }
+
+/** Names of a module's migrations not applied yet (doctor); a missing table means none were. Changes nothing. */
+export async function pendingMigrations(db: Kysely<any>, module: string, migrations: Record<string, Migration>): Promise<string[]> {
+  let applied = new Set<string>();
+  try {
+    const rows = await db.selectFrom(TABLE).select('name').where('module', '=', module).execute();
+    applied = new Set(rows.map((r) => String(r.name)));
+  } catch (e) {
+    if (!/does not exist|no such table/i.test((e as Error).message)) throw e;
+  }
+  return Object.keys(migrations).sort().filter((n) => !applied.has(n));
+}

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { makeApp, activate } from '../helpers/app.js';
-import { PLUGIN_PROJECT, meterCall, scriptedApp } from './router/scripted-app.js';
+import { PLUGIN_PROJECT, meterCall, scriptedApp } from '../helpers/scripted-app.js';
 
 const boot = (t: Tap, overrides: Record<string, unknown>) => makeApp(t, overrides, { baseDir: PLUGIN_PROJECT });
 type Tap = Parameters<typeof makeApp>[0];

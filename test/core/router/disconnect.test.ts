@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { activate } from '../../helpers/app.js';
-import { money, scriptedApp, script } from './scripted-app.js';
+import { money, scriptedApp, script } from '../../helpers/scripted-app.js';
 
 async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 1_500) {
   const until = Date.now() + ms;

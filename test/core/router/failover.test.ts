@@ -1,6 +1,6 @@
 import t from 'tap';
 import { activate } from '../../helpers/app.js';
-import { attemptsOf, meterCall, money, scriptedApp, script } from './scripted-app.js';
+import { attemptsOf, meterCall, money, scriptedApp, script } from '../../helpers/scripted-app.js';
 
 const TRIAL = 5_000_000;
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { activate } from '../../helpers/app.js';
-import { attemptsOf, meterCall, money, scriptedApp, script } from './scripted-app.js';
+import { attemptsOf, meterCall, money, scriptedApp, script } from '../../helpers/scripted-app.js';
 
 t.test('a pinned vendor serves, by instance id or adapter name; an unknown pin is 503', async (t) => {
   const { app } = await scriptedApp(t, [{ id: 'a' }, { id: 'b' }]);

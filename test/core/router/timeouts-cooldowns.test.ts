@@ -1,7 +1,7 @@
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { activate } from '../../helpers/app.js';
-import { attemptsOf, meterCall, money, scriptedApp, script } from './scripted-app.js';
+import { attemptsOf, meterCall, money, scriptedApp, script } from '../../helpers/scripted-app.js';
 
 t.test('every vendor times out: 504 vendor_timeout within the caller\'s timeout, nothing charged', async (t) => {
   const { app } = await scriptedApp(t, [{ id: 'a' }, { id: 'b' }]);

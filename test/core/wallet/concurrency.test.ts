@@ -1,7 +1,7 @@
 import t from 'tap';
 import { sql } from 'kysely';
 import { activate } from '../../helpers/app.js';
-import { meterCall, scriptedApp, script } from '../router/scripted-app.js';
+import { meterCall, scriptedApp, script } from '../../helpers/scripted-app.js';
 
 // 5 USD of trial credit at 0.10 USD a call pays for exactly 50 calls, however they race.
 const PRICE = 100_000;

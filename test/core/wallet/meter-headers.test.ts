@@ -1,6 +1,6 @@
 import t from 'tap';
 import { activate } from '../../helpers/app.js';
-import { meterCall, scriptedApp, script } from '../router/scripted-app.js';
+import { meterCall, scriptedApp, script } from '../../helpers/scripted-app.js';
 
 t.test('a metered response says what it cost, the balance left, who served it and how long it took', async (t) => {
   const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 9_999 }, { id: 'b', price_micros: 1_234 }]);

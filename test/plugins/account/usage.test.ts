@@ -2,7 +2,7 @@ import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { activate, type Activated } from '../../helpers/app.js';
 import { newId } from '../../../core/ids.js';
-import { meterCall, scriptedApp } from '../../core/router/scripted-app.js';
+import { meterCall, scriptedApp } from '../../helpers/scripted-app.js';
 
 const DAY = 86_400_000;
 

@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { makeApp, type TestApp } from '../../helpers/app.js';
+import { makeApp, type TestApp } from './app.js';
 
 // Apps that load the third-party fixtures (svc-area-meter, svc-vendor-scripted) from
 // test/fixtures/plugin-project the way an operator's `npm install` would leave them.
 
-export const PLUGIN_PROJECT = fileURLToPath(new URL('../../fixtures/plugin-project/', import.meta.url));
+export const PLUGIN_PROJECT = fileURLToPath(new URL('../fixtures/plugin-project/', import.meta.url));
 
 export type Behaviour = string | { mode: string; delay_ms?: number; retry_after_s?: number };
 
