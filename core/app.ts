@@ -71,6 +71,15 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     const instance = await def.create(vcfg as any, { instanceId: def.name, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: def.name }) });
     vendors.add({ id: def.name, adapter: def.name, regions: def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg) });
   }
+  // Adapters that take BYOK credentials but that the operator did not configure still serve
+  // callers who register their own key (POST /v1/byok): one BYOK-only instance each, at the
+  // vendor's public endpoint. openai-compatible has no public endpoint of its own.
+  for (const def of builtinVendors.filter((d) => d.byok && d.name !== 'openai-compatible' && !configuredAdapters.has(d.name))) {
+    const id = `byok-${def.name}`;
+    const vcfg = checkConfig(def.configSchema, {}, `vendors.${id}`);
+    const instance = await def.create(vcfg as any, { instanceId: id, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: id }) });
+    vendors.add({ id, adapter: def.name, regions: def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg), byokOnly: true });
+  }
   for (const [cap, route] of Object.entries(config.routes)) vendors.setRoute(cap, route.targets, route.strategy);
 
   const database = await openDatabase(config.database.url, { poolSize: config.database.pool_size });

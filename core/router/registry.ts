@@ -11,6 +11,12 @@ export interface RegisteredInstance {
   regions: string[];
   def: VendorDefinition;
   instance: VendorInstance;
+  /**
+   * Serves only callers who bring their own key (BYOK): an adapter the operator did not
+   * configure, or configured without credentials. Never chosen for a call without a planner
+   * that says so, and never counted as "available".
+   */
+  byokOnly?: boolean;
   /** Config with secret fields replaced, safe for logs, doctor and discovery. */
   redactedConfig: Record<string, unknown>;
 }

@@ -80,8 +80,9 @@ export class Router {
   ) {}
 
   /** Instances serving a capability, in route order, filtered by pin, model and region. */
-  candidates(capability: string, opts: Pick<CallOptions, 'vendor' | 'model' | 'region'> = {}): RegisteredInstance[] {
-    let list = this.registry.serving(capability);
+  candidates(capability: string, opts: Pick<CallOptions, 'vendor' | 'model' | 'region' | 'order'> = {}): RegisteredInstance[] {
+    // BYOK-only instances take part only where a planner names them (it knows the caller's keys).
+    let list = this.registry.serving(capability).filter((c) => !c.byokOnly || opts.order?.includes(c.id));
     if (opts.vendor) {
       list = list.filter((c) => c.id === opts.vendor || c.adapter === opts.vendor);
       if (!list.length) throw apiError('no_vendor_available', `No vendor "${opts.vendor}" serves ${capability}. Configured for it: ${this.registry.serving(capability).map((c) => c.id).join(', ') || 'none'}.`, { param: 'vendor' });
@@ -97,7 +98,7 @@ export class Router {
   }
 
   available(capability: string): boolean {
-    return this.registry.serving(capability).some((c) => !this.cooldowns.cooling(c.id));
+    return this.registry.serving(capability).some((c) => !c.byokOnly && !this.cooldowns.cooling(c.id));
   }
 
   async call<I, O>(capability: string, input: I, opts: CallOptions): Promise<CallResult<O>> {

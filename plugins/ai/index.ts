@@ -1,14 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { defineArea } from '../../core/define.js';
-import { checkConfig, redact } from '../../core/plugin-loader.js';
 import { ModelEntrySchema } from './catalog/types.js';
 import { PRESETS } from './catalog/presets.js';
 import { aiMigrations } from './migrations.js';
 import { AiService } from './service.js';
 import { registerAiRoutes } from './routes.js';
 import { registerOpenAiRoutes } from './openai/routes.js';
-// The list of built-in adapters (not an adapter): BYOK keys for an adapter nobody configured need an instance.
-import { builtinVendors } from '../../vendors/builtin.js';
 
 const ConfigSchema = Type.Object({
   models: Type.Array(ModelEntrySchema, { default: [], description: 'Extra or overriding catalog entries.' }),
@@ -16,7 +13,6 @@ const ConfigSchema = Type.Object({
   cache_price_usd: Type.Number({ minimum: 0, default: 0, description: 'Charged for an answer served from the service cache.' }),
   default_max_tokens: Type.Integer({ minimum: 1, default: 4096, description: 'Output cap reserved and sent when the caller gives none.' }),
   first_token_timeout_ms: Type.Integer({ minimum: 1, default: 10000, description: 'A stream silent this long before its first token fails over.' }),
-  byok_instances: Type.Boolean({ default: true, description: 'Serve BYOK keys for adapters the config does not configure (OpenAI, Anthropic at their public URLs).' }),
 }, { additionalProperties: false });
 
 /** AI runtime: routed chat (with streaming) and embeddings, and the OpenAI-compatible surface. */
@@ -34,20 +30,16 @@ export default defineArea({
     const ai = new AiService(svc, ctx.config);
     // Instances without a key of their own serve only callers who bring theirs.
     for (const inst of svc.vendors.all()) {
+      if (inst.byokOnly) {
+        ai.byokOnly.add(inst.id);
+        continue;
+      }
       if (!inst.def.byok || inst.redactedConfig.api_key !== '') continue;
       const preset = inst.redactedConfig.preset as string | undefined;
       if (inst.adapter === 'openai-compatible' && !(preset && PRESETS[preset]?.needs_key)) continue;
+      // Configured without the key its API needs: the router and discovery must see that too.
+      inst.byokOnly = true;
       ai.byokOnly.add(inst.id);
-    }
-    if (ctx.config.byok_instances) {
-      const configured = new Set(svc.vendors.all().map((i) => i.adapter));
-      for (const def of builtinVendors.filter((d) => d.byok && d.name !== 'openai-compatible' && !configured.has(d.name))) {
-        const id = `byok-${def.name}`;
-        const cfg = checkConfig(def.configSchema, {}, `vendors.${id}`);
-        const instance = await def.create(cfg as any, { instanceId: id, fetch: globalThis.fetch, publicUrl: svc.config.server.public_url, dataDir: svc.config.data_dir, log: ctx.log.child({ vendor: id }) });
-        svc.vendors.add({ id, adapter: def.name, regions: def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, cfg) });
-        ai.byokOnly.add(id);
-      }
     }
     registerAiRoutes(app, ai);
     await app.register(async (scope) => registerOpenAiRoutes(scope, ai));
