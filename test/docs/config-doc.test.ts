@@ -123,7 +123,7 @@ t.test('svc.config.example.yaml loads, and a gateway builds from it', async (t) 
   await app.ready();
   const ready = await app.inject({ method: 'GET', url: '/readyz' });
   t.equal(ready.statusCode, 200);
-  t.equal(app.svc.dialect, DIALECT, 'on the suite'''s database');
+  t.equal(app.svc.dialect, DIALECT, 'on the database the suite runs on');
   t.equal(app.svc.vendors.serving('payments.checkout')[0]?.id, 'payments', 'the example route is in force');
 });
 
