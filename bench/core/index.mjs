@@ -5,7 +5,7 @@ import autocannon from 'autocannon';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { activate, cleanup, rssBytes, startBare, startGateway, stop } from './processes.mjs';
+import { activate, cleanup, cpuSeconds, rssBytes, startBare, startGateway, stop } from './processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -17,11 +17,17 @@ const COLD_STARTS = 3;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (n, d = 0) => n.toFixed(d);
 
-/** One autocannon run; a non-2xx answer or a socket error makes the figure meaningless. */
-async function load(url, headers, duration) {
-  const r = await autocannon({ url, headers, connections: CONNECTIONS, duration, pipelining: 1 });
-  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts in ${duration} s`);
-  return r.requests.total / duration;
+/**
+ * One autocannon run against a server process: requests a second, and the server's CPU time
+ * per request (less sensitive to neighbours than the rate). A non-2xx answer or a socket
+ * error makes the figures meaningless.
+ */
+async function load(target, duration) {
+  const cpu0 = cpuSeconds(target.pid);
+  const r = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration, pipelining: 1 });
+  const cpu = cpuSeconds(target.pid) - cpu0;
+  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${target.url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts in ${duration} s`);
+  return { rate: r.requests.total / duration, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total), busy: cpu / duration };
 }
 
 function line(name, figure, anchor, ratio, goal, ok) {
@@ -33,24 +39,24 @@ async function throughput() {
   const bare = await startBare(root);
   try {
     const key = await activate(gw.base);
-    const gwTarget = { url: `${gw.base}/v1/account/balance`, headers: { authorization: `Bearer ${key}` } };
-    const bareTarget = { url: `${bare.base}/v1/account/balance`, headers: { authorization: `Bearer ${key}` } };
+    const gwTarget = { pid: gw.child.pid, url: `${gw.base}/v1/account/balance`, headers: { authorization: `Bearer ${key}` } };
+    const bareTarget = { pid: bare.child.pid, url: `${bare.base}/v1/account/balance`, headers: { authorization: `Bearer ${key}` } };
     const check = await fetch(gwTarget.url, { headers: gwTarget.headers });
     const body = await check.text();
     if (check.status !== 200) throw new Error(`gateway balance answered ${check.status}: ${body}`);
-    await load(gwTarget.url, gwTarget.headers, WARMUP_S);
-    await load(bareTarget.url, bareTarget.headers, WARMUP_S);
+    await load(gwTarget, WARMUP_S);
+    await load(bareTarget, WARMUP_S);
     const g = [];
     const b = [];
     // Alternate, so a neighbour's burst of CPU lands on both sides rather than one.
     for (let i = 0; i < ROUNDS; i++) {
-      g.push(await load(gwTarget.url, gwTarget.headers, DURATION_S));
-      b.push(await load(bareTarget.url, bareTarget.headers, DURATION_S));
-      process.stdout.write(`round ${i + 1}: gateway ${fmt(g[i])} req/s, bare fastify ${fmt(b[i])} req/s\n`);
+      g.push(await load(gwTarget, DURATION_S));
+      b.push(await load(bareTarget, DURATION_S));
+      const show = (x) => `${fmt(x.rate)} req/s (${fmt(x.cpuUs, 1)} µs CPU/req, ${fmt(x.busy * 100)} % of a core)`;
+      process.stdout.write(`round ${i + 1}: gateway ${show(g[i])}, bare fastify ${show(b[i])}\n`);
     }
-    const gAvg = g.reduce((s, x) => s + x, 0) / g.length;
-    const bAvg = b.reduce((s, x) => s + x, 0) / b.length;
-    return { gAvg, bAvg };
+    const mean = (xs, f) => xs.reduce((s, x) => s + f(x), 0) / xs.length;
+    return { gAvg: mean(g, (x) => x.rate), bAvg: mean(b, (x) => x.rate), gCpu: mean(g, (x) => x.cpuUs), bCpu: mean(b, (x) => x.cpuUs) };
   } finally {
     await stop(gw.child);
     await stop(bare.child);
@@ -87,6 +93,7 @@ async function main() {
   const cold = await coldStartAndRss();
   const tp = await throughput();
   const ratio = tp.gAvg / tp.bAvg;
+  process.stdout.write(`server CPU per request: gateway ${fmt(tp.gCpu, 1)} µs, bare fastify ${fmt(tp.bCpu, 1)} µs (${fmt(tp.bCpu / tp.gCpu, 2)}×)\n`);
   line('throughput', `${fmt(tp.gAvg)} req/s`, `${fmt(tp.bAvg)} req/s (bare fastify)`, ratio, '≥ 0.5×', ratio >= 0.5);
   line('cold-start', `${fmt(cold.readyMs)} ms`, '1000 ms', cold.readyMs / 1000, '≤ 1 s', cold.readyMs <= 1000);
   const mb = cold.rss / 2 ** 20;

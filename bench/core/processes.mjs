@@ -114,6 +114,13 @@ export async function activate(base) {
   return (await res.json()).primary_api_key;
 }
 
+/** CPU seconds (user + system) a process has used, from /proc/PID/stat (clock ticks of 10 ms). */
+export function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Resident set size in bytes, from /proc/PID/status. */
 export function rssBytes(pid) {
   const m = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
