@@ -28,6 +28,8 @@ export interface Svc {
   log: Logger;
   keys: KeyStore;
   tokens: TokenSigner;
+  /** Key that seals stored idempotent responses (they may carry a new key's secret). */
+  idempotencyKey: Buffer;
   wallet: Wallet;
   router: Router;
   vendors: VendorRegistry;
