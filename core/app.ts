@@ -5,6 +5,7 @@ import { openDatabase } from './db/open.js';
 import { migrateModule } from './db/migrate.js';
 import { coreMigrations } from './db/core-migrations.js';
 import { createLogger } from './logger.js';
+import { lazyChildLogger } from './lazy-child-logger.js';
 import { newId } from './ids.js';
 import { KeyStore } from './auth/keys.js';
 import { TokenSigner } from './auth/tokens.js';
@@ -14,9 +15,7 @@ import { Wallet } from './wallet/wallet.js';
 import { Router } from './router/router.js';
 import { VendorRegistry } from './router/registry.js';
 import { RateLimiter } from './http/rate-limit.js';
-import { RedisRateLimiter } from './http/redis-rate-limit.js';
 import { LocalBus, type Bus } from './bus/bus.js';
-import { RedisBus } from './bus/redis-bus.js';
 import { validatorCompiler } from './http/validation.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
@@ -96,6 +95,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   let bus: Bus = new LocalBus();
   let rateLimits: Svc['rateLimits'] = new RateLimiter();
   if (config.redis.url) {
+    // Loaded only when configured: a one-node gateway never pays for the Redis client.
+    const [{ RedisBus }, { RedisRateLimiter }] = await Promise.all([import('./bus/redis-bus.js'), import('./http/redis-rate-limit.js')]);
     const rb = new RedisBus(config.redis.url, log.child({ part: 'bus' }));
     try {
       await rb.connect();
@@ -135,6 +136,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
 
   const app = Fastify({
     loggerInstance: log,
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.limits.body_bytes,
     trustProxy: config.server.trust_proxy,
     requestIdHeader: false,

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -15,9 +14,27 @@ export interface Database {
   close(): Promise<void>;
 }
 
-// int8 (bigint) columns hold micro-USD and epoch milliseconds: both far below 2^53,
-// so numbers are safe and spare every caller a string conversion.
-pg.types.setTypeParser(20, (v: string) => Number(v));
+
+/**
+ * Kysely prepares every query anew; preparing is a good part of a simple query's cost on
+ * SQLite, and the gateway runs the same few statements over and over. Statements are reused
+ * by SQL text (bounded; the oldest goes first).
+ */
+function cachingStatements(conn: SQLite.Database, max = 500) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => conn.close(),
+    prepare(sqlText: string) {
+      let st = cache.get(sqlText);
+      if (!st) {
+        st = conn.prepare(sqlText);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+        cache.set(sqlText, st);
+      }
+      return st;
+    },
+  };
+}
 
 /**
  * Open the database named by a URL: `sqlite:PATH` (or `sqlite::memory:`) or
@@ -35,10 +52,15 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     conn.pragma('synchronous = NORMAL');
     conn.pragma('busy_timeout = 5000');
     conn.pragma('foreign_keys = ON');
-    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: conn }) });
+    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: cachingStatements(conn) }) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
+    // Loaded only for PostgreSQL, so a SQLite gateway starts without it.
+    const { default: pg } = await import('pg');
+    // int8 (bigint) columns hold micro-USD and epoch milliseconds: both far below 2^53,
+    // so numbers are safe and spare every caller a string conversion.
+    pg.types.setTypeParser(20, (v: string) => Number(v));
     const u = new URL(url);
     const schema = u.searchParams.get('schema');
     u.searchParams.delete('schema');

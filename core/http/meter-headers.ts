@@ -8,14 +8,29 @@ import { STALE_HOLD_MS } from '../wallet/wallet.js';
  * signal that aborts when the client goes away, so a vendor call made with
  * `meter: req.meter` is cancelled and nothing is charged.
  */
+/** Aborts when the client closes the connection before the response has been sent. */
+function clientGone(res: import('node:http').ServerResponse): AbortSignal {
+  const gone = new AbortController();
+  const reason = () => new Error('the client closed the connection');
+  if (res.destroyed && !res.writableFinished) gone.abort(reason());
+  else res.once('close', () => {
+    if (!res.writableFinished) gone.abort(reason());
+  });
+  return gone.signal;
+}
+
 export function installMeterHeaders(app: FastifyInstance): void {
   app.decorateRequest('meter', null as any);
   app.addHook('onRequest', async (req, reply) => {
-    const gone = new AbortController();
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) gone.abort(new Error('the client closed the connection'));
-    });
-    req.meter = { costMicros: 0, metered: false, signal: gone.signal };
+    let signal: AbortSignal | undefined;
+    req.meter = {
+      costMicros: 0,
+      metered: false,
+      // Made on first use: most requests never call a vendor, and this is on every request.
+      get signal() {
+        return (signal ??= clientGone(reply.raw));
+      },
+    };
     reply.header('x-request-id', req.id);
   });
   // The holds behind these numbers: those of calls that died with an earlier process are
