@@ -22,6 +22,7 @@ import { loadAreas, resolveVendor, checkConfig, redact } from './plugin-loader.j
 import { builtinVendors } from '../vendors/builtin.js';
 import { registerSystemRoutes } from './system-routes.js';
 import { VERSION } from './version.js';
+import { Egress } from './egress/egress.js';
 import type { CapabilitySpec } from './define.js';
 import type { Svc } from './context.js';
 import { ConfigError } from '../config/load.js';
@@ -82,6 +83,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     router: new Router(vendors, wallet, capabilities, config.wallet.markup, log.child({ part: 'router' })),
     vendors,
     rateLimits: new RateLimiter(),
+    egress: new Egress(config.egress),
     areas,
     capabilities,
     version: VERSION,
@@ -122,6 +124,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   app.addHook('onClose', async () => {
     for (const a of [...areas].reverse()) await a.def.stop?.();
     await vendors.closeAll();
+    await svc.egress.close();
     await database.close();
   });
   return app;

@@ -9,6 +9,7 @@ import type { Router, Meter } from './router/router.js';
 import type { VendorRegistry } from './router/registry.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import type { AreaDefinition, CapabilitySpec } from './define.js';
+import type { Egress } from './egress/egress.js';
 
 export interface LoadedArea {
   def: AreaDefinition;
@@ -29,6 +30,8 @@ export interface Svc {
   router: Router;
   vendors: VendorRegistry;
   rateLimits: RateLimiter;
+  /** The guarded fetcher for every URL a caller hands the gateway. */
+  egress: Egress;
   areas: LoadedArea[];
   capabilities: Map<string, CapabilitySpec>;
   version: string;

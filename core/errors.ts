@@ -27,6 +27,8 @@ export const ERRORS = {
   no_vendor_available: { status: 503, retryable: false, meaning: 'No vendor is configured or healthy for this capability; the message says how to add one.' },
   not_ready: { status: 503, retryable: true, meaning: 'The gateway is starting or shutting down.' },
   vendor_timeout: { status: 504, retryable: true, meaning: 'The vendor did not answer in time.' },
+  fetch_failed: { status: 502, retryable: true, meaning: 'A URL the gateway fetched for the call could not be reached (connection refused, reset, TLS).' },
+  fetch_timeout: { status: 504, retryable: true, meaning: 'A URL the gateway fetched for the call did not answer within the time cap.' },
 } as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
