@@ -23,6 +23,8 @@ import { builtinVendors } from '../vendors/builtin.js';
 import { registerSystemRoutes } from './system-routes.js';
 import { VERSION } from './version.js';
 import { Egress } from './egress/egress.js';
+import { JobsEngine } from './jobs/engine.js';
+import { jobsMigrations } from './jobs/migrations.js';
 import type { CapabilitySpec } from './define.js';
 import type { Svc } from './context.js';
 import { ConfigError } from '../config/load.js';
@@ -65,6 +67,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   const database = await openDatabase(config.database.url, { poolSize: config.database.pool_size });
   try {
     await migrateModule(database.db, 'core', coreMigrations);
+    await migrateModule(database.db, 'jobs', jobsMigrations);
     for (const a of areas) if (a.def.migrations) await migrateModule(database.db, a.def.name, a.def.migrations);
   } catch (e) {
     await database.close();
@@ -84,6 +87,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     vendors,
     rateLimits: new RateLimiter(),
     egress: new Egress(config.egress),
+    jobs: new JobsEngine(database.db, database.dialect, config.jobs, log.child({ part: 'jobs' })),
     areas,
     capabilities,
     version: VERSION,
@@ -120,8 +124,10 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
 
   app.addHook('onReady', async () => {
     for (const a of areas) await a.def.start?.({ svc, config: a.config, log: log.child({ area: a.def.name }) });
+    svc.jobs.start();
   });
   app.addHook('onClose', async () => {
+    await svc.jobs.stop();
     for (const a of [...areas].reverse()) await a.def.stop?.();
     await vendors.closeAll();
     await svc.egress.close();

@@ -10,6 +10,7 @@ import type { VendorRegistry } from './router/registry.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import type { AreaDefinition, CapabilitySpec } from './define.js';
 import type { Egress } from './egress/egress.js';
+import type { JobsEngine } from './jobs/engine.js';
 
 export interface LoadedArea {
   def: AreaDefinition;
@@ -32,6 +33,8 @@ export interface Svc {
   rateLimits: RateLimiter;
   /** The guarded fetcher for every URL a caller hands the gateway. */
   egress: Egress;
+  /** Durable jobs: areas register handlers at build time; started when the app is ready. */
+  jobs: JobsEngine;
   areas: LoadedArea[];
   capabilities: Map<string, CapabilitySpec>;
   version: string;

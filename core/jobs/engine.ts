@@ -1,0 +1,324 @@
+import { hostname } from 'node:os';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import PQueue from 'p-queue';
+import type { CoreConfig } from '../../config/schema.js';
+import type { DialectName } from '../db/open.js';
+import { base62, newId } from '../ids.js';
+import { backoffMs } from './backoff.js';
+import { LatenessWindow } from './lateness.js';
+import { JobStore, type JobRow, type JobState } from './store.js';
+
+export type JobsConfig = CoreConfig['jobs'];
+
+export interface JobContext<P = any> {
+  /** Stable across attempts: handlers use it to make their effect happen once. */
+  id: string;
+  kind: string;
+  payload: P;
+  /** 1-based number of this attempt. */
+  attempt: number;
+  maxAttempts: number;
+  runAt: number;
+  /** Aborted when the engine stops past its grace period or the lease was lost. */
+  signal: AbortSignal;
+}
+
+export type JobHandler<P = any> = (job: JobContext<P>) => Promise<void>;
+
+export interface KindOptions {
+  /** Jobs of this kind one node runs at once (p-queue). */
+  concurrency?: number;
+  leaseMs?: number;
+  /** Delay before the next attempt after the n-th failed one. */
+  backoff?: (attempt: number) => number;
+}
+
+export interface EnqueueSpec {
+  kind: string;
+  payload: unknown;
+  runAt?: number;
+  maxAttempts?: number;
+  /** Use this id (a delivery id, say) instead of a new one. */
+  id?: string;
+  /** One job per key however often it is enqueued, from however many nodes. */
+  uniqueKey?: string;
+}
+
+/** Thrown by a handler to steer what happens next: retry at a given delay, or give up now. */
+export class JobRetry extends Error {
+  readonly delayMs?: number;
+  readonly permanent: boolean;
+  constructor(message: string, opts: { delayMs?: number; permanent?: boolean } = {}) {
+    super(message);
+    this.name = 'JobRetry';
+    this.delayMs = opts.delayMs;
+    this.permanent = opts.permanent ?? false;
+  }
+}
+
+interface Kind {
+  handler: JobHandler;
+  concurrency: number;
+  leaseMs: number;
+  backoff: (attempt: number) => number;
+  queue: PQueue;
+  /** Claimed by this node and not yet finished (waiting in the queue or running). */
+  active: number;
+}
+
+interface Held {
+  row: JobRow;
+  ac: AbortController;
+  started: boolean;
+  /** Given back or lost: the run must not write its outcome. */
+  settled: boolean;
+}
+
+const CLAIM_BATCH = 100;
+
+/**
+ * The durable jobs engine: jobs live in the database; each node claims due jobs with a lease,
+ * renews the lease while it runs them, and writes the outcome fenced by the lease. A node
+ * that dies leaves leases that expire, and another node (or the restarted one) claims the
+ * jobs again: delivery is at least once, so handlers make their effect idempotent by job id.
+ */
+export class JobsEngine {
+  readonly owner = `${hostname()}:${process.pid}:${base62(6)}`;
+  readonly store: JobStore;
+  private readonly kinds = new Map<string, Kind>();
+  private readonly held = new Map<string, Held>();
+  private readonly lateness = new LatenessWindow();
+  private readonly counters = { claimed: 0, succeeded: 0, failed: 0, retried: 0, dead: 0, released: 0, lost: 0 };
+  private running = false;
+  private ticking = false;
+  private again = false;
+  private timer?: NodeJS.Timeout;
+  private renewTimer?: NodeJS.Timeout;
+  private lastPurge = 0;
+
+  constructor(readonly db: Kysely<any>, dialect: DialectName, private readonly cfg: JobsConfig, private readonly log: Logger) {
+    this.store = new JobStore(db, dialect);
+  }
+
+  register<P = any>(kind: string, handler: JobHandler<P>, opts: KindOptions = {}): void {
+    if (this.kinds.has(kind)) throw new Error(`job kind "${kind}" is registered twice`);
+    const concurrency = opts.concurrency ?? this.cfg.concurrency;
+    this.kinds.set(kind, {
+      handler, concurrency, leaseMs: opts.leaseMs ?? this.cfg.lease_ms, backoff: opts.backoff ?? ((n) => backoffMs(n)),
+      queue: new PQueue({ concurrency }), active: 0,
+    });
+  }
+
+  /** Insert a job (inside the caller's transaction when `db` is one). Duplicate id or unique key: nothing new. */
+  async enqueue(spec: EnqueueSpec, db: Kysely<any> = this.db): Promise<{ id: string; created: boolean }> {
+    const now = Date.now();
+    const id = spec.id ?? newId('job');
+    const runAt = spec.runAt ?? now;
+    const r = await db.insertInto('jobs').values({
+      job_id: id, kind: spec.kind, payload: JSON.stringify(spec.payload ?? null), unique_key: spec.uniqueKey ?? null, state: 'queued',
+      run_at: runAt, attempts: 0, max_attempts: spec.maxAttempts ?? 5, lease_owner: null, lease_until: null, last_error: null, created_at: now, updated_at: now,
+    }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+    if (Number(r.numInsertedOrUpdatedRows ?? 0) === 1) {
+      if (runAt <= now + this.cfg.poll_ms) this.wakeAt(runAt);
+      return { id, created: true };
+    }
+    const existing = await db.selectFrom('jobs').select('job_id')
+      .where((eb) => (spec.uniqueKey ? eb.or([eb('job_id', '=', id), eb('unique_key', '=', spec.uniqueKey)]) : eb('job_id', '=', id))).executeTakeFirst();
+    return { id: (existing?.job_id as string) ?? id, created: false };
+  }
+
+  async get(id: string): Promise<JobRow | undefined> {
+    return (await this.db.selectFrom('jobs').selectAll().where('job_id', '=', id).executeTakeFirst()) as JobRow | undefined;
+  }
+
+  /** Remove a job that has not started. */
+  async cancel(id: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('jobs').where('job_id', '=', id).where('state', '=', 'queued').executeTakeFirst();
+    return Number(r.numDeletedRows) === 1;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    const every = Math.max(50, Math.floor(this.cfg.lease_ms / 3));
+    this.renewTimer = setInterval(() => void this.renew(), every);
+    this.schedule(0);
+  }
+
+  /** Look for due jobs now (a job was enqueued or finished on this node). */
+  wake(): void {
+    this.wakeAt(Date.now());
+  }
+
+  private wakeAt(at: number): void {
+    if (!this.running) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.schedule(Math.max(0, at - Date.now()));
+  }
+
+  private schedule(ms: number): void {
+    if (!this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), ms);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking || !this.running) return;
+    this.ticking = true;
+    this.again = false;
+    let more = false;
+    try {
+      const now = Date.now();
+      for (const [kind, k] of this.kinds) {
+        const free = k.concurrency - k.active;
+        if (free <= 0 || !this.running) continue;
+        const want = Math.min(free, CLAIM_BATCH);
+        const rows = await this.store.claim(kind, want, this.owner, k.leaseMs, now);
+        if (rows.length === want) more = true;
+        for (const row of rows) this.launch(row, k, Date.now());
+      }
+      if (now - this.lastPurge > 60_000) {
+        this.lastPurge = now;
+        await this.store.purgeDone(now - this.cfg.done_retention_seconds * 1000);
+      }
+    } catch (e) {
+      if (this.running) this.log.error({ err: e }, 'jobs: claim failed');
+    } finally {
+      this.ticking = false;
+    }
+    if (!this.running) return;
+    if (more || this.again) return this.schedule(0);
+    let sleep = this.cfg.poll_ms;
+    try {
+      const next = await this.store.nextRunAt([...this.kinds.keys()]);
+      const wait = next === undefined ? sleep : next - Date.now();
+      // Due but not claimed (this node is full, or another holds them): a finish wakes us.
+      if (wait > 0) sleep = Math.min(sleep, wait);
+    } catch {
+      /* the next tick reports it */
+    }
+    if (!this.ticking) this.schedule(this.again ? 0 : sleep);
+  }
+
+  private launch(row: JobRow, k: Kind, now: number): void {
+    this.counters.claimed++;
+    this.lateness.add(now - row.run_at);
+    k.active++;
+    const held: Held = { row, ac: new AbortController(), started: false, settled: false };
+    this.held.set(row.job_id, held);
+    void k.queue.add(async () => {
+      try {
+        if (!held.settled) await this.run(held, k);
+      } finally {
+        this.held.delete(row.job_id);
+        k.active--;
+        this.wake();
+      }
+    });
+  }
+
+  private async run(held: Held, k: Kind): Promise<void> {
+    held.started = true;
+    const { row } = held;
+    if (row.attempts > row.max_attempts) {
+      // Its last attempt was claimed by a node that died: there is no attempt left to make.
+      await this.store.bury(row.job_id, this.owner, row.last_error ?? 'the lease of the last attempt expired');
+      this.counters.dead++;
+      return;
+    }
+    const ctx: JobContext = {
+      id: row.job_id, kind: row.kind, payload: JSON.parse(row.payload), attempt: row.attempts, maxAttempts: row.max_attempts, runAt: row.run_at, signal: held.ac.signal,
+    };
+    try {
+      await k.handler(ctx);
+      if (held.settled) return;
+      if (await this.store.complete(row.job_id, this.owner)) this.counters.succeeded++;
+    } catch (e) {
+      if (held.settled) return;
+      this.counters.failed++;
+      const message = (e as Error)?.message ?? String(e);
+      const permanent = e instanceof JobRetry && e.permanent;
+      try {
+        if (permanent || row.attempts >= row.max_attempts) {
+          if (await this.store.bury(row.job_id, this.owner, message)) this.counters.dead++;
+        } else {
+          const delay = e instanceof JobRetry && e.delayMs !== undefined ? e.delayMs : k.backoff(row.attempts);
+          if (await this.store.retry(row.job_id, this.owner, Date.now() + Math.max(0, delay), message)) this.counters.retried++;
+        }
+      } catch (err) {
+        this.log.error({ err, job_id: row.job_id }, 'jobs: could not record a failure; the lease will expire and the job run again');
+      }
+    }
+  }
+
+  private async renew(): Promise<void> {
+    const byLease = new Map<number, string[]>();
+    for (const h of this.held.values()) {
+      if (h.settled) continue;
+      const leaseMs = this.kinds.get(h.row.kind)!.leaseMs;
+      byLease.set(leaseMs, [...(byLease.get(leaseMs) ?? []), h.row.job_id]);
+    }
+    for (const [leaseMs, ids] of byLease) {
+      try {
+        const kept = await this.store.renew(this.owner, ids, leaseMs);
+        for (const id of ids) {
+          const h = this.held.get(id);
+          if (h && !kept.has(id) && !h.settled) {
+            h.settled = true;
+            this.counters.lost++;
+            h.ac.abort(new Error('lease lost'));
+            this.log.warn({ job_id: id }, 'jobs: lease lost; another node may run the job');
+          }
+        }
+      } catch (e) {
+        this.log.warn({ err: e }, 'jobs: lease renewal failed');
+      }
+    }
+  }
+
+  /** Stop claiming; give back what has not started; let running jobs finish within the grace period, then give those back too. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    while (this.ticking) await new Promise((r) => setTimeout(r, 5));
+    for (const h of this.held.values()) if (!h.started) await this.giveBack(h);
+    const idle = Promise.all([...this.kinds.values()].map((k) => k.queue.onIdle()));
+    let graceTimer: NodeJS.Timeout | undefined;
+    await Promise.race([idle, new Promise((r) => (graceTimer = setTimeout(r, this.cfg.stop_grace_ms)))]);
+    clearTimeout(graceTimer);
+    for (const h of this.held.values()) {
+      if (h.settled) continue;
+      await this.giveBack(h);
+      h.ac.abort(new Error('the gateway is shutting down'));
+    }
+    clearInterval(this.renewTimer);
+    await Promise.race([idle, new Promise((r) => setTimeout(r, 1000).unref())]);
+  }
+
+  private async giveBack(h: Held): Promise<void> {
+    h.settled = true;
+    try {
+      if (await this.store.release(h.row.job_id, this.owner)) this.counters.released++;
+    } catch (e) {
+      this.log.warn({ err: e, job_id: h.row.job_id }, 'jobs: release failed; the lease will expire instead');
+    }
+  }
+
+  /** Counts from the database (every node) and this node's counters and start lateness. */
+  async metrics() {
+    const kinds: Record<string, Record<JobState, number>> = {};
+    const totals: Record<JobState, number> = { queued: 0, running: 0, done: 0, dead: 0 };
+    for (const c of await this.store.counts()) {
+      kinds[c.kind] ??= { queued: 0, running: 0, done: 0, dead: 0 };
+      kinds[c.kind][c.state] = c.n;
+      totals[c.state] += c.n;
+    }
+    const local = Object.fromEntries([...this.kinds].map(([k, v]) => [k, { active: v.active, concurrency: v.concurrency }]));
+    return { owner: this.owner, totals, kinds, node: { ...this.counters, kinds: local }, lateness_ms: this.lateness.summary() };
+  }
+}
