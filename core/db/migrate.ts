@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration } from 'kysely';
+import { Migrator, PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
 
 /**
  * Apply one module's in-code migrations, recorded in its own table, so areas (and
@@ -6,8 +6,14 @@ import { Migrator, type Kysely, type Migration } from 'kysely';
  */
 export async function migrateModule(db: Kysely<any>, module: string, migrations: Record<string, Migration>): Promise<string[]> {
   const safe = module.replace(/[^a-z0-9]+/gi, '_').toLowerCase();
+  // Kysely looks for its tables by name in every schema unless told which: with several
+  // gateways (or test runs) in one database it would find another schema's and skip its own.
+  const schema = db.getExecutor().adapter instanceof PostgresAdapter
+    ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
+    : undefined;
   const migrator = new Migrator({
     db,
+    ...(schema ? { migrationTableSchema: schema } : {}),
     provider: { getMigrations: async () => migrations },
     migrationTableName: `svc_migrations_${safe}`,
     migrationLockTableName: `svc_migrations_${safe}_lock`,
