@@ -65,6 +65,8 @@ interface Kind {
   queue: PQueue;
   /** Claimed by this node and not yet finished (waiting in the queue or running). */
   active: number;
+  /** Nothing of this kind is due before this time, as far as this node knows. */
+  idleUntil: number;
 }
 
 interface Held {
@@ -76,6 +78,8 @@ interface Held {
 }
 
 const CLAIM_BATCH = 100;
+/** Least time between claim rounds that wakes (not a full batch) start. */
+const MIN_TICK_GAP_MS = 5;
 
 /**
  * The durable jobs engine: jobs live in the database; each node claims due jobs with a lease,
@@ -94,6 +98,8 @@ export class JobsEngine {
   private ticking = false;
   private again = false;
   private timer?: NodeJS.Timeout;
+  private timerAt = Infinity;
+  private lastTick = 0;
   private renewTimer?: NodeJS.Timeout;
   private lastPurge = 0;
 
@@ -106,7 +112,7 @@ export class JobsEngine {
     const concurrency = opts.concurrency ?? this.cfg.concurrency;
     this.kinds.set(kind, {
       handler, concurrency, leaseMs: opts.leaseMs ?? this.cfg.lease_ms, backoff: opts.backoff ?? ((n) => backoffMs(n)),
-      queue: new PQueue({ concurrency }), active: 0,
+      queue: new PQueue({ concurrency }), active: 0, idleUntil: 0,
     });
   }
 
@@ -120,6 +126,8 @@ export class JobsEngine {
       run_at: runAt, attempts: 0, max_attempts: spec.maxAttempts ?? 5, lease_owner: null, lease_until: null, last_error: null, created_at: now, updated_at: now,
     }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
     if (Number(r.numInsertedOrUpdatedRows ?? 0) === 1) {
+      const k = this.kinds.get(spec.kind);
+      if (k && runAt < k.idleUntil) k.idleUntil = runAt;
       if (runAt <= now + this.cfg.poll_ms) this.wakeAt(runAt);
       return { id, created: true };
     }
@@ -157,29 +165,46 @@ export class JobsEngine {
       this.again = true;
       return;
     }
-    this.schedule(Math.max(0, at - Date.now()));
+    // Many wakes in a burst (a thousand enqueues a second) make one claim round, not one each.
+    const when = Math.max(at, this.lastTick + MIN_TICK_GAP_MS);
+    if (this.timerAt <= when) return;
+    this.schedule(Math.max(0, when - Date.now()));
   }
 
   private schedule(ms: number): void {
     if (!this.running) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timerAt = Date.now() + ms;
+    this.timer = setTimeout(() => {
+      this.timerAt = Infinity;
+      void this.tick();
+    }, ms);
   }
 
   private async tick(): Promise<void> {
     if (this.ticking || !this.running) return;
     this.ticking = true;
     this.again = false;
+    this.lastTick = Date.now();
     let more = false;
     try {
       const now = Date.now();
       for (const [kind, k] of this.kinds) {
         const free = k.concurrency - k.active;
-        if (free <= 0 || !this.running) continue;
+        // A kind found empty is not asked again before its next known job or the poll interval.
+        if (free <= 0 || k.idleUntil > now || !this.running) continue;
         const want = Math.min(free, CLAIM_BATCH);
         const rows = await this.store.claim(kind, want, this.owner, k.leaseMs, now);
         if (rows.length === want) more = true;
+        else k.idleUntil = now + this.cfg.poll_ms;
         for (const row of rows) this.launch(row, k, Date.now());
+      }
+      if (!more) {
+        for (const [kind, next] of await this.store.nextRunAtByKind([...this.kinds.keys()])) {
+          const k = this.kinds.get(kind)!;
+          // Due now yet not claimed: another node took them; look again at the poll interval.
+          if (next > now && next < k.idleUntil) k.idleUntil = next;
+        }
       }
       if (now - this.lastPurge > 60_000) {
         this.lastPurge = now;
@@ -191,17 +216,11 @@ export class JobsEngine {
       this.ticking = false;
     }
     if (!this.running) return;
-    if (more || this.again) return this.schedule(0);
-    let sleep = this.cfg.poll_ms;
-    try {
-      const next = await this.store.nextRunAt([...this.kinds.keys()]);
-      const wait = next === undefined ? sleep : next - Date.now();
-      // Due but not claimed (this node is full, or another holds them): a finish wakes us.
-      if (wait > 0) sleep = Math.min(sleep, wait);
-    } catch {
-      /* the next tick reports it */
-    }
-    if (!this.ticking) this.schedule(this.again ? 0 : sleep);
+    if (more) return this.schedule(0);
+    if (this.again) return this.schedule(MIN_TICK_GAP_MS);
+    // A kind with no free slot is woken by its own jobs finishing, not by the clock.
+    const soonest = Math.min(Infinity, ...[...this.kinds.values()].filter((k) => k.active < k.concurrency).map((k) => k.idleUntil));
+    this.schedule(Math.min(this.cfg.poll_ms, Math.max(MIN_TICK_GAP_MS, soonest - Date.now())));
   }
 
   private launch(row: JobRow, k: Kind, now: number): void {

@@ -78,12 +78,12 @@ export class JobStore {
     return Number(r.numUpdatedRows) === 1;
   }
 
-  /** The earliest run_at among queued jobs of these kinds, to sleep until then. */
-  async nextRunAt(kinds: string[]): Promise<number | undefined> {
-    if (!kinds.length) return undefined;
-    const r: any = await this.db.selectFrom('jobs').select((eb: any) => eb.fn.min('run_at').as('next'))
-      .where('state', '=', 'queued').where('kind', 'in', kinds).executeTakeFirst();
-    return r?.next == null ? undefined : Number(r.next);
+  /** The earliest run_at of queued jobs, per kind, to sleep until then. */
+  async nextRunAtByKind(kinds: string[]): Promise<Map<string, number>> {
+    if (!kinds.length) return new Map();
+    const rows = await this.db.selectFrom('jobs').select(['kind', (eb: any) => eb.fn.min('run_at').as('next')])
+      .where('state', '=', 'queued').where('kind', 'in', kinds).groupBy('kind').execute();
+    return new Map(rows.filter((r: any) => r.next != null).map((r: any) => [r.kind as string, Number(r.next)]));
   }
 
   async purgeDone(before: number): Promise<number> {
