@@ -34,8 +34,10 @@ export function registerQueue(app: FastifyInstance, d: Deps): void {
     const now = Date.now();
     const messageId = newId('msg');
     const visibleAt = now + Math.round(delay * 1000);
+    // Read before the transaction: on SQLite a transaction that starts with a write takes the
+    // write lock at once (and waits for it), where one that reads first can fail to upgrade.
+    const subs = await svc.db.selectFrom('queue_subscriptions').select(['subscription_id']).where('account_id', '=', accountId).where('queue', '=', b.queue).execute();
     await svc.db.transaction().execute(async (trx) => {
-      const subs = await trx.selectFrom('queue_subscriptions').select(['subscription_id']).where('account_id', '=', accountId).where('queue', '=', b.queue).execute();
       await trx.insertInto('queue_messages').values({
         message_id: messageId, account_id: accountId, queue: b.queue, payload, state: subs.length ? 'pushing' : 'ready', visible_at: visibleAt,
         receive_count: 0, receipt_handle: null, dead_reason: null, created_at: now, updated_at: now,
