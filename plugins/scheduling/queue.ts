@@ -37,11 +37,16 @@ export function registerQueue(app: FastifyInstance, d: Deps): void {
     // Read before the transaction: on SQLite a transaction that starts with a write takes the
     // write lock at once (and waits for it), where one that reads first can fail to upgrade.
     const subs = await svc.db.selectFrom('queue_subscriptions').select(['subscription_id']).where('account_id', '=', accountId).where('queue', '=', b.queue).execute();
+    const message = {
+      message_id: messageId, account_id: accountId, queue: b.queue, payload, state: subs.length ? 'pushing' : 'ready', visible_at: visibleAt,
+      receive_count: 0, receipt_handle: null, dead_reason: null, created_at: now, updated_at: now,
+    };
+    if (!subs.length) {
+      await svc.db.insertInto('queue_messages').values(message).execute(); // one statement: no transaction needed
+      return { message_id: messageId };
+    }
     await svc.db.transaction().execute(async (trx) => {
-      await trx.insertInto('queue_messages').values({
-        message_id: messageId, account_id: accountId, queue: b.queue, payload, state: subs.length ? 'pushing' : 'ready', visible_at: visibleAt,
-        receive_count: 0, receipt_handle: null, dead_reason: null, created_at: now, updated_at: now,
-      }).execute();
+      await trx.insertInto('queue_messages').values(message).execute();
       for (const s of subs) {
         await svc.jobs.enqueue({
           kind: KIND.push, uniqueKey: `push:${messageId}:${s.subscription_id}`, runAt: visibleAt, maxAttempts: cfg.retry_schedule_seconds.length,
