@@ -142,3 +142,24 @@ t.test('after downtime a missed run fires once, not once per missed slot', async
   const got = (await again.inject({ method: 'GET', url: `/v1/scheduling/cron/${c.cron_id}`, headers: a.auth })).json();
   t.ok(Date.parse(got.next_run_at) > up - 1000, 'next_run_at is back in the present');
 });
+
+t.test('each attempt of a run is cut at the per-run timeout and retried', async (t) => {
+  const { app } = await makeApp(t, FAST);
+  const a = await activate(app);
+  const rx = await receiver(t, async (h) => {
+    if (h.n === 1) await new Promise((r) => setTimeout(r, 2500)); // longer than the 1 s timeout
+    return { status: 200 };
+  });
+  const c = (await create(app, a.auth, { name: 'slow', schedule: '* * * * * *', url: rx.url, timeout_seconds: 1, retries: 1 })).json();
+  await until('the first run settles', async () => {
+    const list = await runs(app, a.auth, c.cron_id);
+    return list.length > 0 && list[list.length - 1].state === 'succeeded';
+  });
+  await app.inject({ method: 'PATCH', url: `/v1/scheduling/cron/${c.cron_id}`, headers: a.auth, payload: { enabled: false } });
+  const list = await runs(app, a.auth, c.cron_id);
+  const first = list[list.length - 1];
+  t.equal(first.attempts.length, 2);
+  t.match(first.attempts[0], { attempt: 1, status: 'failed', response_code: null, error: /fetch_timeout/ });
+  t.ok(first.attempts[0].duration_ms >= 900 && first.attempts[0].duration_ms < 2400, `cut at about 1 s (${first.attempts[0].duration_ms} ms)`);
+  t.match(first.attempts[1], { attempt: 2, status: 'succeeded', response_code: 200 });
+});
