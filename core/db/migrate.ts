@@ -18,10 +18,18 @@ export async function migrateModule(db: Kysely<any>, module: string, migrations:
     migrationTableName: `svc_migrations_${safe}`,
     migrationLockTableName: `svc_migrations_${safe}_lock`,
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
+  // Kysely checks for its tables by listing every table in the database; when another
+  // gateway or test run drops a schema at that moment the listing itself can fail with
+  // "does not exist". Nothing has run then (no migration is named), so trying again is safe.
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => `${module}/${r.migrationName}`);
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`migration ${module}/${failed ?? '?'} failed: ${(error as Error).message ?? error}`);
+    const message = (error as Error).message ?? String(error);
+    if (!failed && attempt < 5 && /does not exist/.test(message)) {
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+      continue;
+    }
+    throw new Error(`migration ${module}/${failed ?? '?'} failed: ${message}`);
   }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => `${module}/${r.migrationName}`);
 }
