@@ -46,7 +46,9 @@ export async function freshSchema(pgUrl, prefix) {
 export async function startGateway(root, dir, config, name = 'gateway') {
   const file = join(dir, `${name}.json`);
   writeFileSync(file, JSON.stringify({ server: { host: '127.0.0.1', port: 0 }, log: { level: 'warn' }, data_dir: dir, ...config }));
-  const child = spawn(process.execPath, [join(root, 'dist', 'bin', 'svc-gateway.js'), 'serve', '--config', file], { cwd: root, env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_NODE_ARGS passes flags to the gateway processes (`--cpu-prof` to profile them).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'dist', 'bin', 'svc-gateway.js'), 'serve', '--config', file], { cwd: root, env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'));
   let out = '';
   child.stderr.on('data', (c) => (out += c));

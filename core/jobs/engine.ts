@@ -59,6 +59,7 @@ export class JobsEngine {
   private lastTick = 0;
   private renewTimer?: NodeJS.Timeout;
   private lastPurge = 0;
+  private lastReap = 0;
 
   constructor(readonly db: Kysely<any>, dialect: DialectName, private readonly cfg: JobsConfig, private readonly log: Logger) {
     this.store = new JobStore(db, dialect);
@@ -146,6 +147,11 @@ export class JobsEngine {
     let more = false;
     try {
       const now = Date.now();
+      if (now - this.lastReap >= this.cfg.poll_ms) {
+        this.lastReap = now;
+        if (await this.store.reap(now)) for (const k of this.kinds.values()) k.idleUntil = 0;
+      }
+      const empty: string[] = [];
       for (const [kind, k] of this.kinds) {
         const free = k.concurrency - k.active;
         // A kind found empty is not asked again before its next known job or the poll interval.
@@ -153,11 +159,15 @@ export class JobsEngine {
         const want = Math.min(free, CLAIM_BATCH);
         const rows = await this.store.claim(kind, want, this.owner, k.leaseMs, now);
         if (rows.length === want) more = true;
-        else k.idleUntil = now + this.cfg.poll_ms;
+        else {
+          k.idleUntil = now + this.cfg.poll_ms;
+          empty.push(kind);
+        }
         for (const row of rows) this.launch(row, k, Date.now());
       }
-      if (!more) {
-        for (const [kind, next] of await this.store.nextRunAtByKind([...this.kinds.keys()])) {
+      // Kinds that ran dry: when is their next job due? (Busy kinds are woken by finishing jobs.)
+      if (!more && empty.length) {
+        for (const [kind, next] of await this.store.nextRunAtByKind(empty)) {
           const k = this.kinds.get(kind)!;
           // Due now yet not claimed: another node took them; look again at the poll interval.
           if (next > now && next < k.idleUntil) k.idleUntil = next;

@@ -28,12 +28,9 @@ export interface JobRow {
 export class JobStore {
   constructor(readonly db: Kysely<any>, private readonly dialect: DialectName) {}
 
-  /** Take up to `limit` due jobs of a kind: queued and due, or running with an expired lease. */
+  /** Take up to `limit` due queued jobs of a kind (the (state, kind, run_at) index serves it). */
   async claim(kind: string, limit: number, owner: string, leaseMs: number, now = Date.now()): Promise<JobRow[]> {
-    const due = (qb: any) => qb.where('kind', '=', kind).where((eb: any) => eb.or([
-      eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
-      eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
-    ]));
+    const due = (qb: any) => qb.where('state', '=', 'queued').where('kind', '=', kind).where('run_at', '<=', now);
     let pick = due(this.db.selectFrom('jobs').select('job_id')).orderBy('run_at').limit(limit);
     if (this.dialect === 'postgres') pick = pick.forUpdate().skipLocked();
     const rows = await due(this.db.updateTable('jobs')
@@ -42,6 +39,16 @@ export class JobStore {
       .returningAll()
       .execute();
     return (rows as JobRow[]).sort((a, b) => a.run_at - b.run_at);
+  }
+
+  /**
+   * Put jobs whose lease ran out (their node died or stalled) back in the queue, due at once;
+   * the attempt they were on stays counted. The old owner's writes are fenced out.
+   */
+  async reap(now = Date.now()): Promise<number> {
+    const r = await this.db.updateTable('jobs').set({ state: 'queued', lease_owner: null, lease_until: null, updated_at: now })
+      .where('state', '=', 'running').where('lease_until', '<', now).executeTakeFirst();
+    return Number(r.numUpdatedRows);
   }
 
   /** Extend the leases of the jobs this owner runs; returns the ids it still holds. */
