@@ -19,6 +19,7 @@ interface Kind {
   concurrency: number;
   leaseMs: number;
   backoff: (attempt: number) => number;
+  onExhausted?: KindOptions['onExhausted'];
   queue: PQueue;
   /** Claimed by this node and not yet finished (waiting in the queue or running). */
   active: number;
@@ -69,7 +70,7 @@ export class JobsEngine {
     if (this.kinds.has(kind)) throw new Error(`job kind "${kind}" is registered twice`);
     const concurrency = opts.concurrency ?? this.cfg.concurrency;
     this.kinds.set(kind, {
-      handler, concurrency, leaseMs: opts.leaseMs ?? this.cfg.lease_ms, backoff: opts.backoff ?? ((n) => backoffMs(n)),
+      handler, concurrency, leaseMs: opts.leaseMs ?? this.cfg.lease_ms, backoff: opts.backoff ?? ((n) => backoffMs(n)), onExhausted: opts.onExhausted,
       queue: new PQueue({ concurrency }), active: 0, idleUntil: 0,
     });
   }
@@ -212,8 +213,11 @@ export class JobsEngine {
     const { row } = held;
     if (row.attempts > row.max_attempts) {
       // Its last attempt was claimed by a node that died: there is no attempt left to make.
-      await this.store.bury(row.job_id, this.owner, row.last_error ?? 'the lease of the last attempt expired');
-      this.counters.dead++;
+      const error = row.last_error ?? 'the lease of the last attempt expired';
+      if (await this.store.bury(row.job_id, this.owner, error)) {
+        this.counters.dead++;
+        await k.onExhausted?.(row.job_id, JSON.parse(row.payload), error);
+      }
       return;
     }
     const ctx: JobContext = {

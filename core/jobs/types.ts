@@ -21,6 +21,11 @@ export interface KindOptions {
   leaseMs?: number;
   /** Delay before the next attempt after the n-th failed one. */
   backoff?: (attempt: number) => number;
+  /**
+   * Called when a job dies without its handler seeing the end: its last attempt was claimed by
+   * a node that died. Handlers record their own final failures; this covers the rest.
+   */
+  onExhausted?: (id: string, payload: any, error: string) => Promise<void>;
 }
 
 export interface EnqueueSpec {

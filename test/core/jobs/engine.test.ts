@@ -206,13 +206,15 @@ t.test('graceful stop gives back what it holds', async (t) => {
 t.test('a job claimed for its last attempt by a dead node becomes dead', async (t) => {
   const e = await engine(t, await databaseUrl(t));
   let ran = 0;
-  e.register('once', async () => { ran++; });
+  const exhausted: unknown[] = [];
+  e.register('once', async () => { ran++; }, { onExhausted: async (id, payload, error) => { exhausted.push([id, payload, error]); } });
   const j = await e.enqueue({ kind: 'once', payload: {}, maxAttempts: 2 });
   await e.db.updateTable('jobs').set({ state: 'running', lease_owner: 'gone', lease_until: Date.now() - 1, attempts: 2, last_error: 'crashed' }).where('job_id', '=', j.id).execute();
   e.start();
   await until('dead', async () => (await e.get(j.id))?.state === 'dead');
   t.equal(ran, 0);
   t.equal((await e.get(j.id))!.last_error, 'crashed');
+  t.same(exhausted, [[j.id, {}, 'crashed']], 'the kind hears of it');
 });
 
 t.test('metrics report queued, running, failed and lateness', async (t) => {

@@ -175,3 +175,20 @@ t.test('bad input is 400 (or 413) and schedules nothing; another account sees 40
   t.equal((await app2.inject({ method: 'GET', url: '/v1/scheduling/webhook/deliveries', headers: owner.auth })).json().items.length, 1);
   t.not(await accountSecret(app2, owner.auth), await accountSecret(app2, other.auth), 'each account has its own secret');
 });
+
+t.test('a delivery whose last attempt died with its node ends failed, not pending', async (t) => {
+  const { app } = await makeApp(t, { ...FAST, jobs: { poll_ms: 20, lease_ms: 200 } });
+  const a = await activate(app);
+  const now = Date.now();
+  // What a node killed during the last attempt leaves behind: a running job with a lapsed lease.
+  await app.svc.db.insertInto('webhook_deliveries').values({
+    delivery_id: 'dlv_crashed1', account_id: a.account_id, url: 'http://127.0.0.1:9/', payload: '{}', event_type: null, headers: null, secret: null,
+    state: 'retrying', max_attempts: 2, next_attempt_at: now, created_at: now, updated_at: now,
+  }).execute();
+  await app.svc.db.insertInto('jobs').values({
+    job_id: 'dlv_crashed1', kind: 'scheduling.webhook', payload: JSON.stringify({ delivery_id: 'dlv_crashed1' }), unique_key: null, state: 'running',
+    run_at: now, attempts: 2, max_attempts: 2, lease_owner: 'gone:1:x', lease_until: now - 1, last_error: 'receiver answered 500', created_at: now, updated_at: now,
+  }).execute();
+  await until('failed', async () => (await delivery(app, a.auth, 'dlv_crashed1')).state === 'failed');
+  t.equal((await delivery(app, a.auth, 'dlv_crashed1')).next_attempt_at, undefined);
+});
