@@ -30,15 +30,22 @@ export class JobStore {
 
   /** Take up to `limit` due queued jobs of a kind (the (state, kind, run_at) index serves it). */
   async claim(kind: string, limit: number, owner: string, leaseMs: number, now = Date.now()): Promise<JobRow[]> {
-    const due = (qb: any) => qb.where('state', '=', 'queued').where('kind', '=', kind).where('run_at', '<=', now);
-    let pick = due(this.db.selectFrom('jobs').select('job_id')).orderBy('run_at').limit(limit);
-    if (this.dialect === 'postgres') pick = pick.forUpdate().skipLocked();
-    const rows = await due(this.db.updateTable('jobs')
-      .set({ state: 'running', lease_owner: owner, lease_until: now + leaseMs, attempts: sql`attempts + 1`, updated_at: now })
-      .where('job_id', 'in', pick))
-      .returningAll()
-      .execute();
-    return (rows as JobRow[]).sort((a, b) => a.run_at - b.run_at);
+    const set = { state: 'running', lease_owner: owner, lease_until: now + leaseMs, attempts: sql`attempts + 1`, updated_at: now };
+    let rows: JobRow[];
+    if (this.dialect === 'postgres') {
+      // The pick is a materialized CTE: as an `IN (…)` sub-select PostgreSQL may run it again
+      // for each row it updates, and SKIP LOCKED then hands out the next rows each time, so a
+      // claim of 32 could take the whole queue.
+      rows = await this.db.with((w) => w('picked').materialized(), (db) => db.selectFrom('jobs').select('job_id')
+        .where('state', '=', 'queued').where('kind', '=', kind).where('run_at', '<=', now)
+        .orderBy('run_at').limit(limit).forUpdate().skipLocked())
+        .updateTable('jobs').set(set).from('picked').whereRef('jobs.job_id', '=', 'picked.job_id')
+        .returningAll('jobs').execute() as JobRow[];
+    } else {
+      const pick = this.db.selectFrom('jobs').select('job_id').where('state', '=', 'queued').where('kind', '=', kind).where('run_at', '<=', now).orderBy('run_at').limit(limit);
+      rows = await this.db.updateTable('jobs').set(set).where('state', '=', 'queued').where('job_id', 'in', pick).returningAll().execute() as JobRow[];
+    }
+    return rows.sort((a, b) => a.run_at - b.run_at);
   }
 
   /**

@@ -21,14 +21,21 @@ export async function receive(db: Kysely<any>, dialect: DialectName, accountId: 
   const visible = (qb: any) => qb.where('account_id', '=', accountId).where('queue', '=', queue).where('state', '=', 'ready').where('visible_at', '<=', now);
   await visible(db.updateTable('queue_messages')).where('receive_count', '>=', maxReceives)
     .set({ state: 'dead', dead_reason: `received ${maxReceives} times without an ack`, receipt_handle: null, updated_at: now }).execute();
-  let pick = visible(db.selectFrom('queue_messages').select('message_id')).orderBy('visible_at').orderBy('message_id').limit(max);
-  if (dialect === 'postgres') pick = pick.forUpdate().skipLocked();
   const nonce = base62(12);
-  const rows = await visible(db.updateTable('queue_messages'))
-    .where('message_id', 'in', pick)
-    .set({ receipt_handle: sql`'rh_' || message_id || '_' || ${nonce}`, visible_at: now + visibilityMs, receive_count: sql`receive_count + 1`, updated_at: now })
-    .returning(['message_id', 'payload', 'receive_count', 'receipt_handle', 'created_at'])
-    .execute();
+  const set = { receipt_handle: sql`'rh_' || queue_messages.message_id || '_' || ${nonce}`, visible_at: now + visibilityMs, receive_count: sql`receive_count + 1`, updated_at: now };
+  const cols = ['message_id', 'payload', 'receive_count', 'receipt_handle', 'created_at'] as const;
+  let rows: unknown[];
+  if (dialect === 'postgres') {
+    // A materialized pick, run once: as an `IN (…)` sub-select with SKIP LOCKED PostgreSQL may
+    // re-run it per updated row and hand out more than `max` (see core/jobs/store.ts).
+    rows = await db.with((w) => w('picked').materialized(), (d) => visible(d.selectFrom('queue_messages').select('message_id'))
+      .orderBy('visible_at').orderBy('message_id').limit(max).forUpdate().skipLocked())
+      .updateTable('queue_messages').set(set).from('picked').whereRef('queue_messages.message_id', '=', 'picked.message_id')
+      .returning(cols.map((c) => `queue_messages.${c}` as const)).execute();
+  } else {
+    const pick = visible(db.selectFrom('queue_messages').select('message_id')).orderBy('visible_at').orderBy('message_id').limit(max);
+    rows = await visible(db.updateTable('queue_messages')).where('message_id', 'in', pick).set(set).returning([...cols]).execute();
+  }
   return (rows as MessageRow[]).sort((a, b) => a.created_at - b.created_at || a.message_id.localeCompare(b.message_id));
 }
 

@@ -231,6 +231,16 @@ t.test('metrics report queued, running, failed and lateness', async (t) => {
   t.match(m.owner, /:\d+:/);
 });
 
+t.test('a claim takes at most its limit however many are due', async (t) => {
+  const e = await engine(t, await databaseUrl(t));
+  for (let i = 0; i < 50; i++) await e.enqueue({ kind: 'many', payload: i });
+  const rows = await e.store.claim('many', 7, 'me', 60_000);
+  t.equal(rows.length, 7);
+  t.same(rows.map((r) => r.attempts), Array(7).fill(1));
+  t.equal((await e.metrics()).kinds.many.running, 7, 'the database agrees');
+  t.equal((await e.store.claim('many', 100, 'other', 60_000)).length, 43, 'the rest, none twice');
+});
+
 t.test('backoff grows exponentially with jitter and a cap', async (t) => {
   t.equal(backoffMs(1, 1000, 60_000, () => 0), 500);
   t.equal(backoffMs(1, 1000, 60_000, () => 1), 1000);

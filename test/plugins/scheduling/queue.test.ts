@@ -19,6 +19,8 @@ t.test('a delayed message becomes visible after its delay; ack removes it', asyn
   t.equal(now.statusCode, 200);
   t.match(now.json().message_id, /^msg_/);
   const later = (await publish(app, a.auth, { queue: 'jobs', payload: { n: 2 }, delay_seconds: 0.6 })).json().message_id;
+  for (let i = 0; i < 5; i++) await publish(app, a.auth, { queue: 'few', payload: { i } });
+  t.equal((await receive(app, a.auth, 'few', { max: 3 })).length, 3, 'max is a cap');
   const first = await receive(app, a.auth, 'jobs', { max: 10 });
   t.same(first.map((m: any) => m.payload), [{ n: 1 }], 'the delayed one is not visible yet');
   t.match(first[0], { receive_count: 1, receipt_handle: /^rh_/ });
@@ -66,6 +68,7 @@ t.test('concurrent receivers never get the same message', async (t) => {
   const a = await activate(app);
   for (let i = 0; i < 60; i++) await publish(app, a.auth, { queue: 'c', payload: { i } });
   const batches = await Promise.all(Array.from({ length: 6 }, () => receive(app, a.auth, 'c', { max: 15 })));
+  t.ok(batches.every((b: any[]) => b.length <= 15), `no receive returned more than max (${batches.map((b: any[]) => b.length).join(', ')})`);
   const ids = batches.flat().map((m: any) => m.message_id);
   t.equal(ids.length, 60);
   t.equal(new Set(ids).size, 60);
