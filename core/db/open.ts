@@ -33,6 +33,19 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     conn.pragma('synchronous = NORMAL');
     conn.pragma('busy_timeout = 5000');
     conn.pragma('foreign_keys = ON');
+    // Kysely prepares every query afresh; the same statements run over and over (the jobs
+    // engine's claims, a delivery's writes), so keep the prepared ones. Bounded, because
+    // `IN (…)` lists make a statement per length.
+    const prepare = conn.prepare.bind(conn);
+    const prepared = new Map<string, ReturnType<typeof prepare>>();
+    conn.prepare = ((source: string) => {
+      let stmt = prepared.get(source);
+      if (!stmt) {
+        stmt = prepare(source);
+        if (prepared.size < 2000) prepared.set(source, stmt);
+      }
+      return stmt;
+    }) as typeof conn.prepare;
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: conn }) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
