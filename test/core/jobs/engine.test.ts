@@ -127,12 +127,12 @@ t.test('concurrency is bounded per kind', async (t) => {
 
 t.test('an expired lease is claimed again (a node died); a live one is renewed and not', async (t) => {
   const url = await databaseUrl(t);
-  const a = await engine(t, url, { lease_ms: 300 });
-  const b = await engine(t, url, { lease_ms: 300 });
+  const a = await engine(t, url, { lease_ms: 1000 });
+  const b = await engine(t, url, { lease_ms: 1000 });
   const runs: Record<string, string[]> = {};
   const handler = (who: string) => async (job: any) => {
     (runs[job.id] ??= []).push(`${who}#${job.attempt}`);
-    if (job.payload.slow) await sleep(1200); // four lease lengths: only renewal keeps it
+    if (job.payload.slow) await sleep(3500); // three and a half lease lengths: only renewal keeps it
   };
   a.register('work', handler('a'));
   b.register('work', handler('b'));
