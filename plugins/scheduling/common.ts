@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Svc } from '../../core/context.js';
 import { iso } from '../../core/clock.js';
 import { apiError } from '../../core/errors.js';
+import { decodeCursor } from '../../core/http/pagination.js';
 import type { SchedulingConfigT } from './config.js';
 import type { AttemptOutcome } from './outbound.js';
 import type { WebhookSecrets } from './secrets.js';
@@ -59,4 +60,14 @@ function wireAttempt(r: any) {
     attempt: Number(r.attempt), status: r.status as 'succeeded' | 'failed', response_code: r.response_code === null ? null : Number(r.response_code),
     duration_ms: Number(r.duration_ms), ...(r.error ? { error: r.error as string } : {}), attempted_at: iso(Number(r.started_at)),
   };
+}
+
+/**
+ * One newest-first page of a query: the rows after the cursor's (created_at, id), `limit + 1`
+ * of them so pageOf() can tell whether there is more.
+ */
+export async function newestFirst(q: any, idColumn: string, cursor: string | undefined, limit: number): Promise<any[]> {
+  const cur = decodeCursor(cursor);
+  if (cur) q = q.where((eb: any) => eb.or([eb('created_at', '<', cur.t), eb.and([eb('created_at', '=', cur.t), eb(idColumn, '<', cur.id)])]));
+  return q.orderBy('created_at', 'desc').orderBy(idColumn, 'desc').limit(limit + 1).execute();
 }

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { iso } from '../../core/clock.js';
 import { apiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import { ListQuery, Page, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
-import { attemptsOf, badField, encodePayload, type Deps } from './common.js';
+import { ListQuery, Page, pageOf, type ListQueryT } from '../../core/http/pagination.js';
+import { attemptsOf, badField, encodePayload, newestFirst, type Deps } from './common.js';
 import { checkSchedule, nextSlot } from './cron-schedule.js';
 import { enqueueTick } from './cron-jobs.js';
 import { CronCreateBody, CronPatchBody, CronRecord, CronRun, IdParams, Ok, type CronCreateBodyT, type CronPatchBodyT } from './schemas.js';
@@ -62,10 +62,7 @@ export function registerCron(app: FastifyInstance, d: Deps): void {
     config: { scope: 'scheduling:read', operation: 'scheduling.cron.list' },
     schema: { summary: 'Cron jobs, newest first', tags: ['scheduling'], querystring: ListQuery, response: { 200: Page(CronRecord) } },
   }, async (req: FastifyRequest<{ Querystring: ListQueryT }>) => {
-    const cur = decodeCursor(req.query.cursor);
-    let q = svc.db.selectFrom('cron_jobs').selectAll().where('account_id', '=', req.principal!.accountId);
-    if (cur) q = q.where((eb) => eb.or([eb('created_at', '<', cur.t), eb.and([eb('created_at', '=', cur.t), eb('cron_id', '<', cur.id)])]));
-    const rows = await q.orderBy('created_at', 'desc').orderBy('cron_id', 'desc').limit(req.query.limit + 1).execute();
+    const rows = await newestFirst(svc.db.selectFrom('cron_jobs').selectAll().where('account_id', '=', req.principal!.accountId), 'cron_id', req.query.cursor, req.query.limit);
     return pageOf(rows, req.query.limit, (r: any) => ({ t: Number(r.created_at), id: r.cron_id }), wire);
   });
 
@@ -116,10 +113,7 @@ export function registerCron(app: FastifyInstance, d: Deps): void {
     schema: { summary: 'Runs of a cron job with every attempt, newest first', tags: ['scheduling'], params: IdParams, querystring: ListQuery, response: { 200: Page(CronRun) } },
   }, async (req: FastifyRequest<{ Params: { id: string }; Querystring: ListQueryT }>) => {
     const cron = await own(req.principal!.accountId, req.params.id);
-    const cur = decodeCursor(req.query.cursor);
-    let q = svc.db.selectFrom('cron_runs').selectAll().where('cron_id', '=', cron.cron_id);
-    if (cur) q = q.where((eb) => eb.or([eb('created_at', '<', cur.t), eb.and([eb('created_at', '=', cur.t), eb('run_id', '<', cur.id)])]));
-    const rows = await q.orderBy('created_at', 'desc').orderBy('run_id', 'desc').limit(req.query.limit + 1).execute();
+    const rows = await newestFirst(svc.db.selectFrom('cron_runs').selectAll().where('cron_id', '=', cron.cron_id), 'run_id', req.query.cursor, req.query.limit);
     const attempts = await attemptsOf(svc.db, rows.map((r: any) => r.run_id));
     return pageOf(rows, req.query.limit, (r: any) => ({ t: Number(r.created_at), id: r.run_id }), (r: any) => ({
       run_id: r.run_id, scheduled_for: iso(Number(r.slot_at)), state: r.state, attempts: attempts.get(r.run_id) ?? [], created_at: iso(Number(r.created_at)),

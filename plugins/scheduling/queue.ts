@@ -3,8 +3,8 @@ import { iso } from '../../core/clock.js';
 import { apiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { JobRetry, type JobContext } from '../../core/jobs/engine.js';
-import { ListQuery, Page, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
-import { KIND, badField, encodePayload, recordAttempt, type Deps } from './common.js';
+import { ListQuery, Page, pageOf, type ListQueryT } from '../../core/http/pagination.js';
+import { KIND, badField, encodePayload, newestFirst, recordAttempt, type Deps } from './common.js';
 import { nextDelayMs, postSigned } from './outbound.js';
 import { ack, receive } from './queue-store.js';
 import {
@@ -80,10 +80,7 @@ export function registerQueue(app: FastifyInstance, d: Deps): void {
     config: { scope: 'scheduling:read', operation: 'scheduling.queue.dead_letter' },
     schema: { summary: 'Messages that could not be delivered, newest first', tags: ['scheduling'], params: QueueParams, querystring: ListQuery, response: { 200: Page(DeadMessage) } },
   }, async (req: FastifyRequest<{ Params: { queue: string }; Querystring: ListQueryT }>) => {
-    const cur = decodeCursor(req.query.cursor);
-    let q = svc.db.selectFrom('queue_messages').selectAll().where('account_id', '=', req.principal!.accountId).where('queue', '=', req.params.queue).where('state', '=', 'dead');
-    if (cur) q = q.where((eb) => eb.or([eb('created_at', '<', cur.t), eb.and([eb('created_at', '=', cur.t), eb('message_id', '<', cur.id)])]));
-    const rows = await q.orderBy('created_at', 'desc').orderBy('message_id', 'desc').limit(req.query.limit + 1).execute();
+    const rows = await newestFirst(svc.db.selectFrom('queue_messages').selectAll().where('account_id', '=', req.principal!.accountId).where('queue', '=', req.params.queue).where('state', '=', 'dead'), 'message_id', req.query.cursor, req.query.limit);
     return pageOf(rows, req.query.limit, (r: any) => ({ t: Number(r.created_at), id: r.message_id }), (r: any) => ({
       message_id: r.message_id, payload: JSON.parse(r.payload), receive_count: Number(r.receive_count), reason: r.dead_reason ?? '', published_at: iso(Number(r.created_at)),
     }));

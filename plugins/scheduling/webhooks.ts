@@ -3,8 +3,8 @@ import { iso } from '../../core/clock.js';
 import { apiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { JobRetry, type JobContext } from '../../core/jobs/engine.js';
-import { ListQuery, Page, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
-import { KIND, attemptsOf, badField, encodePayload, recordAttempt, type Deps } from './common.js';
+import { ListQuery, Page, pageOf, type ListQueryT } from '../../core/http/pagination.js';
+import { KIND, attemptsOf, badField, encodePayload, newestFirst, recordAttempt, type Deps } from './common.js';
 import { nextDelayMs, postSigned } from './outbound.js';
 import { isWebhookSecret } from './signing.js';
 import { Delivery, DeliveryCreated, IdParams, RotateBody, RotateResult, SecretResult, WebhookSendBody, type WebhookSendBodyT } from './schemas.js';
@@ -64,10 +64,7 @@ export function registerWebhooks(app: FastifyInstance, d: Deps): void {
     config: { scope: 'scheduling:read', operation: 'scheduling.webhook.deliveries' },
     schema: { summary: 'Deliveries, newest first', tags: ['scheduling'], querystring: ListQuery, response: { 200: Page(Delivery) } },
   }, async (req: FastifyRequest<{ Querystring: ListQueryT }>) => {
-    const cur = decodeCursor(req.query.cursor);
-    let q = svc.db.selectFrom('webhook_deliveries').selectAll().where('account_id', '=', req.principal!.accountId);
-    if (cur) q = q.where((eb) => eb.or([eb('created_at', '<', cur.t), eb.and([eb('created_at', '=', cur.t), eb('delivery_id', '<', cur.id)])]));
-    const rows = await q.orderBy('created_at', 'desc').orderBy('delivery_id', 'desc').limit(req.query.limit + 1).execute();
+    const rows = await newestFirst(svc.db.selectFrom('webhook_deliveries').selectAll().where('account_id', '=', req.principal!.accountId), 'delivery_id', req.query.cursor, req.query.limit);
     const page = pageOf(rows, req.query.limit, (r: any) => ({ t: Number(r.created_at), id: r.delivery_id }), (r) => r);
     return { items: await Promise.all(page.items.map((r) => wireDelivery(d, r))), next_cursor: page.next_cursor };
   });

@@ -163,3 +163,20 @@ t.test('each attempt of a run is cut at the per-run timeout and retried', async 
   t.ok(first.attempts[0].duration_ms >= 900 && first.attempts[0].duration_ms < 2400, `cut at about 1 s (${first.attempts[0].duration_ms} ms)`);
   t.match(first.attempts[1], { attempt: 2, status: 'succeeded', response_code: 200 });
 });
+
+t.test('the cron list pages newest first with a cursor', async (t) => {
+  const { app } = await makeApp(t, FAST);
+  const a = await activate(app);
+  const ids = [];
+  for (let i = 0; i < 3; i++) {
+    ids.push((await create(app, a.auth, { name: `c${i}`, schedule: '0 0 1 1 *', url: 'http://127.0.0.1:9/', enabled: false })).json().cron_id);
+    await new Promise((r) => setTimeout(r, 3)); // distinct created_at, so "newest first" is the creation order
+  }
+  const one = (await app.inject({ method: 'GET', url: '/v1/scheduling/cron?limit=2', headers: a.auth })).json();
+  t.same(one.items.map((c: any) => c.cron_id), [ids[2], ids[1]]);
+  t.type(one.next_cursor, 'string');
+  const two = (await app.inject({ method: 'GET', url: `/v1/scheduling/cron?limit=2&cursor=${one.next_cursor}`, headers: a.auth })).json();
+  t.same(two.items.map((c: any) => c.cron_id), [ids[0]]);
+  t.equal(two.next_cursor, null);
+  t.equal((await app.inject({ method: 'GET', url: '/v1/scheduling/cron?cursor=junk', headers: a.auth })).statusCode, 400);
+});
