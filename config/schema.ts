@@ -50,6 +50,13 @@ export const CoreConfigSchema = Type.Object({
     max_bytes: Type.Integer({ minimum: 1, default: 26214400 }),
     max_redirects: Type.Integer({ minimum: 0, default: 5 }),
   }, { additionalProperties: false, default: {} }),
+  jobs: Type.Object({
+    poll_ms: Type.Integer({ minimum: 10, default: 200, description: 'How often an idle node looks for due jobs, expired leases and jobs other nodes enqueued.' }),
+    lease_ms: Type.Integer({ minimum: 100, default: 30000, description: 'How long a claimed job stays locked; renewed while it runs, claimable again after a crash.' }),
+    concurrency: Type.Integer({ minimum: 1, default: 16, description: 'Jobs of one kind a node runs at once, unless the kind sets its own.' }),
+    stop_grace_ms: Type.Integer({ minimum: 0, default: 5000, description: 'On shutdown, how long running jobs may finish before they are released.' }),
+    done_retention_seconds: Type.Integer({ minimum: 0, default: 3600, description: 'Finished jobs are deleted after this long (dead ones are kept).' }),
+  }, { additionalProperties: false, default: {} }),
   wallet: Type.Object({
     trial_credit_usd: Type.Number({ minimum: 0, default: 5 }),
     markup: Type.Number({ minimum: 0, default: 1.0, description: 'Multiplier on vendor prices.' }),

@@ -30,6 +30,9 @@ import { registerOpenApi } from './openapi/register.js';
 import { registerDiscovery } from './discovery/register.js';
 import { registerMetrics } from './metrics/metrics.js';
 import { VERSION } from './version.js';
+import { Egress } from './egress/egress.js';
+import { JobsEngine } from './jobs/engine.js';
+import { jobsMigrations } from './jobs/migrations.js';
 import type { CapabilitySpec } from './define.js';
 import type { Svc } from './context.js';
 import { ConfigError } from '../config/load.js';
@@ -86,6 +89,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   const database = await openDatabase(config.database.url, { poolSize: config.database.pool_size });
   try {
     await migrateModule(database, 'core', coreMigrations);
+    await migrateModule(database, 'jobs', jobsMigrations);
     for (const a of areas) if (a.def.migrations) await migrateModule(database, a.def.name, a.def.migrations);
   } catch (e) {
     await database.close();
@@ -128,6 +132,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     vendors,
     rateLimits,
     bus,
+    egress: new Egress(config.egress),
+    jobs: new JobsEngine(database.db, database.dialect, config.jobs, log.child({ part: 'jobs' })),
     areas,
     capabilities,
     version: VERSION,
@@ -150,8 +156,10 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
   app.addHook('onClose', async () => {
+    await svc.jobs.stop();
     for (const a of [...areas].reverse()) await a.def.stop?.();
     await vendors.closeAll();
+    await svc.egress.close();
     await unsubscribeKeys();
     await bus.close();
     await database.close();
@@ -191,6 +199,7 @@ async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void>
 
   app.addHook('onReady', async () => {
     for (const a of areas) await a.def.start?.({ svc, config: a.config, log: log.child({ area: a.def.name }) });
+    svc.jobs.start();
   });
 }
 

@@ -12,6 +12,8 @@ import type { TierConfig } from '../config/schema.js';
 import type { Bus } from './bus/bus.js';
 import type { AreaDefinition, CapabilitySpec } from './define.js';
 import type { ErrorCode } from './errors.js';
+import type { Egress } from './egress/egress.js';
+import type { JobsEngine } from './jobs/engine.js';
 
 export interface LoadedArea {
   def: AreaDefinition;
@@ -36,6 +38,10 @@ export interface Svc {
   /** Token buckets per key: in memory on one node, in Redis when redis.url is set. */
   rateLimits: { take(id: string, tier: Pick<TierConfig, 'rate_per_minute' | 'burst'>): RateDecision | Promise<RateDecision> };
   bus: Bus;
+  /** The guarded fetcher for every URL a caller hands the gateway. */
+  egress: Egress;
+  /** Durable jobs: areas register handlers at build time; started when the app is ready. */
+  jobs: JobsEngine;
   areas: LoadedArea[];
   capabilities: Map<string, CapabilitySpec>;
   version: string;

@@ -26,6 +26,8 @@ export const ERRORS = {
   vendor_error: { status: 502, retryable: true, meaning: 'Every candidate vendor failed; `details.attempts` lists vendor, status and latency.' },
   no_vendor_available: { status: 503, retryable: false, meaning: 'No vendor is configured or healthy for this capability; the message says how to add one.' },
   vendor_timeout: { status: 504, retryable: true, meaning: 'The vendor did not answer in time.' },
+  fetch_failed: { status: 502, retryable: true, meaning: 'A URL the gateway fetched for the call could not be reached (connection refused, reset, TLS).' },
+  fetch_timeout: { status: 504, retryable: true, meaning: 'A URL the gateway fetched for the call did not answer within the time cap.' },
 } as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -2,6 +2,7 @@ import type { AreaDefinition } from '../core/define.js';
 import account from './account/index.js';
 import ai from './ai/index.js';
 import byok from './byok/index.js';
+import scheduling from './scheduling/index.js';
 
 /** Areas that ship with the gateway; each is on unless `plugins.<name>: false`. */
-export const builtinAreas: AreaDefinition<any>[] = [account, ai, byok];
+export const builtinAreas: AreaDefinition<any>[] = [account, ai, byok, scheduling];
