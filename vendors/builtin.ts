@@ -1,5 +1,6 @@
 import type { VendorDefinition } from '../core/define.js';
 import sandboxPayments from './sandbox-payments/index.js';
+import localStorage from './local-storage/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
-export const builtinVendors: VendorDefinition<any>[] = [sandboxPayments];
+export const builtinVendors: VendorDefinition<any>[] = [sandboxPayments, localStorage];

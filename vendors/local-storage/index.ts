@@ -1,0 +1,79 @@
+import { Type } from '@sinclair/typebox';
+import { defineVendor } from '../../core/define.js';
+import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput } from '../../plugins/storage/contract.js';
+import { presignUrl } from '../../plugins/storage/s3/sigv4.js';
+import { Layout } from './layout.js';
+import { FileStore } from './store.js';
+
+const free = () => 0;
+
+/**
+ * The embedded storage vendor: objects as files under `<data_dir>/objects/`, streamed in
+ * and out. Its presigned URLs point at the gateway's own S3-compatible endpoint, which the
+ * storage area serves and verifies; this adapter only signs them and moves bytes.
+ */
+export default defineVendor({
+  name: 'local-storage',
+  embedded: true,
+  regions: ['global'],
+  configSchema: Type.Object({
+    dir: Type.String({ default: '', description: 'Directory for objects; default <data_dir>.' }),
+  }, { additionalProperties: false }),
+  create(config, ctx) {
+    const store = new FileStore(new Layout(config.dir || ctx.dataDir));
+    return {
+      capabilities: {
+        'storage.bucket.create': {
+          async invoke(input: BucketRef & { region?: string }) {
+            await store.createBucket(input.account, input.bucket);
+            return { region: input.region ?? 'local' };
+          },
+          price: free,
+        },
+        'storage.bucket.delete': {
+          async invoke(input: BucketRef) {
+            return { deleted: await store.deleteBucket(input.account, input.bucket) };
+          },
+          price: free,
+        },
+        'storage.object.put': {
+          invoke: (input: PutInput, opts): Promise<ObjectInfo> => store.put(input, opts.signal),
+          price: free,
+        },
+        'storage.object.get': {
+          invoke: (input: GetInput): Promise<GetResult> => store.get(input),
+          price: free,
+        },
+        'storage.object.head': {
+          invoke: (input: ObjectRef): Promise<ObjectInfo | null> => store.head(input),
+          price: free,
+        },
+        'storage.object.delete': {
+          async invoke(input: ObjectRef) {
+            return { deleted: await store.delete(input) };
+          },
+          price: free,
+        },
+        'storage.object.list': {
+          invoke: (input: ListInput): Promise<ListOutput> => store.list(input),
+          price: free,
+        },
+        'storage.object.presign': {
+          async invoke(input: PresignInput): Promise<PresignOutput> {
+            const s = input.signer;
+            return {
+              url: presignUrl({
+                method: input.method, endpoint: s.endpoint, bucket: input.bucket, key: input.key, region: s.region,
+                accessKeyId: s.access_key_id, secret: s.secret, expiresSeconds: input.expires_seconds,
+              }),
+            };
+          },
+          price: free,
+        },
+      },
+      async health() {
+        return { ok: true };
+      },
+    };
+  },
+});
