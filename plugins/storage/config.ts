@@ -1,0 +1,13 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const StorageConfigSchema = Type.Object({
+  s3_path: Type.String({ pattern: '^/[a-z0-9/_-]*[a-z0-9_-]$', default: '/s3', description: "Path of the gateway's own S3-compatible endpoint (path-style)." }),
+  region: Type.String({ minLength: 1, default: 'us-east-1', description: 'Region the S3 endpoint names in its credentials and bucket locations.' }),
+  presign_default_seconds: Type.Integer({ minimum: 1, maximum: 604800, default: 900 }),
+  max_object_bytes: Type.Integer({ minimum: 1, default: 5 * 1024 ** 3, description: 'Largest object a single PUT may store.' }),
+  allow_inline_html: Type.Boolean({ default: false, description: 'Serve HTML and SVG from public buckets inline; otherwise always as attachments.' }),
+  clock_skew_seconds: Type.Integer({ minimum: 1, default: 900, description: 'How far x-amz-date may be from the gateway clock.' }),
+  transfer_timeout_ms: Type.Integer({ minimum: 1000, default: 3600000, description: 'Longest a single upload or download may take.' }),
+}, { additionalProperties: false, default: {} });
+
+export type StorageConfig = Static<typeof StorageConfigSchema>;
