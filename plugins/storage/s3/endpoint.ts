@@ -79,7 +79,8 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
     if (auth && explicit && auth.accountId !== explicit) throw new S3Error('AccessDenied', 'Access Denied.');
     const r: S3Request = { req, reply, storage, auth, accountId: explicit ?? auth?.accountId, bucket: segs[0] ?? '', key: segs.slice(1).join('/'), query };
     for (const name of UNSUPPORTED) if (query.has(name)) throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
-    if (r.key || segs.length > 1) return objectOps(r);
+    // SDKs address buckets as `/bucket/` as well as `/bucket`: an empty key is the bucket.
+    if (r.key) return objectOps(r);
     return bucketOps(r);
   };
 
