@@ -9,7 +9,7 @@ export function registerCredentialRoutes(app: FastifyInstance, storage: StorageS
   app.post('/v1/storage/credentials', {
     config: { scope: 'storage', operation: 'storage.credentials.create', idempotent: true },
     schema: { summary: 'Create an S3 access key for this account; the secret is returned once', tags: ['storage'], body: CreateCredentialBody, response: { 200: CreatedCredential } },
-  }, async (req: FastifyRequest<{ Body: CreateCredentialBodyT | undefined }>) => {
+  }, async (req: FastifyRequest<{ Body: CreateCredentialBodyT }>) => {
     const label = req.body?.label ?? 's3';
     const c = await storage.credentials.create(req.principal!.accountId, 'user', label);
     return { access_key_id: c.accessKeyId, label, created_at: iso(c.createdAt), secret_access_key: c.secret, endpoint: storage.endpoint, region: storage.config.region };

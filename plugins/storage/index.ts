@@ -19,6 +19,10 @@ export default defineArea({
   async register(app, ctx) {
     const masterKey = loadMasterKey(ctx.svc.config.master_key, ctx.svc.config.data_dir);
     const storage = new StorageService(ctx.svc, ctx.config, new CredentialStore(ctx.svc.db, masterKey));
+    // Every body field of this area is optional somewhere: a POST without a body means the defaults.
+    app.addHook('preValidation', async (req) => {
+      if (req.method === 'POST' && req.body == null && req.url.startsWith('/v1/')) req.body = {};
+    });
     registerBucketRoutes(app, storage);
     registerObjectRoutes(app, storage);
     registerCredentialRoutes(app, storage);

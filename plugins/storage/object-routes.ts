@@ -36,7 +36,7 @@ export function registerObjectRoutes(app: FastifyInstance, storage: StorageServi
       description: 'The path is `/v1/storage/buckets/{bucket}/objects/{key}/presign`; the key may contain "/".',
       tags: ['storage'], params: ObjectParams, body: PresignBody, response: { 200: PresignedUrl },
     },
-  }, async (req: ObjectReq<PresignBodyT | undefined>) => {
+  }, async (req: ObjectReq<PresignBodyT>) => {
     const path = req.params['*'];
     if (!path.endsWith('/presign')) throw apiError('not_found', `No route POST ${req.url.split('?')[0]}. Presign with POST …/objects/{key}/presign.`);
     const key = path.slice(0, -'/presign'.length);
