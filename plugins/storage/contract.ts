@@ -30,6 +30,8 @@ export interface PutInput extends ObjectRef {
   /** The object's bytes, streamed; errors on it abort the put and leave the old object. */
   body: Readable;
   content_type: string;
+  /** Bytes the body will have, when the request declared it (vendors that need it spool otherwise). */
+  content_length?: number;
 }
 
 export interface GetInput extends ObjectRef {
@@ -74,6 +76,8 @@ export interface PresignInput extends ObjectRef {
   method: 'GET' | 'PUT';
   expires_seconds: number;
   signer: EndpointSigner;
+  /** GET only: headers the response carries (S3's response-content-type, response-content-disposition). */
+  response?: { content_type?: string; content_disposition?: string };
 }
 
 export interface PresignOutput {

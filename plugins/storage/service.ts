@@ -5,7 +5,7 @@ import { newId } from '../../core/ids.js';
 import { isUniqueViolation } from '../../core/http/idempotency.js';
 import type { CallOptions } from '../../core/router/router.js';
 import type { StorageConfig } from './config.js';
-import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignOutput } from './contract.js';
+import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput } from './contract.js';
 import type { CredentialStore } from './credentials.js';
 import { bucketNameProblem, keyProblem } from './names.js';
 
@@ -88,9 +88,9 @@ export class StorageService {
     return true;
   }
 
-  async put(b: BucketRow, key: string, body: Readable, contentType: string, signal?: AbortSignal): Promise<ObjectInfo> {
-    const res = await this.svc.router.call<unknown, ObjectInfo>('storage.object.put', { account: b.account_id, bucket: b.name, key, body, content_type: contentType },
-      this.opts(b, { signal, timeoutMs: this.config.transfer_timeout_ms }));
+  async put(b: BucketRow, key: string, body: Readable, contentType: string, o: { signal?: AbortSignal; length?: number } = {}): Promise<ObjectInfo> {
+    const res = await this.svc.router.call<unknown, ObjectInfo>('storage.object.put', { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length },
+      this.opts(b, { signal: o.signal, timeoutMs: this.config.transfer_timeout_ms }));
     return res.output;
   }
 
@@ -111,11 +111,11 @@ export class StorageService {
     return (await this.svc.router.call<unknown, ListOutput>('storage.object.list', { account: b.account_id, bucket: b.name, ...q }, this.opts(b))).output;
   }
 
-  async presign(b: BucketRow, key: string, method: 'GET' | 'PUT', expiresSeconds: number): Promise<PresignOutput & { expiresAt: number }> {
+  async presign(b: BucketRow, key: string, method: 'GET' | 'PUT', expiresSeconds: number, response?: PresignInput['response']): Promise<PresignOutput & { expiresAt: number }> {
     const cred = await this.credentials.internal(b.account_id);
     const expiresAt = Date.now() + expiresSeconds * 1000;
     const res = await this.svc.router.call<unknown, PresignOutput>('storage.object.presign', {
-      account: b.account_id, bucket: b.name, key, method, expires_seconds: expiresSeconds,
+      account: b.account_id, bucket: b.name, key, method, expires_seconds: expiresSeconds, response,
       signer: { endpoint: this.endpoint, region: this.config.region, access_key_id: cred.accessKeyId, secret: cred.secret },
     }, this.opts(b));
     return { ...res.output, expiresAt };

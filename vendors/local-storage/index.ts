@@ -7,6 +7,13 @@ import { FileStore } from './store.js';
 
 const free = () => 0;
 
+function responseOverrides(input: PresignInput): Array<[string, string]> {
+  const q: Array<[string, string]> = [];
+  if (input.response?.content_type) q.push(['response-content-type', input.response.content_type]);
+  if (input.response?.content_disposition) q.push(['response-content-disposition', input.response.content_disposition]);
+  return q;
+}
+
 /**
  * The embedded storage vendor: objects as files under `<data_dir>/objects/`, streamed in
  * and out. Its presigned URLs point at the gateway's own S3-compatible endpoint, which the
@@ -65,6 +72,7 @@ export default defineVendor({
               url: presignUrl({
                 method: input.method, endpoint: s.endpoint, bucket: input.bucket, key: input.key, region: s.region,
                 accessKeyId: s.access_key_id, secret: s.secret, expiresSeconds: input.expires_seconds,
+                query: responseOverrides(input),
               }),
             };
           },

@@ -34,7 +34,7 @@ export function tooLarge(maxBytes: number): S3Error {
  * checked at the end. A failure errors the stream, so the vendor never commits the object,
  * and is reported to `onError` first so the caller can answer with it.
  */
-export function uploadBody(req: IncomingMessage, auth: S3Auth, maxBytes: number, onError: (e: Error) => void): Readable {
+export function uploadBody(req: IncomingMessage, auth: S3Auth, maxBytes: number, onError: (e: Error) => void): { stream: Readable; length?: number } {
   const payload = auth.payload;
   const chunked = payload.startsWith('STREAMING-') || /(^|,)\s*aws-chunked\s*(,|$)/.test(header(req, 'content-encoding') ?? '');
   let decoder: AwsChunkedDecoder | undefined;
@@ -97,5 +97,5 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, maxBytes: number,
   guard.on('error', fail);
   if (decoder) req.pipe(decoder).pipe(guard);
   else req.pipe(guard);
-  return guard;
+  return { stream: guard, length: declared };
 }

@@ -102,6 +102,8 @@ export interface PresignParams {
   secret: string;
   expiresSeconds: number;
   now?: number;
+  /** More signed query parameters (response-content-disposition…). */
+  query?: Array<[string, string]>;
 }
 
 /** A path-style presigned URL signing only `host`, with an unsigned payload. */
@@ -117,6 +119,7 @@ export function presignUrl(p: PresignParams): string {
     ['X-Amz-Date', amz],
     ['X-Amz-Expires', String(p.expiresSeconds)],
     ['X-Amz-SignedHeaders', 'host'],
+    ...(p.query ?? []),
   ];
   const cq = canonicalQuery(query);
   const canonical = [p.method, path, cq, `host:${base.host}\n`, 'host', UNSIGNED].join('\n');

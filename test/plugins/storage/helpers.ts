@@ -76,4 +76,14 @@ export async function sha256Of(stream: AsyncIterable<Uint8Array>): Promise<{ has
   return { hash: h.digest('hex'), size };
 }
 
+/** The error an SDK call fails with (the test fails if it succeeds). */
+export async function errorOf(p: Promise<unknown>): Promise<Error & { name: string; $metadata: { httpStatusCode?: number } }> {
+  try {
+    await p;
+  } catch (e) {
+    return e as any;
+  }
+  throw new Error('expected the call to fail');
+}
+
 export { activate };

@@ -2,10 +2,10 @@ import t from 'tap';
 import { Readable } from 'node:stream';
 import {
   S3Client, CreateBucketCommand, HeadBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand,
-  DeleteObjectCommand, DeleteBucketCommand, ListObjectsV2Command, ListBucketsCommand, S3ServiceException,
+  DeleteObjectCommand, DeleteBucketCommand, ListObjectsV2Command, ListBucketsCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { listeningApp, activate, s3Credentials, generated, sha256Of, createBucket } from './helpers.js';
+import { listeningApp, activate, s3Credentials, generated, sha256Of, createBucket, errorOf } from './helpers.js';
 import type { FastifyInstance } from 'fastify';
 import type { Activated } from '../../helpers/app.js';
 
@@ -18,15 +18,6 @@ async function client(t: Tap.Test, app: FastifyInstance, who: Activated, base: s
   });
   t.teardown(() => s3.destroy());
   return s3;
-}
-
-async function errorOf(p: Promise<unknown>): Promise<S3ServiceException> {
-  try {
-    await p;
-  } catch (e) {
-    return e as S3ServiceException;
-  }
-  throw new Error('expected the call to fail');
 }
 
 t.test('the AWS SDK against the gateway: buckets, put (buffer and stream), ranged get, list, delete', async (t) => {

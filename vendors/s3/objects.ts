@@ -1,0 +1,103 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { S3Client, GetObjectCommand, HeadObjectCommand, PutObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import type { GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput } from '../../plugins/storage/contract.js';
+import { compareKeys } from '../../plugins/storage/names.js';
+
+function status(e: unknown): number | undefined {
+  return (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+}
+
+// The highest code point: appended to a common prefix, StartAfter skips everything under it.
+const MAX_CHAR = '\u{10FFFF}';
+
+/** Object operations of the s3 adapter, with the account and bucket mapped to a key prefix. */
+export class S3Objects {
+  constructor(private readonly client: S3Client, private readonly bucket: string, private readonly prefix: string, private readonly spoolDir: string) {}
+
+  base(account: string, bucket: string): string {
+    return `${this.prefix}${account}/${bucket}/`;
+  }
+
+  keyOf(ref: ObjectRef): string {
+    return this.base(ref.account, ref.bucket) + ref.key;
+  }
+
+  async head(ref: ObjectRef, signal?: AbortSignal): Promise<ObjectInfo | null> {
+    try {
+      const h = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(ref) }), { abortSignal: signal });
+      return { key: ref.key, size: h.ContentLength ?? 0, etag: h.ETag ?? '', content_type: h.ContentType ?? 'application/octet-stream', last_modified: h.LastModified?.getTime() ?? 0 };
+    } catch (e) {
+      if (status(e) === 404) return null;
+      throw e;
+    }
+  }
+
+  async put(input: PutInput, signal?: AbortSignal): Promise<ObjectInfo> {
+    let size = 0;
+    const count = new Transform({ transform(c: Buffer, _e, cb) { size += c.length; cb(null, c); } });
+    // S3 needs the length up front; a body of unknown length waits in a temp file first.
+    let spooled: string | undefined;
+    let body: Readable;
+    let length = input.content_length;
+    if (length === undefined) {
+      await mkdir(this.spoolDir, { recursive: true });
+      spooled = join(this.spoolDir, `s3-${randomBytes(8).toString('hex')}`);
+      await pipeline(input.body, count, createWriteStream(spooled), { signal });
+      length = size;
+      body = createReadStream(spooled);
+    } else {
+      body = input.body.pipe(count);
+      input.body.on('error', (e) => count.destroy(e));
+    }
+    try {
+      const res = await this.client.send(new PutObjectCommand({
+        Bucket: this.bucket, Key: this.keyOf(input), Body: body, ContentLength: length, ContentType: input.content_type,
+      }), { abortSignal: signal });
+      return { key: input.key, size: length, etag: res.ETag ?? '', content_type: input.content_type, last_modified: Date.now() };
+    } finally {
+      if (spooled) await rm(spooled, { force: true });
+    }
+  }
+
+  async get(input: GetInput, signal?: AbortSignal): Promise<GetResult> {
+    const r = input.range;
+    const Range = !r ? undefined : 'suffix' in r ? `bytes=-${r.suffix}` : `bytes=${r.start}-${r.end ?? ''}`;
+    try {
+      const g = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.keyOf(input), Range }), { abortSignal: signal });
+      const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(g.ContentRange ?? '');
+      const total = m ? Number(m[3]) : g.ContentLength ?? 0;
+      return {
+        key: input.key, size: total, etag: g.ETag ?? '', content_type: g.ContentType ?? 'application/octet-stream', last_modified: g.LastModified?.getTime() ?? 0,
+        body: g.Body as Readable, start: m ? Number(m[1]) : 0, end: m ? Number(m[2]) : total - 1,
+      };
+    } catch (e) {
+      if (status(e) === 404) return null;
+      if (status(e) === 416) {
+        const h = await this.head(input, signal);
+        return h ? { unsatisfiable: true, size: h.size } : null;
+      }
+      throw e;
+    }
+  }
+
+  async list(input: ListInput, signal?: AbortSignal): Promise<ListOutput> {
+    const base = this.base(input.account, input.bucket);
+    const after = input.after === undefined ? undefined
+      : base + input.after + (input.delimiter && input.after.endsWith(input.delimiter) ? MAX_CHAR : '');
+    const res = await this.client.send(new ListObjectsV2Command({
+      Bucket: this.bucket, Prefix: base + input.prefix, Delimiter: input.delimiter, StartAfter: after, MaxKeys: input.limit,
+    }), { abortSignal: signal });
+    const objects = (res.Contents ?? []).map((o) => ({
+      key: o.Key!.slice(base.length), size: o.Size ?? 0, etag: o.ETag ?? '', content_type: 'application/octet-stream', last_modified: o.LastModified?.getTime() ?? 0,
+    }));
+    const prefixes = (res.CommonPrefixes ?? []).map((p) => p.Prefix!.slice(base.length));
+    const candidates = [objects[objects.length - 1]?.key, prefixes[prefixes.length - 1]].filter((x): x is string => x !== undefined);
+    const last = candidates.sort(compareKeys).pop();
+    return { objects, prefixes, truncated: !!res.IsTruncated, last };
+  }
+}
