@@ -43,9 +43,29 @@ export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, path = '')
   return value;
 }
 
+/**
+ * Fill defaults, recursing into records and arrays too (TypeBox's Value.Default stops at a
+ * Record's values, so `tiers: { gold: { rate_per_minute: 5 } }` would miss its `burst`).
+ */
+export function applyDefaults(schema: any, value: unknown): unknown {
+  if (value === undefined && schema?.default !== undefined) value = structuredClone(schema.default);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return schema?.items ? value.map((v) => applyDefaults(schema.items, v)) : value;
+  const obj = value as Record<string, unknown>;
+  if (schema?.properties) {
+    for (const [k, s] of Object.entries<any>(schema.properties)) {
+      const v = applyDefaults(s, obj[k]);
+      if (v !== undefined) obj[k] = v;
+    }
+  }
+  const each = schema?.patternProperties ? Object.values<any>(schema.patternProperties)[0] : undefined;
+  if (each) for (const k of Object.keys(obj)) obj[k] = applyDefaults(each, obj[k]);
+  return obj;
+}
+
 /** Apply defaults, coerce env-born strings, and validate; throw with every offending key path. */
 export function validateSection<T>(schema: TSchema, value: unknown, where: string): T {
-  let v = Value.Default(schema, structuredClone(value ?? {}));
+  let v = applyDefaults(schema, structuredClone(value ?? {}));
   v = Value.Convert(schema, v);
   const errors = [...Value.Errors(schema, v)];
   if (errors.length) {

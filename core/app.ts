@@ -13,6 +13,9 @@ import { Wallet } from './wallet/wallet.js';
 import { Router } from './router/router.js';
 import { VendorRegistry } from './router/registry.js';
 import { RateLimiter } from './http/rate-limit.js';
+import { RedisRateLimiter } from './http/redis-rate-limit.js';
+import { LocalBus, type Bus } from './bus/bus.js';
+import { RedisBus } from './bus/redis-bus.js';
 import { validatorCompiler } from './http/validation.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { installAuth } from './http/auth-hook.js';
@@ -21,6 +24,10 @@ import { installMeterHeaders } from './http/meter-headers.js';
 import { loadAreas, resolveVendor, checkConfig, redact } from './plugin-loader.js';
 import { builtinVendors } from '../vendors/builtin.js';
 import { registerSystemRoutes } from './system-routes.js';
+import { collectRoutes } from './discovery/route-registry.js';
+import { registerOpenApi } from './openapi/register.js';
+import { registerDiscovery } from './discovery/register.js';
+import { registerMetrics } from './metrics/metrics.js';
 import { VERSION } from './version.js';
 import type { CapabilitySpec } from './define.js';
 import type { Svc } from './context.js';
@@ -63,25 +70,45 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
 
   const database = await openDatabase(config.database.url, { poolSize: config.database.pool_size });
   try {
-    await migrateModule(database.db, 'core', coreMigrations);
-    for (const a of areas) if (a.def.migrations) await migrateModule(database.db, a.def.name, a.def.migrations);
+    await migrateModule(database.db, 'core', coreMigrations, database.schema);
+    for (const a of areas) if (a.def.migrations) await migrateModule(database.db, a.def.name, a.def.migrations, database.schema);
   } catch (e) {
     await database.close();
     throw e;
   }
 
+  let bus: Bus = new LocalBus();
+  let rateLimits: Svc['rateLimits'] = new RateLimiter();
+  if (config.redis.url) {
+    const rb = new RedisBus(config.redis.url, log.child({ part: 'bus' }));
+    try {
+      await rb.connect();
+    } catch (e) {
+      await rb.close();
+      await database.close();
+      throw new ConfigError(`redis.url: cannot connect to ${config.redis.url.replace(/\/\/[^@]*@/, '//***@')}: ${(e as Error).message}`);
+    }
+    bus = rb;
+    rateLimits = new RedisRateLimiter(rb.client);
+  }
+
   const wallet = new Wallet(database.db);
+  const keys = new KeyStore(database.db);
+  // Key revocation, rotation and tier changes reach every node's key cache at once.
+  keys.onInvalidate = (accountId) => void bus.publish('keys.invalidate', { accountId }).catch((e) => log.warn({ err: e }, 'bus publish failed'));
+  const unsubscribeKeys = await bus.subscribe('keys.invalidate', (m) => keys.dropAccount((m as { accountId: string }).accountId));
   const svc: Svc = {
     config,
     db: database.db,
     dialect: database.dialect,
     log,
-    keys: new KeyStore(database.db),
+    keys,
     tokens: new TokenSigner(loadMasterKey(config.master_key, config.data_dir)),
     wallet,
     router: new Router(vendors, wallet, capabilities, config.wallet.markup, log.child({ part: 'router' })),
     vendors,
-    rateLimits: new RateLimiter(),
+    rateLimits,
+    bus,
     areas,
     capabilities,
     version: VERSION,
@@ -102,11 +129,18 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
+  // JSON only, as the conventions say; areas that take raw bytes add parsers in their scope.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
   installMeterHeaders(app);
   installAuth(app);
   installIdempotency(app);
+  registerMetrics(app);
+  // Before any documented route: the route registry and @fastify/swagger collect with onRoute.
+  const routes = collectRoutes(app);
+  await registerOpenApi(app, routes);
+  await registerDiscovery(app, routes);
   await registerSystemRoutes(app);
 
   for (const a of areas) {
@@ -122,6 +156,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   app.addHook('onClose', async () => {
     for (const a of [...areas].reverse()) await a.def.stop?.();
     await vendors.closeAll();
+    await unsubscribeKeys();
+    await bus.close();
     await database.close();
   });
   return app;

@@ -7,8 +7,11 @@ import type { TokenSigner } from './auth/tokens.js';
 import type { Wallet } from './wallet/wallet.js';
 import type { Router, Meter } from './router/router.js';
 import type { VendorRegistry } from './router/registry.js';
-import type { RateLimiter } from './http/rate-limit.js';
+import type { RateDecision } from './http/rate-limit.js';
+import type { TierConfig } from '../config/schema.js';
+import type { Bus } from './bus/bus.js';
 import type { AreaDefinition, CapabilitySpec } from './define.js';
+import type { ErrorCode } from './errors.js';
 
 export interface LoadedArea {
   def: AreaDefinition;
@@ -28,7 +31,9 @@ export interface Svc {
   wallet: Wallet;
   router: Router;
   vendors: VendorRegistry;
-  rateLimits: RateLimiter;
+  /** Token buckets per key: in memory on one node, in Redis when redis.url is set. */
+  rateLimits: { take(id: string, tier: Pick<TierConfig, 'rate_per_minute' | 'burst'>): RateDecision | Promise<RateDecision> };
+  bus: Bus;
   areas: LoadedArea[];
   capabilities: Map<string, CapabilitySpec>;
   version: string;
@@ -59,5 +64,7 @@ declare module 'fastify' {
     capability?: string;
     /** Billing line for discovery. */
     billing?: { unit: string; price_usd: number; free_quota?: number };
+    /** Error codes beyond those the core derives from the route, for discovery and OpenAPI. */
+    errors?: ErrorCode[];
   }
 }

@@ -82,8 +82,17 @@ export class KeyStore {
     return principal;
   }
 
+  /** Set by the app: tells the other nodes (through the bus) to drop their cached lookups too. */
+  onInvalidate?: (accountId: string) => void;
+
   /** Drop cached lookups of one account (after revoke, rotate, tier change, suspension). */
   invalidateAccount(accountId: string): void {
+    this.dropAccount(accountId);
+    this.onInvalidate?.(accountId);
+  }
+
+  /** Drop this node's cached lookups of an account (called for bus messages). */
+  dropAccount(accountId: string): void {
     for (const [h, e] of this.cache) if (e.principal?.accountId === accountId) this.cache.delete(h);
   }
 

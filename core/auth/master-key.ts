@@ -12,6 +12,12 @@ export function loadMasterKey(configured: string, dataDir: string): Buffer {
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32);
-  writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  try {
+    writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (e) {
+    // Another process (a second node on the same data dir, `migrate`) wrote it first: use theirs.
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+    throw e;
+  }
   return key;
 }

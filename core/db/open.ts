@@ -9,6 +9,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface Database {
   db: Kysely<any>;
   dialect: DialectName;
+  /** PostgreSQL: the schema tables live in (search_path's first); SQLite: undefined. */
+  schema?: string;
   /** Close every connection. */
   close(): Promise<void>;
 }
@@ -48,7 +50,8 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     });
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    const current = await sql<{ s: string }>`select current_schema() as s`.execute(db);
+    return { db, dialect: 'postgres', schema: current.rows[0]?.s ?? 'public', close: () => db.destroy() };
   }
   throw new Error(`database.url must start with sqlite: or postgres:// (got "${url.replace(/\/\/[^@]*@/, '//***@')}")`);
 }

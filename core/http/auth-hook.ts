@@ -50,7 +50,7 @@ export function installAuth(app: FastifyInstance): void {
     if (principal.status !== 'active') throw apiError('forbidden', 'This account is suspended.');
     req.principal = principal;
     const tier = svc.config.tiers[principal.tier] ?? svc.config.tiers[svc.config.default_tier];
-    const d = svc.rateLimits.take(principal.keyId, tier);
+    const d = await svc.rateLimits.take(principal.keyId, tier);
     setRateHeaders(reply, d);
     if (!d.allowed) {
       throw apiError('rate_limited', `Over the ${principal.tier} tier's rate of ${tier.rate_per_minute} requests a minute (burst ${tier.burst}). Retry in ${d.retryAfterSeconds} s, or upgrade with POST /v1/account/tier/upgrade.`, {

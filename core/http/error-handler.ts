@@ -23,7 +23,7 @@ function issueMessage(v: AjvIssue): string {
   return v.message ?? 'is invalid';
 }
 
-export function toApiError(err: FastifyError & { validation?: AjvIssue[]; validationContext?: string }): ApiError {
+export function toApiError(err: FastifyError & { validation?: AjvIssue[]; validationContext?: string }, req?: FastifyRequest): ApiError {
   if (isApiError(err)) return err;
   if (err.validation) {
     const seen = new Set<string>();
@@ -39,7 +39,7 @@ export function toApiError(err: FastifyError & { validation?: AjvIssue[]; valida
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return apiError('payload_too_large', `The request body is over this endpoint's cap of ${(err as any).bodyLimit ?? 'the configured'} bytes.`);
+      return apiError('payload_too_large', `The request body is over this endpoint's cap of ${req?.routeOptions.bodyLimit ?? 'the configured'} bytes.`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return apiError('unsupported_media_type', 'Send the request body as application/json.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -57,7 +57,7 @@ export function toApiError(err: FastifyError & { validation?: AjvIssue[]; valida
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const e = toApiError(err);
+    const e = toApiError(err, req);
     if (e.code === 'internal_error') req.log.error({ err }, 'unhandled error');
     else if (e.status >= 500) req.log.warn({ code: e.code, msg: e.message }, 'request failed');
     for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);

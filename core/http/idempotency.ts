@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { apiError } from '../errors.js';
+
+/** The body field every idempotent route's schema declares (the header works too). */
+export const IdempotencyKey = Type.String({ minLength: 1, maxLength: 255, description: 'Retries with the same key and body return the first response; kept 24 h.' });
 
 /** JSON with sorted keys, so `{a,b}` and `{b,a}` hash the same. */
 function canonical(v: unknown): string {

@@ -3,6 +3,10 @@ import { accountMigrations } from './migrations.js';
 import { registerActivate } from './activate.js';
 import { registerKeyRoutes } from './keys-routes.js';
 import { registerSummaryRoutes } from './summary-routes.js';
+import { registerTopupRoutes } from './topup-routes.js';
+import { registerCheckoutPages } from './checkout-pages.js';
+import { registerTierRoutes } from './tier-routes.js';
+import { registerAdminRoutes } from './admin-routes.js';
 
 /** Account: activation, wallet balance and top-up, project keys, tier upgrade. */
 export default defineArea({
@@ -15,5 +19,9 @@ export default defineArea({
     registerActivate(app);
     registerKeyRoutes(app);
     registerSummaryRoutes(app);
+    registerTopupRoutes(app);
+    registerCheckoutPages(app);
+    registerTierRoutes(app);
+    registerAdminRoutes(app);
   },
 });

@@ -19,4 +19,11 @@ const topups: Migration = {
   },
 };
 
-export const accountMigrations: Record<string, Migration> = { '0001_topups': topups };
+// The operator's account list pages newest first; without this it sorts the whole table.
+const accountsByCreation: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.createIndex('accounts_created').ifNotExists().on('accounts').columns(['created_at', 'account_id']).execute();
+  },
+};
+
+export const accountMigrations: Record<string, Migration> = { '0001_topups': topups, '0002_accounts_created': accountsByCreation };

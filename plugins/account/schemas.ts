@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { IdempotencyKey } from '../../core/http/idempotency.js';
 
 // The Account area's wire, stated once: validation, serialization, OpenAPI, discovery and
 // the client's types all come from here.
@@ -38,6 +39,7 @@ export const KeyList = Type.Object({ items: Type.Array(ProjectKey), next_cursor:
 export const CreateKeyBody = Type.Object({
   label: Type.String({ minLength: 1, maxLength: 100 }),
   scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 32, uniqueItems: true, default: ['*'] })),
+  idempotency_key: Type.Optional(IdempotencyKey),
 }, { additionalProperties: false });
 
 export const KeyIdParams = Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });

@@ -8,6 +8,8 @@ export interface CheckoutInput {
   currency: string;
   description: string;
   return_url?: string;
+  /** When the gateway stops accepting payment for this top-up (epoch ms). */
+  expires_at?: number;
 }
 
 export interface CheckoutOutput {

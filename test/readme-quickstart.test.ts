@@ -1,0 +1,99 @@
+import t from 'tap';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { once } from 'node:events';
+import { freshDatabaseUrl } from './helpers/app.js';
+
+// The README's Quickstart, run verbatim with bash against the real gateway process: only
+// the SVC_URL line is changed, to the port this test picked.
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+
+function quickstartScript(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.split(/^## /m).find((s) => s.startsWith('Quickstart'));
+  if (!section) throw new Error('README.md has no "## Quickstart" section');
+  const block = /```sh\n([\s\S]*?)```/.exec(section);
+  if (!block) throw new Error('the Quickstart section has no sh block');
+  return block[1];
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+async function startGateway(t: { teardown(fn: () => unknown): void }, port: number): Promise<ChildProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-readme-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dbUrl = await freshDatabaseUrl(t, dir);
+  const env: NodeJS.ProcessEnv = { ...process.env, SVC_DATABASE_URL: dbUrl, SVC_LOG_LEVEL: 'warn' };
+  for (const k of ['SVC_CONFIG', 'SVC_PORT', 'SVC_HOST', 'SVC_PUBLIC_URL', 'SVC_DATA_DIR', 'SVC_ADMIN_KEY']) delete env[k];
+  // tap's TypeScript loader travels in execArgv, so the child runs the sources as the tests do.
+  const child = spawn(process.execPath, [...process.execArgv, 'bin/svc-gateway.ts', '--port', String(port), '--data-dir', dir], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  t.teardown(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the gateway did not start in 60 s: ${out}${stderr}`)), 60_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the gateway exited with ${code}: ${out}${stderr}`));
+    });
+  });
+  return child;
+}
+
+async function runBash(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const bash = spawn('bash', ['-s'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  bash.stdout.on('data', (d) => (stdout += d));
+  bash.stderr.on('data', (d) => (stderr += d));
+  bash.stdin.end(script);
+  const [code] = await once(bash, 'exit');
+  return { code, stdout, stderr };
+}
+
+t.test('the README quickstart works verbatim against the real gateway', async (t) => {
+  const script = quickstartScript();
+  const urlLine = /^SVC_URL=http:\/\/127\.0\.0\.1:8787$/m;
+  t.match(script, urlLine, 'the base URL is one variable at the top');
+  const port = await freePort();
+  await startGateway(t, port);
+
+  const { code, stdout, stderr } = await runBash(script.replace(urlLine, `SVC_URL=http://127.0.0.1:${port}`));
+  t.equal(code, 0, stderr);
+  t.equal(stderr, '', 'nothing on stderr');
+  const lines = stdout.trim().split('\n');
+  t.match(lines[0], /^key: sk_live_\w{4}\.\.\.$/);
+  t.equal(lines[1], '{"balance_usd":5,"currency":"USD"}');
+  t.match(JSON.parse(lines[2]), { items: [{ label: 'primary', scopes: ['*'] }], next_cursor: null });
+  t.equal(lines[3], '{"ok":true}', 'the second key was revoked');
+  t.match(lines[4], new RegExp(`^checkout: http://127\\.0\\.0\\.1:${port}/sandbox/checkout/cs_sandbox_\\w{24}$`));
+  t.equal(lines[5], 'pay: HTTP 200');
+  t.equal(lines[lines.length - 1], '{"balance_usd":25,"currency":"USD"}', 'the final balance is 5 + 20');
+});
