@@ -29,6 +29,8 @@ import { registerOpenApi } from './openapi/register.js';
 import { registerDiscovery } from './discovery/register.js';
 import { registerMetrics } from './metrics/metrics.js';
 import { VERSION } from './version.js';
+import { ResultStore } from './results/result-store.js';
+import { resultMigrations } from './results/migrations.js';
 import type { CapabilitySpec } from './define.js';
 import type { Svc } from './context.js';
 import { ConfigError } from '../config/load.js';
@@ -71,6 +73,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   const database = await openDatabase(config.database.url, { poolSize: config.database.pool_size });
   try {
     await migrateModule(database.db, 'core', coreMigrations, database.schema);
+    await migrateModule(database.db, 'results', resultMigrations, database.schema);
     for (const a of areas) if (a.def.migrations) await migrateModule(database.db, a.def.name, a.def.migrations, database.schema);
   } catch (e) {
     await database.close();
@@ -97,6 +100,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   // Key revocation, rotation and tier changes reach every node's key cache at once.
   keys.onInvalidate = (accountId) => void bus.publish('keys.invalidate', { accountId }).catch((e) => log.warn({ err: e }, 'bus publish failed'));
   const unsubscribeKeys = await bus.subscribe('keys.invalidate', (m) => keys.dropAccount((m as { accountId: string }).accountId));
+  const router = new Router(vendors, wallet, capabilities, config.wallet.markup, log.child({ part: 'router' }));
   const svc: Svc = {
     config,
     db: database.db,
@@ -105,7 +109,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     keys,
     tokens: new TokenSigner(loadMasterKey(config.master_key, config.data_dir)),
     wallet,
-    router: new Router(vendors, wallet, capabilities, config.wallet.markup, log.child({ part: 'router' })),
+    router,
+    results: new ResultStore(database.db, router, log.child({ part: 'results' })),
     vendors,
     rateLimits,
     bus,
@@ -151,9 +156,11 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   }
 
   app.addHook('onReady', async () => {
+    svc.results.start();
     for (const a of areas) await a.def.start?.({ svc, config: a.config, log: log.child({ area: a.def.name }) });
   });
   app.addHook('onClose', async () => {
+    svc.results.stop();
     for (const a of [...areas].reverse()) await a.def.stop?.();
     await vendors.closeAll();
     await unsubscribeKeys();

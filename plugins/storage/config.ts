@@ -7,6 +7,8 @@ export const StorageConfigSchema = Type.Object({
   max_object_bytes: Type.Integer({ minimum: 1, default: 5 * 1024 ** 3, description: 'Largest object a single PUT may store.' }),
   allow_inline_html: Type.Boolean({ default: false, description: 'Serve HTML and SVG from public buckets inline; otherwise always as attachments.' }),
   clock_skew_seconds: Type.Integer({ minimum: 1, default: 900, description: 'How far x-amz-date may be from the gateway clock.' }),
+  results_vendor: Type.String({ default: '', description: 'Storage vendor instance results (generated images, audio, PDFs…) are written to; default: the first that serves storage.' }),
+  results_retention_seconds: Type.Integer({ minimum: 60, default: 7 * 86400, description: 'How long results are kept before the retention sweep deletes them.' }),
   transfer_timeout_ms: Type.Integer({ minimum: 1000, default: 3600000, description: 'Longest a single upload or download may take.' }),
 }, { additionalProperties: false, default: {} });
 

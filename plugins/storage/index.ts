@@ -18,7 +18,18 @@ export default defineArea({
   capabilities: STORAGE_CAPABILITIES,
   async register(app, ctx) {
     const masterKey = loadMasterKey(ctx.svc.config.master_key, ctx.svc.config.data_dir);
-    const storage = new StorageService(ctx.svc, ctx.config, new CredentialStore(ctx.svc.db, masterKey));
+    const credentials = new CredentialStore(ctx.svc.db, masterKey);
+    const storage = new StorageService(ctx.svc, ctx.config, credentials);
+    // The core result store writes through the vendor chosen here, and its URLs for
+    // local-storage point at this area's S3 endpoint, signed with the account's internal key.
+    ctx.svc.results.configure({
+      vendor: ctx.config.results_vendor || undefined,
+      retentionSeconds: ctx.config.results_retention_seconds,
+      signer: async (accountId) => {
+        const c = await credentials.internal(accountId);
+        return { endpoint: storage.endpoint, region: ctx.config.region, access_key_id: c.accessKeyId, secret: c.secret };
+      },
+    });
     // Every body field of this area is optional somewhere: a POST without a body means the defaults.
     app.addHook('preValidation', async (req) => {
       if (req.method === 'POST' && req.body == null && req.url.startsWith('/v1/')) req.body = {};

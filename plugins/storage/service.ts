@@ -8,6 +8,7 @@ import type { StorageConfig } from './config.js';
 import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput } from './contract.js';
 import type { CredentialStore } from './credentials.js';
 import { bucketNameProblem, keyProblem } from './names.js';
+import { RESULTS_BUCKET } from '../../core/results/result-store.js';
 
 export interface BucketRow {
   bucket_id: string;
@@ -46,7 +47,7 @@ export class StorageService {
   }
 
   async createBucket(accountId: string, name: string, o: { vendor?: string; region?: string; acl?: 'private' | 'public' } = {}): Promise<BucketRow> {
-    const problem = bucketNameProblem(name);
+    const problem = name === RESULTS_BUCKET ? 'is reserved for the results the gateway hands out' : bucketNameProblem(name);
     if (problem) throw apiError('validation_failed', `bucket ${problem}.`, { param: 'bucket', details: { errors: [{ param: 'bucket', message: problem }] } });
     if (await this.findBucket(accountId, name)) throw apiError('already_exists', `This account already has a bucket named "${name}".`, { param: 'bucket' });
     const res = await this.svc.router.call<unknown, { region: string }>('storage.bucket.create', { account: accountId, bucket: name, region: o.region },
@@ -64,6 +65,18 @@ export class StorageService {
   async findBucket(accountId: string, name: string): Promise<BucketRow | undefined> {
     const r = await this.svc.db.selectFrom('storage_buckets').selectAll().where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
     return r && row(r);
+  }
+
+  /**
+   * The read-only view of the account's results (core/results) that their signed URLs use:
+   * the vendor is the one the result was written to; gone once retention deleted it.
+   */
+  async resultsBucket(accountId: string, key: string): Promise<BucketRow | undefined> {
+    const resultId = key.split('/')[0];
+    const r = await this.svc.db.selectFrom('results').select(['vendor', 'created_at', 'delete_at'])
+      .where('result_id', '=', resultId).where('account_id', '=', accountId).executeTakeFirst();
+    if (!r || Number(r.delete_at) <= Date.now()) return undefined;
+    return { bucket_id: resultId, account_id: accountId, name: RESULTS_BUCKET, vendor: r.vendor, region: this.config.region, acl: 'private', created_at: Number(r.created_at) };
   }
 
   /** The bucket, or 404 (also for another account's bucket of the same name). */

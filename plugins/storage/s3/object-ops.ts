@@ -3,6 +3,7 @@ import type { S3Request } from './endpoint.js';
 import { keyProblem, MAX_KEY_BYTES } from '../names.js';
 import type { ByteRange } from '../contract.js';
 import { uploadBody } from './body.js';
+import { RESULTS_BUCKET } from '../../../core/results/result-store.js';
 
 // Types a browser may run as a page or script when served inline from the gateway's origin.
 const ACTIVE = /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml)\b/i;
@@ -38,7 +39,9 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   const anonymousRead = !auth && (req.method === 'GET' || req.method === 'HEAD');
   if (!r.accountId || (!auth && !anonymousRead)) throw new S3Error('AccessDenied', 'Access Denied.');
   checkKey(r.key);
-  const b = await storage.findBucket(r.accountId, r.bucket);
+  if (r.bucket === RESULTS_BUCKET && req.method !== 'GET' && req.method !== 'HEAD') throw new S3Error('AccessDenied', 'Results are read-only.');
+  const b = r.bucket === RESULTS_BUCKET ? await storage.resultsBucket(r.accountId, r.key) : await storage.findBucket(r.accountId, r.bucket);
+  if (!b && r.bucket === RESULTS_BUCKET) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: r.key });
   if (!b) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.', { BucketName: r.bucket });
   // Unsigned reads only from public buckets; say AccessDenied, not whether the key exists.
   if (!auth && b.acl !== 'public') throw new S3Error('AccessDenied', 'Access Denied.');
