@@ -3,7 +3,7 @@ import { iso } from '../../core/clock.js';
 import { apiError } from '../../core/errors.js';
 import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
 import type { BucketRow, StorageService } from './service.js';
-import { Bucket, BucketList, BucketParams, CreateBucketBody, Ok, type CreateBucketBodyT } from './schemas.js';
+import { Bucket, BucketList, BucketParams, CreateBucketBody, Ok, StorageUsage, type CreateBucketBodyT } from './schemas.js';
 
 export function bucketWire(b: BucketRow) {
   return { bucket: b.name, vendor: b.vendor, region: b.region, created_at: iso(b.created_at), acl: b.acl };
@@ -33,5 +33,14 @@ export function registerBucketRoutes(app: FastifyInstance, storage: StorageServi
     const b = await storage.requireBucket(req.principal!.accountId, req.params.bucket);
     if (!(await storage.deleteBucket(b))) throw apiError('conflict', `Bucket "${b.name}" is not empty; delete its objects first.`, { param: 'bucket' });
     return { ok: true };
+  });
+
+  app.get('/v1/storage/usage', {
+    config: { scope: 'storage:read', operation: 'storage.usage' },
+    schema: { summary: "Bytes stored and served, and the tier's caps", tags: ['storage'], response: { 200: StorageUsage } },
+  }, async (req) => {
+    const accountId = req.principal!.accountId;
+    const [u, caps] = await Promise.all([storage.usage.get(accountId), storage.usage.caps(accountId)]);
+    return { tier: caps.tier, ...u, max_object_bytes: caps.maxObjectBytes, max_total_bytes: caps.maxTotalBytes ?? null };
   });
 }

@@ -4,7 +4,14 @@ export const StorageConfigSchema = Type.Object({
   s3_path: Type.String({ pattern: '^/[a-z0-9/_-]*[a-z0-9_-]$', default: '/s3', description: "Path of the gateway's own S3-compatible endpoint (path-style)." }),
   region: Type.String({ minLength: 1, default: 'us-east-1', description: 'Region the S3 endpoint names in its credentials and bucket locations.' }),
   presign_default_seconds: Type.Integer({ minimum: 1, maximum: 604800, default: 900 }),
-  max_object_bytes: Type.Integer({ minimum: 1, default: 5 * 1024 ** 3, description: 'Largest object a single PUT may store.' }),
+  max_object_bytes: Type.Integer({ minimum: 1, default: 5 * 1024 ** 3, description: 'Largest object a single PUT may store (tiers without caps below).' }),
+  tier_caps: Type.Record(Type.String(), Type.Object({
+    max_object_bytes: Type.Integer({ minimum: 1 }),
+    max_total_bytes: Type.Integer({ minimum: 1 }),
+  }, { additionalProperties: false }), {
+    default: { free: { max_object_bytes: 1024 ** 3, max_total_bytes: 5 * 1024 ** 3 }, pro: { max_object_bytes: 5 * 1024 ** 3, max_total_bytes: 100 * 1024 ** 3 } },
+    description: 'Per account tier: largest object and total bytes stored. Enforced while the upload streams (413 naming the cap).',
+  }),
   allow_inline_html: Type.Boolean({ default: false, description: 'Serve HTML and SVG from public buckets inline; otherwise always as attachments.' }),
   clock_skew_seconds: Type.Integer({ minimum: 1, default: 900, description: 'How far x-amz-date may be from the gateway clock.' }),
   results_vendor: Type.String({ default: '', description: 'Storage vendor instance results (generated images, audio, PDFs…) are written to; default: the first that serves storage.' }),

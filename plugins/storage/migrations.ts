@@ -28,4 +28,16 @@ const init: Migration = {
   },
 };
 
-export const storageMigrations: Record<string, Migration> = { '0001_init': init };
+// Bytes stored and served per account, kept as objects come and go (metering and caps).
+const usage: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.createTable('storage_usage')
+      .addColumn('account_id', 'text', (c) => c.primaryKey())
+      .addColumn('bytes_stored', 'bigint', (c) => c.notNull())
+      .addColumn('bytes_served', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+};
+
+export const storageMigrations: Record<string, Migration> = { '0001_init': init, '0002_usage': usage };

@@ -51,3 +51,15 @@ export function prefixProblem(prefix: string): string | undefined {
 export function compareKeys(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
+
+/** `100 MiB`, `1.5 GiB`: sizes in messages that name a cap. */
+export function formatBytes(n: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  let v = n;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[i]}`;
+}

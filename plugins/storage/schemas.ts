@@ -73,6 +73,14 @@ export const CreatedCredential = Type.Intersect([Credential, Type.Object({
 export const CredentialList = Type.Object({ items: Type.Array(Credential), next_cursor: Type.Union([Type.String(), Type.Null()]) });
 export const Ok = Type.Object({ ok: Type.Boolean() });
 
+export const StorageUsage = Type.Object({
+  tier: Type.String(),
+  bytes_stored: Type.Integer(),
+  bytes_served: Type.Integer({ description: 'Since the account was created.' }),
+  max_object_bytes: Type.Integer(),
+  max_total_bytes: Type.Union([Type.Integer(), Type.Null()]),
+});
+
 export type CreateBucketBodyT = Static<typeof CreateBucketBody>;
 export type PresignBodyT = Static<typeof PresignBody>;
 export type ObjectListQueryT = Static<typeof ObjectListQuery>;

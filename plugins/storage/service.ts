@@ -7,7 +7,8 @@ import type { CallOptions } from '../../core/router/router.js';
 import type { StorageConfig } from './config.js';
 import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput } from './contract.js';
 import type { CredentialStore } from './credentials.js';
-import { bucketNameProblem, keyProblem } from './names.js';
+import { bucketNameProblem, keyProblem, formatBytes } from './names.js';
+import { UsageMeter } from './usage.js';
 import { RESULTS_BUCKET } from '../../core/results/result-store.js';
 
 export interface BucketRow {
@@ -35,7 +36,11 @@ export function checkKey(key: string, param = 'key'): void {
  * the bucket was created on, reached only through the router.
  */
 export class StorageService {
-  constructor(readonly svc: Svc, readonly config: StorageConfig, readonly credentials: CredentialStore) {}
+  readonly usage: UsageMeter;
+
+  constructor(readonly svc: Svc, readonly config: StorageConfig, readonly credentials: CredentialStore) {
+    this.usage = new UsageMeter(svc.db, config);
+  }
 
   /** Base URL of the gateway's S3 endpoint. */
   get endpoint(): string {
@@ -101,9 +106,24 @@ export class StorageService {
     return true;
   }
 
-  async put(b: BucketRow, key: string, body: Readable, contentType: string, o: { signal?: AbortSignal; length?: number } = {}): Promise<ObjectInfo> {
+  /**
+   * How many bytes a put of `key` may carry: the tier's object cap, or what is left of its
+   * total cap counting the object it replaces, whichever is smaller, named for the 413.
+   */
+  async uploadCap(b: BucketRow, key: string): Promise<{ bytes: number; what: string; previousSize: number }> {
+    const [caps, old, used] = await Promise.all([this.usage.caps(b.account_id), this.head(b, key), this.usage.get(b.account_id)]);
+    const previousSize = old?.size ?? 0;
+    const objectCap = { bytes: caps.maxObjectBytes, what: `the ${caps.tier} tier's object size cap of ${formatBytes(caps.maxObjectBytes)}`, previousSize };
+    if (caps.maxTotalBytes === undefined) return objectCap;
+    const room = Math.max(0, caps.maxTotalBytes - used.bytes_stored + previousSize);
+    if (room >= caps.maxObjectBytes) return objectCap;
+    return { bytes: room, what: `the ${caps.tier} tier's storage cap of ${formatBytes(caps.maxTotalBytes)} (${formatBytes(room)} left)`, previousSize };
+  }
+
+  async put(b: BucketRow, key: string, body: Readable, contentType: string, o: { signal?: AbortSignal; length?: number; previousSize?: number } = {}): Promise<ObjectInfo> {
     const res = await this.svc.router.call<unknown, ObjectInfo>('storage.object.put', { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length },
       this.opts(b, { signal: o.signal, timeoutMs: this.config.transfer_timeout_ms }));
+    await this.usage.add(b.account_id, { stored: res.output.size - (o.previousSize ?? 0) });
     return res.output;
   }
 
@@ -117,7 +137,10 @@ export class StorageService {
   }
 
   async deleteObject(b: BucketRow, key: string): Promise<boolean> {
-    return (await this.svc.router.call<unknown, { deleted: boolean }>('storage.object.delete', { account: b.account_id, bucket: b.name, key }, this.opts(b))).output.deleted;
+    const old = await this.head(b, key);
+    const deleted = (await this.svc.router.call<unknown, { deleted: boolean }>('storage.object.delete', { account: b.account_id, bucket: b.name, key }, this.opts(b))).output.deleted;
+    if (deleted && old) await this.usage.add(b.account_id, { stored: -old.size });
+    return deleted;
   }
 
   async list(b: BucketRow, q: { prefix: string; delimiter?: string; after?: string; limit: number }): Promise<ListOutput> {

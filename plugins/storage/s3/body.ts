@@ -12,19 +12,14 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function formatBytes(n: number): string {
-  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  let v = n;
-  while (v >= 1024 && i < units.length - 1 && Number.isInteger(v / 1024)) {
-    v /= 1024;
-    i++;
-  }
-  return `${v} ${units[i]}`;
+/** The largest upload allowed, and what limits it (named in the 413). */
+export interface UploadCap {
+  bytes: number;
+  what: string;
 }
 
-export function tooLarge(maxBytes: number): S3Error {
-  return new S3Error('EntityTooLarge', `Your proposed upload exceeds the maximum allowed object size of ${formatBytes(maxBytes)} (${maxBytes} bytes).`, { MaxSizeAllowed: String(maxBytes) });
+export function tooLarge(cap: UploadCap): S3Error {
+  return new S3Error('EntityTooLarge', `Your proposed upload exceeds ${cap.what}.`, { MaxSizeAllowed: String(cap.bytes) });
 }
 
 /**
@@ -34,7 +29,7 @@ export function tooLarge(maxBytes: number): S3Error {
  * checked at the end. A failure errors the stream, so the vendor never commits the object,
  * and is reported to `onError` first so the caller can answer with it.
  */
-export function uploadBody(req: IncomingMessage, auth: S3Auth, maxBytes: number, onError: (e: Error) => void): { stream: Readable; length?: number } {
+export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, onError: (e: Error) => void): { stream: Readable; length?: number } {
   const payload = auth.payload;
   const chunked = payload.startsWith('STREAMING-') || /(^|,)\s*aws-chunked\s*(,|$)/.test(header(req, 'content-encoding') ?? '');
   let decoder: AwsChunkedDecoder | undefined;
@@ -49,7 +44,7 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, maxBytes: number,
   }
   const declaredRaw = chunked ? header(req, 'x-amz-decoded-content-length') : header(req, 'content-length');
   const declared = declaredRaw !== undefined && /^\d+$/.test(declaredRaw) ? Number(declaredRaw) : undefined;
-  if (declared !== undefined && declared > maxBytes) throw tooLarge(maxBytes);
+  if (declared !== undefined && declared > cap.bytes) throw tooLarge(cap);
 
   const sha = /^[0-9a-f]{64}$/.test(payload) ? createHash('sha256') : undefined;
   const checksumHeader = Object.keys(req.headers).find((h) => h.startsWith('x-amz-checksum-') && h !== 'x-amz-checksum-type' && h !== 'x-amz-checksum-algorithm');
@@ -61,7 +56,7 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, maxBytes: number,
   const guard = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       size += chunk.length;
-      if (size > maxBytes) return cb(tooLarge(maxBytes));
+      if (size > cap.bytes) return cb(tooLarge(cap));
       sha?.update(chunk);
       checksum?.update(chunk);
       cb(null, chunk);

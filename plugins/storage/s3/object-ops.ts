@@ -49,10 +49,11 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   if (req.method === 'PUT') {
     if (req.headers['x-amz-copy-source']) throw new S3Error('NotImplemented', 'CopyObject is not implemented by this endpoint.');
     const ctrl = new AbortController();
-    const body = uploadBody(req.raw, auth!, storage.config.max_object_bytes, (e) => ctrl.abort(e));
+    const cap = await storage.uploadCap(b, r.key);
+    const body = uploadBody(req.raw, auth!, cap, (e) => ctrl.abort(e));
     const contentType = req.headers['content-type'] || 'application/octet-stream';
     try {
-      const info = await storage.put(b, r.key, body.stream, contentType, { signal: ctrl.signal, length: body.length });
+      const info = await storage.put(b, r.key, body.stream, contentType, { signal: ctrl.signal, length: body.length, previousSize: cap.previousSize });
       return reply.header('etag', info.etag).send();
     } catch (e) {
       if (ctrl.signal.aborted) {
@@ -90,5 +91,7 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   if (cache) reply.header('cache-control', cache);
   if (partial) reply.code(206).header('content-range', `bytes ${got.start}-${got.end}/${got.size}`);
   if (req.method === 'HEAD' || !got.body) return reply.send();
+  // Metered as served when the response starts; the owner's account pays for public reads.
+  await storage.usage.add(b.account_id, { served: partial ? got.end - got.start + 1 : got.size });
   return reply.send(got.body);
 }

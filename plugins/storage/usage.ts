@@ -1,0 +1,50 @@
+import { sql, type Kysely } from 'kysely';
+import type { StorageConfig } from './config.js';
+
+export interface Caps {
+  tier: string;
+  maxObjectBytes: number;
+  maxTotalBytes: number | undefined;
+}
+
+export interface Usage {
+  bytes_stored: number;
+  bytes_served: number;
+}
+
+/**
+ * Storage metering per account: bytes stored (moved by every put and delete) and bytes
+ * served. One upsert a change, atomic on SQLite and PostgreSQL. The per-tier caps are read
+ * against it before and while an upload streams; uploads racing each other can overshoot
+ * the total cap by what they carry between them.
+ */
+export class UsageMeter {
+  constructor(private readonly db: Kysely<any>, private readonly config: StorageConfig) {}
+
+  async get(accountId: string): Promise<Usage> {
+    const r = await this.db.selectFrom('storage_usage').select(['bytes_stored', 'bytes_served']).where('account_id', '=', accountId).executeTakeFirst();
+    return { bytes_stored: Number(r?.bytes_stored ?? 0), bytes_served: Number(r?.bytes_served ?? 0) };
+  }
+
+  async add(accountId: string, d: { stored?: number; served?: number }): Promise<void> {
+    const stored = Math.round(d.stored ?? 0);
+    const served = Math.round(d.served ?? 0);
+    if (!stored && !served) return;
+    await this.db.insertInto('storage_usage')
+      .values({ account_id: accountId, bytes_stored: Math.max(0, stored), bytes_served: served, updated_at: Date.now() })
+      .onConflict((oc) => oc.column('account_id').doUpdateSet({
+        bytes_stored: sql`case when storage_usage.bytes_stored + ${stored} < 0 then 0 else storage_usage.bytes_stored + ${stored} end`,
+        bytes_served: sql`storage_usage.bytes_served + ${served}`,
+        updated_at: Date.now(),
+      }))
+      .execute();
+  }
+
+  async caps(accountId: string): Promise<Caps> {
+    const a = await this.db.selectFrom('accounts').select('tier').where('account_id', '=', accountId).executeTakeFirst();
+    const tier = a?.tier ?? 'free';
+    const c = this.config.tier_caps[tier];
+    return c ? { tier, maxObjectBytes: Math.min(c.max_object_bytes, this.config.max_object_bytes), maxTotalBytes: c.max_total_bytes }
+      : { tier, maxObjectBytes: this.config.max_object_bytes, maxTotalBytes: undefined };
+  }
+}
