@@ -4,9 +4,7 @@ import { apiError } from '../../core/errors.js';
 import type { ObjectInfo } from './contract.js';
 import { prefixProblem } from './names.js';
 import { checkKey, type StorageService } from './service.js';
-import { BucketParams, ObjectList, ObjectListQuery, ObjectMeta, ObjectParams, Ok, PresignBody, PresignedUrl, type ObjectListQueryT, type PresignBodyT } from './schemas.js';
-
-type ObjectReq<B = unknown> = FastifyRequest<{ Params: { bucket: string; '*': string }; Body: B }>;
+import { BucketParams, KeyParamsSchema, ObjectList, ObjectListQuery, ObjectMeta, Ok, PresignBody, PresignedUrl, WildcardParams, type ObjectListQueryT, type PresignBodyT } from './schemas.js';
 
 export function objectWire(o: ObjectInfo) {
   return { key: o.key, size: o.size, etag: o.etag, content_type: o.content_type, last_modified: iso(o.last_modified) };
@@ -27,42 +25,59 @@ function decodeCursor(cursor: string | undefined): string | undefined {
   throw apiError('validation_failed', 'cursor is not a cursor this gateway handed out.', { param: 'cursor', details: { errors: [{ param: 'cursor', message: 'is not valid' }] } });
 }
 
-/** Objects: presign and delete (the spec), list and head (what S3 users expect). Keys may contain "/". */
+type KeyParams = { bucket: string; key?: string; '*'?: string };
+
+/**
+ * Register a route for an object twice: as the spec writes it, `…/objects/{key}` (documented;
+ * one path segment, "/" in the key sent as %2F), and with a wildcard for keys written with
+ * literal slashes (hidden from the docs; the router tries it when the first does not match).
+ */
+function objectRoute(app: FastifyInstance, method: 'GET' | 'POST' | 'DELETE', suffix: string, opts: Record<string, any>,
+  handler: (req: FastifyRequest<{ Params: KeyParams; Body: any }>, key: string) => Promise<unknown>): void {
+  app.route({ method, url: `/v1/storage/buckets/:bucket/objects/:key${suffix}`, ...opts, handler: (req: any) => handler(req, req.params.key) });
+  app.route({
+    method, url: '/v1/storage/buckets/:bucket/objects/*', ...opts,
+    config: { ...opts.config, operation: undefined }, schema: { ...opts.schema, params: WildcardParams, hide: true },
+    handler: (req: any) => {
+      const path: string = req.params['*'];
+      if (suffix && !path.endsWith(suffix)) throw apiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. Presign with POST …/objects/{key}/presign.`);
+      return handler(req, suffix ? path.slice(0, -suffix.length) : path);
+    },
+  });
+}
+
+/** Objects: presign and delete (the spec), head and list (what S3 users expect). */
 export function registerObjectRoutes(app: FastifyInstance, storage: StorageService): void {
-  app.post('/v1/storage/buckets/:bucket/objects/*', {
+  objectRoute(app, 'POST', '/presign', {
     config: { scope: 'storage', operation: 'storage.objects.presign', capability: 'storage.object.presign' },
     schema: {
       summary: 'A presigned URL for one object: PUT to upload, GET to download',
-      description: 'The path is `/v1/storage/buckets/{bucket}/objects/{key}/presign`; the key may contain "/".',
-      tags: ['storage'], params: ObjectParams, body: PresignBody, response: { 200: PresignedUrl },
+      description: 'The key may contain "/" (literal or %2F). The URL points at the S3 endpoint of the bucket\'s vendor.',
+      tags: ['storage'], params: KeyParamsSchema, body: PresignBody, response: { 200: PresignedUrl },
     },
-  }, async (req: ObjectReq<PresignBodyT>) => {
-    const path = req.params['*'];
-    if (!path.endsWith('/presign')) throw apiError('not_found', `No route POST ${req.url.split('?')[0]}. Presign with POST …/objects/{key}/presign.`);
-    const key = path.slice(0, -'/presign'.length);
+  }, async (req, key) => {
     checkKey(key);
     const b = await storage.requireBucket(req.principal!.accountId, req.params.bucket);
-    const method = req.body?.method ?? 'PUT';
-    const r = await storage.presign(b, key, method, req.body?.expires_seconds ?? storage.config.presign_default_seconds);
+    const body = (req.body ?? {}) as PresignBodyT;
+    const method = body.method ?? 'PUT';
+    const r = await storage.presign(b, key, method, body.expires_seconds ?? storage.config.presign_default_seconds);
     return { url: r.url, method, expires_at: iso(r.expiresAt), ...(r.headers ? { headers: r.headers } : {}) };
   });
 
-  app.delete('/v1/storage/buckets/:bucket/objects/*', {
+  objectRoute(app, 'DELETE', '', {
     config: { scope: 'storage', operation: 'storage.objects.delete', capability: 'storage.object.delete' },
-    schema: { summary: 'Delete an object (deleting a missing key is not an error, as in S3)', tags: ['storage'], params: ObjectParams, response: { 200: Ok } },
-  }, async (req: ObjectReq) => {
-    const key = req.params['*'];
+    schema: { summary: 'Delete an object (deleting a missing key is not an error, as in S3)', tags: ['storage'], params: KeyParamsSchema, response: { 200: Ok } },
+  }, async (req, key) => {
     checkKey(key);
     const b = await storage.requireBucket(req.principal!.accountId, req.params.bucket);
     await storage.deleteObject(b, key);
     return { ok: true };
   });
 
-  app.get('/v1/storage/buckets/:bucket/objects/*', {
+  objectRoute(app, 'GET', '', {
     config: { scope: 'storage:read', operation: 'storage.objects.head', capability: 'storage.object.head' },
-    schema: { summary: "An object's size, ETag, content type and last modification", tags: ['storage'], params: ObjectParams, response: { 200: ObjectMeta } },
-  }, async (req: ObjectReq) => {
-    const key = req.params['*'];
+    schema: { summary: "An object's size, ETag, content type and last modification", tags: ['storage'], params: KeyParamsSchema, response: { 200: ObjectMeta } },
+  }, async (req, key) => {
     checkKey(key);
     const b = await storage.requireBucket(req.principal!.accountId, req.params.bucket);
     const o = await storage.head(b, key);

@@ -24,7 +24,11 @@ export const Bucket = Type.Object({
 export const BucketList = Type.Object({ items: Type.Array(Bucket), next_cursor: Type.Union([Type.String(), Type.Null()]) });
 
 export const BucketParams = Type.Object({ bucket: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false });
-export const ObjectParams = Type.Object({ bucket: Type.String({ minLength: 1, maxLength: 255 }), '*': Type.String() }, { additionalProperties: false });
+export const KeyParamsSchema = Type.Object({
+  bucket: Type.String({ minLength: 1, maxLength: 255 }),
+  key: Type.String({ minLength: 1, description: 'Object key; "/" may be sent as %2F.' }),
+}, { additionalProperties: false });
+export const WildcardParams = Type.Object({ bucket: Type.String({ minLength: 1, maxLength: 255 }), '*': Type.String() }, { additionalProperties: false });
 
 export const PresignBody = Type.Object({
   method: Type.Optional(Type.Union([Type.Literal('GET'), Type.Literal('PUT')], { default: 'PUT', description: 'The HTTP method the URL authorizes.' })),
