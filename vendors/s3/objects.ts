@@ -1,9 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { withKnownLength } from './spool.js';
 import { S3Client, GetObjectCommand, HeadObjectCommand, PutObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput } from '../../plugins/storage/contract.js';
 import { compareKeys } from '../../plugins/storage/names.js';
@@ -38,29 +34,14 @@ export class S3Objects {
   }
 
   async put(input: PutInput, signal?: AbortSignal): Promise<ObjectInfo> {
-    let size = 0;
-    const count = new Transform({ transform(c: Buffer, _e, cb) { size += c.length; cb(null, c); } });
-    // S3 needs the length up front; a body of unknown length waits in a temp file first.
-    let spooled: string | undefined;
-    let body: Readable;
-    let length = input.content_length;
-    if (length === undefined) {
-      await mkdir(this.spoolDir, { recursive: true });
-      spooled = join(this.spoolDir, `s3-${randomBytes(8).toString('hex')}`);
-      await pipeline(input.body, count, createWriteStream(spooled), { signal });
-      length = size;
-      body = createReadStream(spooled);
-    } else {
-      body = input.body.pipe(count);
-      input.body.on('error', (e) => count.destroy(e));
-    }
+    const known = await withKnownLength(input.body, input.content_length, this.spoolDir, signal);
     try {
       const res = await this.client.send(new PutObjectCommand({
-        Bucket: this.bucket, Key: this.keyOf(input), Body: body, ContentLength: length, ContentType: input.content_type,
+        Bucket: this.bucket, Key: this.keyOf(input), Body: known.body, ContentLength: known.length, ContentType: input.content_type,
       }), { abortSignal: signal });
-      return { key: input.key, size: length, etag: res.ETag ?? '', content_type: input.content_type, last_modified: Date.now() };
+      return { key: input.key, size: known.length, etag: res.ETag ?? '', content_type: input.content_type, last_modified: Date.now() };
     } finally {
-      if (spooled) await rm(spooled, { force: true });
+      await known.cleanup();
     }
   }
 
