@@ -34,6 +34,11 @@ export interface PutInput extends ObjectRef {
   content_length?: number;
 }
 
+export interface PutOutput extends ObjectInfo {
+  /** Size of the object the put replaced (0 when it was new), for metering. */
+  replaced_size: number;
+}
+
 export interface GetInput extends ObjectRef {
   range?: ByteRange;
 }

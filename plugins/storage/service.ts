@@ -5,7 +5,7 @@ import { newId } from '../../core/ids.js';
 import { isUniqueViolation } from '../../core/http/idempotency.js';
 import type { CallOptions } from '../../core/router/router.js';
 import type { StorageConfig } from './config.js';
-import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput } from './contract.js';
+import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput, PutOutput } from './contract.js';
 import type { CredentialStore } from './credentials.js';
 import { bucketNameProblem, keyProblem, formatBytes } from './names.js';
 import { UsageMeter } from './usage.js';
@@ -108,22 +108,23 @@ export class StorageService {
 
   /**
    * How many bytes a put of `key` may carry: the tier's object cap, or what is left of its
-   * total cap counting the object it replaces, whichever is smaller, named for the 413.
+   * total cap (counting the object it replaces), whichever is smaller, named for the 413.
+   * The object is only looked at when the account is near its total cap.
    */
-  async uploadCap(b: BucketRow, key: string): Promise<{ bytes: number; what: string; previousSize: number }> {
-    const [caps, old, used] = await Promise.all([this.usage.caps(b.account_id), this.head(b, key), this.usage.get(b.account_id)]);
-    const previousSize = old?.size ?? 0;
-    const objectCap = { bytes: caps.maxObjectBytes, what: `the ${caps.tier} tier's object size cap of ${formatBytes(caps.maxObjectBytes)}`, previousSize };
-    if (caps.maxTotalBytes === undefined) return objectCap;
+  async uploadCap(b: BucketRow, key: string): Promise<{ bytes: number; what: string }> {
+    const [caps, used] = await Promise.all([this.usage.caps(b.account_id), this.usage.get(b.account_id)]);
+    const objectCap = { bytes: caps.maxObjectBytes, what: `the ${caps.tier} tier's object size cap of ${formatBytes(caps.maxObjectBytes)}` };
+    if (caps.maxTotalBytes === undefined || used.bytes_stored + caps.maxObjectBytes <= caps.maxTotalBytes) return objectCap;
+    const previousSize = (await this.head(b, key))?.size ?? 0;
     const room = Math.max(0, caps.maxTotalBytes - used.bytes_stored + previousSize);
     if (room >= caps.maxObjectBytes) return objectCap;
-    return { bytes: room, what: `the ${caps.tier} tier's storage cap of ${formatBytes(caps.maxTotalBytes)} (${formatBytes(room)} left)`, previousSize };
+    return { bytes: room, what: `the ${caps.tier} tier's storage cap of ${formatBytes(caps.maxTotalBytes)} (${formatBytes(room)} left)` };
   }
 
-  async put(b: BucketRow, key: string, body: Readable, contentType: string, o: { signal?: AbortSignal; length?: number; previousSize?: number } = {}): Promise<ObjectInfo> {
-    const res = await this.svc.router.call<unknown, ObjectInfo>('storage.object.put', { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length },
+  async put(b: BucketRow, key: string, body: Readable, contentType: string, o: { signal?: AbortSignal; length?: number } = {}): Promise<ObjectInfo> {
+    const res = await this.svc.router.call<unknown, PutOutput>('storage.object.put', { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length },
       this.opts(b, { signal: o.signal, timeoutMs: this.config.transfer_timeout_ms }));
-    await this.usage.add(b.account_id, { stored: res.output.size - (o.previousSize ?? 0) });
+    await this.usage.add(b.account_id, { stored: res.output.size - (res.output.replaced_size ?? 0) });
     return res.output;
   }
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor } from '../../core/define.js';
-import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput } from '../../plugins/storage/contract.js';
+import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
 import { presignUrl } from '../../plugins/storage/s3/sigv4.js';
 import { Layout } from './layout.js';
 import { FileStore } from './store.js';
@@ -25,9 +25,10 @@ export default defineVendor({
   regions: ['global'],
   configSchema: Type.Object({
     dir: Type.String({ default: '', description: 'Directory for objects; default <data_dir>.' }),
+    fsync: Type.Boolean({ default: true, description: 'Sync each object to disk before it is committed (durable across power loss; slower for small objects).' }),
   }, { additionalProperties: false }),
   create(config, ctx) {
-    const store = new FileStore(new Layout(config.dir || ctx.dataDir));
+    const store = new FileStore(new Layout(config.dir || ctx.dataDir), { fsync: config.fsync });
     return {
       capabilities: {
         'storage.bucket.create': {
@@ -44,7 +45,7 @@ export default defineVendor({
           price: free,
         },
         'storage.object.put': {
-          invoke: (input: PutInput, opts): Promise<ObjectInfo> => store.put(input, opts.signal),
+          invoke: (input: PutInput, opts): Promise<PutOutput> => store.put(input, opts.signal),
           price: free,
         },
         'storage.object.get': {

@@ -4,7 +4,7 @@ import { mkdir, open, readFile, readdir, rename, rm, rmdir, unlink, writeFile } 
 import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { GetInput, GetOutput, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput } from '../../plugins/storage/contract.js';
+import type { GetInput, GetOutput, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput } from '../../plugins/storage/contract.js';
 import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys } from '../../plugins/storage/names.js';
 import { Layout, decodeKey, entryPart } from './layout.js';
@@ -29,7 +29,13 @@ function isNotFound(e: unknown): boolean {
 export class FileStore {
   private readonly locks = new Map<string, Promise<unknown>>();
 
-  constructor(readonly layout: Layout) {}
+  private readonly fsync: boolean;
+  /** Directories known to exist, so a put does not mkdir each time (small objects are syscall-bound). */
+  private readonly dirs = new Set<string>();
+
+  constructor(readonly layout: Layout, opts: { fsync?: boolean } = {}) {
+    this.fsync = opts.fsync ?? true;
+  }
 
   private async locked<T>(path: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.locks.get(path) ?? Promise.resolve();
@@ -44,7 +50,28 @@ export class FileStore {
   }
 
   async createBucket(account: string, bucket: string): Promise<void> {
-    await mkdir(this.layout.tmpDir(account, bucket), { recursive: true });
+    await this.ensureDir(this.layout.tmpDir(account, bucket));
+  }
+
+  private async ensureDir(dir: string): Promise<void> {
+    if (this.dirs.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    if (this.dirs.size > 10_000) this.dirs.clear();
+    this.dirs.add(dir);
+  }
+
+  /** Rename, making the target's directory when it is missing (a delete may have pruned it). */
+  private async renameInto(from: string, to: string): Promise<void> {
+    for (let i = 0; ; i++) {
+      await this.ensureDir(dirname(to));
+      try {
+        await rename(from, to);
+        return;
+      } catch (e) {
+        if (!isNotFound(e) || i >= 3) throw e;
+        this.dirs.delete(dirname(to));
+      }
+    }
   }
 
   /** Remove a bucket with no objects; false when it still has some. */
@@ -53,6 +80,7 @@ export class FileStore {
     const some = await this.list({ account, bucket, prefix: '', limit: 1 });
     if (some.objects.length) return false;
     await rm(dir, { recursive: true, force: true });
+    for (const d of this.dirs) if (d === dir || d.startsWith(dir + '/')) this.dirs.delete(d);
     return true;
   }
 
@@ -70,10 +98,10 @@ export class FileStore {
     return meta && info(meta);
   }
 
-  async put(input: PutInput, signal?: AbortSignal): Promise<ObjectInfo> {
+  async put(input: PutInput, signal?: AbortSignal): Promise<PutOutput> {
     const paths = this.layout.objectPaths(input.account, input.bucket, input.key);
     const tmpDir = this.layout.tmpDir(input.account, input.bucket);
-    await mkdir(tmpDir, { recursive: true });
+    await this.ensureDir(tmpDir);
     const tmp = join(tmpDir, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}`);
     const md5 = createHash('md5');
     let size = 0;
@@ -88,22 +116,25 @@ export class FileStore {
     const data = `${paths.stem}.${version}.v`;
     try {
       await pipeline(input.body, count, createWriteStream(tmp, { flags: 'wx' }), { signal });
-      const fh = await open(tmp, 'r');
-      try {
-        await fh.datasync();
-      } finally {
-        await fh.close();
+      if (this.fsync) {
+        const fh = await open(tmp, 'r');
+        try {
+          await fh.datasync();
+        } finally {
+          await fh.close();
+        }
       }
       const meta: Meta = { key: input.key, size, etag: `"${md5.digest('hex')}"`, content_type: input.content_type, last_modified: Date.now(), version };
       const metaTmp = `${tmp}.meta`;
       await writeFile(metaTmp, JSON.stringify(meta), { flag: 'wx' });
-      await this.locked(paths.meta, async () => {
-        await renameMakingDir(tmp, data);
+      const replaced = await this.locked(paths.meta, async () => {
+        await this.renameInto(tmp, data);
         const old = await this.readMeta(paths.meta);
-        await renameMakingDir(metaTmp, paths.meta);
+        await this.renameInto(metaTmp, paths.meta);
         if (old && old.version !== version) await unlink(`${paths.stem}.${old.version}.v`).catch(() => undefined);
+        return old?.size ?? 0;
       });
-      return info(meta);
+      return { ...info(meta), replaced_size: replaced };
     } catch (e) {
       await rm(tmp, { force: true });
       await rm(`${tmp}.meta`, { force: true });
@@ -150,6 +181,7 @@ export class FileStore {
     for (let dir = paths.dir; dir !== stop && dir.startsWith(stop); dir = dirname(dir)) {
       try {
         await rmdir(dir);
+        this.dirs.delete(dir);
       } catch {
         break;
       }
@@ -200,19 +232,6 @@ export class FileStore {
 
 function info(m: Meta): ObjectInfo {
   return { key: m.key, size: m.size, etag: m.etag, content_type: m.content_type, last_modified: m.last_modified };
-}
-
-async function renameMakingDir(from: string, to: string): Promise<void> {
-  // A delete of a sibling key may remove the (then empty) directory between mkdir and rename.
-  for (let i = 0; ; i++) {
-    await mkdir(dirname(to), { recursive: true });
-    try {
-      await rename(from, to);
-      return;
-    } catch (e) {
-      if (!isNotFound(e) || i >= 3) throw e;
-    }
-  }
 }
 
 /** Collect the keys under `dir` that can start with `prefix`, pruning directories that cannot. */

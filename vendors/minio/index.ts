@@ -3,7 +3,7 @@ import * as Minio from 'minio';
 import type { Readable } from 'node:stream';
 import { defineVendor, secret } from '../../core/define.js';
 import type { FailureKind } from '../../core/router/failure.js';
-import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput } from '../../plugins/storage/contract.js';
+import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
 import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys } from '../../plugins/storage/names.js';
 import { withKnownLength } from '../s3/spool.js';
@@ -88,11 +88,12 @@ export default defineVendor({
           price: free,
         },
         'storage.object.put': {
-          async invoke(input: PutInput, opts): Promise<ObjectInfo> {
+          async invoke(input: PutInput, opts): Promise<PutOutput> {
             const known = await withKnownLength(input.body, input.content_length, spoolDir, opts.signal);
             try {
+              const old = await head(input);
               const res = await client.putObject(B, keyOf(input), known.body, known.length, { 'Content-Type': input.content_type });
-              return { key: input.key, size: known.length, etag: quoted(res.etag), content_type: input.content_type, last_modified: Date.now() };
+              return { key: input.key, size: known.length, etag: quoted(res.etag), content_type: input.content_type, last_modified: Date.now(), replaced_size: old?.size ?? 0 };
             } finally {
               await known.cleanup();
             }

@@ -5,7 +5,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { defineVendor, secret } from '../../core/define.js';
 import { kindFromStatus } from '../../core/router/failure.js';
-import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput } from '../../plugins/storage/contract.js';
+import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
 import { S3Objects } from './objects.js';
 
 /**
@@ -54,7 +54,7 @@ export default defineVendor({
           },
           price: free,
         },
-        'storage.object.put': { invoke: (input: PutInput, opts): Promise<ObjectInfo> => objects.put(input, opts.signal), price: free },
+        'storage.object.put': { invoke: (input: PutInput, opts): Promise<PutOutput> => objects.put(input, opts.signal), price: free },
         'storage.object.get': { invoke: (input: GetInput, opts): Promise<GetResult> => objects.get(input, opts.signal), price: free },
         'storage.object.head': { invoke: (input: ObjectRef, opts): Promise<ObjectInfo | null> => objects.head(input, opts.signal), price: free },
         'storage.object.delete': {

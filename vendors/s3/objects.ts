@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { withKnownLength } from './spool.js';
 import { S3Client, GetObjectCommand, HeadObjectCommand, PutObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import type { GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput } from '../../plugins/storage/contract.js';
+import type { GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput } from '../../plugins/storage/contract.js';
 import { compareKeys } from '../../plugins/storage/names.js';
 
 function status(e: unknown): number | undefined {
@@ -33,13 +33,14 @@ export class S3Objects {
     }
   }
 
-  async put(input: PutInput, signal?: AbortSignal): Promise<ObjectInfo> {
+  async put(input: PutInput, signal?: AbortSignal): Promise<PutOutput> {
     const known = await withKnownLength(input.body, input.content_length, this.spoolDir, signal);
     try {
+      const old = await this.head(input, signal);
       const res = await this.client.send(new PutObjectCommand({
         Bucket: this.bucket, Key: this.keyOf(input), Body: known.body, ContentLength: known.length, ContentType: input.content_type,
       }), { abortSignal: signal });
-      return { key: input.key, size: known.length, etag: res.ETag ?? '', content_type: input.content_type, last_modified: Date.now() };
+      return { key: input.key, size: known.length, etag: res.ETag ?? '', content_type: input.content_type, last_modified: Date.now(), replaced_size: old?.size ?? 0 };
     } finally {
       await known.cleanup();
     }

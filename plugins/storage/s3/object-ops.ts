@@ -53,7 +53,7 @@ export async function objectOps(r: S3Request): Promise<unknown> {
     const body = uploadBody(req.raw, auth!, cap, (e) => ctrl.abort(e));
     const contentType = req.headers['content-type'] || 'application/octet-stream';
     try {
-      const info = await storage.put(b, r.key, body.stream, contentType, { signal: ctrl.signal, length: body.length, previousSize: cap.previousSize });
+      const info = await storage.put(b, r.key, body.stream, contentType, { signal: ctrl.signal, length: body.length });
       return reply.header('etag', info.etag).send();
     } catch (e) {
       if (ctrl.signal.aborted) {

@@ -32,8 +32,12 @@ t.test('put, head, get with ranges, ETag is the quoted MD5', async (t) => {
   const info = await put(store, 'dir/hello.txt', body);
   t.equal(info.etag, `"${createHash('md5').update(body).digest('hex')}"`);
   t.equal(info.size, body.length);
+  t.equal(info.replaced_size, 0);
   const head = await store.head({ account: A, bucket: 'bk1', key: 'dir/hello.txt' });
-  t.same(head, info);
+  const { replaced_size: _r, ...stored } = info;
+  t.same(head, stored);
+  t.equal((await put(store, 'dir/hello.txt', 'shorter')).replaced_size, body.length, 'a replacing put reports what it replaced');
+  await put(store, 'dir/hello.txt', body);
   const whole = await store.get({ account: A, bucket: 'bk1', key: 'dir/hello.txt' });
   t.ok(whole && 'body' in whole);
   if (whole && 'body' in whole) t.same(await buffer(whole.body), body);
