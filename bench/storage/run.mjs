@@ -1,5 +1,6 @@
 // bench/storage: the gateway's storage against simple baselines, on 127.0.0.1 only.
 //   npm run build && node bench/storage/run.mjs [--mib 100] [--rss-mib 1024] [--small 2000]
+//     [--fsync true|false] [--io-uring on|off] [--json FILE]
 // 1. 100 MiB presigned PUT and GET through the gateway vs a minimal Node stream file server.
 // 2. RSS growth of the gateway process while 1 GiB goes up and comes back down.
 // 3. 1 KiB objects a second with the AWS SDK: the gateway's S3 endpoint vs s3rver.
@@ -17,7 +18,7 @@ import { S3Client, PutObjectCommand, CreateBucketCommand } from '@aws-sdk/client
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const { values } = parseArgs({ options: { fsync: { type: 'string', default: 'true' }, mib: { type: 'string', default: '100' }, 'rss-mib': { type: 'string', default: '1024' }, small: { type: 'string', default: '2000' }, json: { type: 'string' } } });
+const { values } = parseArgs({ options: { fsync: { type: 'string', default: 'true' }, 'io-uring': { type: 'string', default: 'on' }, mib: { type: 'string', default: '100' }, 'rss-mib': { type: 'string', default: '1024' }, small: { type: 'string', default: '2000' }, json: { type: 'string' } } });
 const MIB = 1024 * 1024;
 const bin = join(root, 'dist', 'bin', 'svc-gateway.js');
 if (!existsSync(bin)) {
@@ -96,7 +97,10 @@ async function startGateway() {
   ].join('\n'));
   // BENCH_GATEWAY_PROF=DIR writes a CPU profile of the gateway process there.
   const prof = process.env.BENCH_GATEWAY_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, bin, 'serve', '--config', cfg, '--port', String(port), '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // --io-uring off starts the gateway with UV_USE_IO_URING=0: Node 20's libuv otherwise runs
+  // file system calls through io_uring on the main thread, which halves small-object rates.
+  const env = { ...process.env, ...(values['io-uring'] === 'off' ? { UV_USE_IO_URING: '0' } : {}) };
+  const child = spawn(process.execPath, [...prof, bin, 'serve', '--config', cfg, '--port', String(port), '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'], env });
   children.push(child);
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
@@ -168,7 +172,7 @@ gwS3.destroy();
 s3r.destroy();
 
 const result = {
-  machine: { node: process.version, cpus: cpus().length, fsync: values.fsync === 'true' },
+  machine: { node: process.version, cpus: cpus().length, fsync: values.fsync === 'true', io_uring: values['io-uring'], load_average: (await import('node:os')).loadavg().map((x) => +x.toFixed(1)) },
   throughput_mib_s: { size_mib: Number(values.mib), gateway_put: mibs(gwPut), gateway_get: mibs(gwGet), file_server_put: mibs(fsPut), file_server_get: mibs(fsGet),
     put_ratio: +(fsPut / gwPut).toFixed(2), get_ratio: +(fsGet / gwGet).toFixed(2), target_ratio: 0.7 },
   rss: { transfer_mib: Number(values['rss-mib']) * 2, baseline_mb: +(baseline / 1e6).toFixed(1), peak_mb: +(peak / 1e6).toFixed(1), growth_mb: +((peak - baseline) / 1e6).toFixed(1), target_growth_mb: 50 },
