@@ -131,7 +131,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    // maxParamLength: object keys (up to 1,024 bytes, %-encoded) travel as one path parameter.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
   // JSON only, as the conventions say; areas that take raw bytes add parsers in their scope.

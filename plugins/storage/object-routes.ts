@@ -4,7 +4,7 @@ import { apiError } from '../../core/errors.js';
 import type { ObjectInfo } from './contract.js';
 import { prefixProblem } from './names.js';
 import { checkKey, type StorageService } from './service.js';
-import { BucketParams, KeyParamsSchema, ObjectList, ObjectListQuery, ObjectMeta, Ok, PresignBody, PresignedUrl, WildcardParams, type ObjectListQueryT, type PresignBodyT } from './schemas.js';
+import { BucketParams, KeyParamsSchema, ObjectList, ObjectListQuery, ObjectMeta, Ok, PresignBody, PresignedUrl, type ObjectListQueryT, type PresignBodyT } from './schemas.js';
 
 export function objectWire(o: ObjectInfo) {
   return { key: o.key, size: o.size, etag: o.etag, content_type: o.content_type, last_modified: iso(o.last_modified) };
@@ -25,25 +25,16 @@ function decodeCursor(cursor: string | undefined): string | undefined {
   throw apiError('validation_failed', 'cursor is not a cursor this gateway handed out.', { param: 'cursor', details: { errors: [{ param: 'cursor', message: 'is not valid' }] } });
 }
 
-type KeyParams = { bucket: string; key?: string; '*'?: string };
+type KeyParams = { bucket: string; key: string };
 
 /**
- * Register a route for an object twice: as the spec writes it, `…/objects/{key}` (documented;
- * one path segment, "/" in the key sent as %2F), and with a wildcard for keys written with
- * literal slashes (hidden from the docs; the router tries it when the first does not match).
+ * A route for one object, as the spec writes it: `…/objects/{key}{suffix}`. The key is one
+ * path segment, so a key with "/" travels as %2F (what clients do when they encode a path
+ * parameter); the router decodes it.
  */
 function objectRoute(app: FastifyInstance, method: 'GET' | 'POST' | 'DELETE', suffix: string, opts: Record<string, any>,
   handler: (req: FastifyRequest<{ Params: KeyParams; Body: any }>, key: string) => Promise<unknown>): void {
   app.route({ method, url: `/v1/storage/buckets/:bucket/objects/:key${suffix}`, ...opts, handler: (req: any) => handler(req, req.params.key) });
-  app.route({
-    method, url: '/v1/storage/buckets/:bucket/objects/*', ...opts,
-    config: { ...opts.config, operation: undefined }, schema: { ...opts.schema, params: WildcardParams, hide: true },
-    handler: (req: any) => {
-      const path: string = req.params['*'];
-      if (suffix && !path.endsWith(suffix)) throw apiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. Presign with POST …/objects/{key}/presign.`);
-      return handler(req, suffix ? path.slice(0, -suffix.length) : path);
-    },
-  });
 }
 
 /** Objects: presign and delete (the spec), head and list (what S3 users expect). */
@@ -52,7 +43,7 @@ export function registerObjectRoutes(app: FastifyInstance, storage: StorageServi
     config: { scope: 'storage', operation: 'storage.objects.presign', capability: 'storage.object.presign' },
     schema: {
       summary: 'A presigned URL for one object: PUT to upload, GET to download',
-      description: 'The key may contain "/" (literal or %2F). The URL points at the S3 endpoint of the bucket\'s vendor.',
+      description: 'A key with "/" is sent with %2F in this path. The URL points at the S3 endpoint of the bucket\'s vendor.',
       tags: ['storage'], params: KeyParamsSchema, body: PresignBody, response: { 200: PresignedUrl },
     },
   }, async (req, key) => {

@@ -28,7 +28,6 @@ export const KeyParamsSchema = Type.Object({
   bucket: Type.String({ minLength: 1, maxLength: 255 }),
   key: Type.String({ minLength: 1, description: 'Object key; "/" may be sent as %2F.' }),
 }, { additionalProperties: false });
-export const WildcardParams = Type.Object({ bucket: Type.String({ minLength: 1, maxLength: 255 }), '*': Type.String() }, { additionalProperties: false });
 
 export const PresignBody = Type.Object({
   method: Type.Optional(Type.Union([Type.Literal('GET'), Type.Literal('PUT')], { default: 'PUT', description: 'The HTTP method the URL authorizes.' })),

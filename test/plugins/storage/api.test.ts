@@ -72,14 +72,20 @@ t.test('presign: validation, keys with .. rejected, defaults', async (t) => {
     const res = await presign(app, a, 'keys-bucket', 'k', body);
     t.equal(res.statusCode, 400, JSON.stringify(body));
   }
-  // (Clients resolve literal ".." segments before sending; encoded ones reach the server.)
-  for (const raw of ['..%2Fescape', 'a%2F..%2Fb', '..%2F..%2Fetc%2Fpasswd', 'a//b', 'ctl%01x', `${'k'.repeat(1025)}`]) {
+  // Keys travel as one path segment, "/" as %2F.
+  for (const raw of ['..%2Fescape', 'a%2F..%2Fb', '..%2F..%2Fetc%2Fpasswd', 'a%2F%2Fb', '%2Fabs', 'trailing%2F', 'ctl%01x', `${'k'.repeat(1025)}`]) {
     const res = await app.inject({ method: 'POST', url: `/v1/storage/buckets/keys-bucket/objects/${raw}/presign`, headers: a.auth, payload: {} });
     t.equal(res.statusCode, 400, raw.slice(0, 20));
     t.equal(res.json().error.param, 'key');
   }
   const wrongPath = await app.inject({ method: 'POST', url: '/v1/storage/buckets/keys-bucket/objects/k', headers: a.auth, payload: {} });
   t.equal(wrongPath.statusCode, 404);
+  const longest = await presign(app, a, 'keys-bucket', `${'é'.repeat(511)}x`, {});
+  t.equal(longest.statusCode, 200, 'a 1,023-byte key (3,000 characters encoded) is one path parameter');
+  const literalSlash = await app.inject({ method: 'POST', url: '/v1/storage/buckets/keys-bucket/objects/a/b/presign', headers: a.auth, payload: {} });
+  t.equal(literalSlash.statusCode, 404, 'a literal "/" in the key is another path; keys carry it as %2F');
+  const encoded = await presign(app, a, 'keys-bucket', 'a/b/c.txt', {});
+  t.match(encoded.json().url, /\/s3\/keys-bucket\/a\/b\/c\.txt\?/, 'the S3 URL has the key with its slashes');
   const missing = await presign(app, a, 'no-such-bucket', 'k', {});
   t.equal(missing.statusCode, 404);
 });
@@ -102,17 +108,17 @@ t.test('objects: list with prefix and cursor, head, delete, delete bucket when e
   const badCursor = await app.inject({ method: 'GET', url: '/v1/storage/buckets/objs/objects?cursor=zzz', headers: a.auth });
   t.equal(badCursor.statusCode, 400);
 
-  const head = await app.inject({ method: 'GET', url: '/v1/storage/buckets/objs/objects/q/1', headers: a.auth });
+  const head = await app.inject({ method: 'GET', url: '/v1/storage/buckets/objs/objects/q%2F1', headers: a.auth });
   t.equal(head.json().size, 3);
   const notEmpty = await app.inject({ method: 'DELETE', url: '/v1/storage/buckets/objs', headers: a.auth });
   t.equal(notEmpty.statusCode, 409);
   for (const key of ['p/1', 'p/2', 'p/3', 'q/1']) {
-    const del = await app.inject({ method: 'DELETE', url: `/v1/storage/buckets/objs/objects/${key}`, headers: a.auth });
+    const del = await app.inject({ method: 'DELETE', url: `/v1/storage/buckets/objs/objects/${encodeURIComponent(key)}`, headers: a.auth });
     t.same(del.json(), { ok: true });
   }
-  const again = await app.inject({ method: 'DELETE', url: '/v1/storage/buckets/objs/objects/p/1', headers: a.auth });
+  const again = await app.inject({ method: 'DELETE', url: '/v1/storage/buckets/objs/objects/p%2F1', headers: a.auth });
   t.same(again.json(), { ok: true }, 'deleting a missing key is not an error, as in S3');
-  const gone = await app.inject({ method: 'GET', url: '/v1/storage/buckets/objs/objects/q/1', headers: a.auth });
+  const gone = await app.inject({ method: 'GET', url: '/v1/storage/buckets/objs/objects/q%2F1', headers: a.auth });
   t.equal(gone.statusCode, 404);
   const del = await app.inject({ method: 'DELETE', url: '/v1/storage/buckets/objs', headers: a.auth });
   t.same(del.json(), { ok: true });

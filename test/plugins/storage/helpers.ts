@@ -36,8 +36,7 @@ export async function createBucket(app: FastifyInstance, who: Activated, bucket:
 }
 
 export async function presign(app: FastifyInstance, who: Activated, bucket: string, key: string, body: Record<string, unknown>) {
-  const path = key.split('/').map(encodeURIComponent).join('/');
-  return app.inject({ method: 'POST', url: `/v1/storage/buckets/${bucket}/objects/${path}/presign`, headers: who.auth, payload: body });
+  return app.inject({ method: 'POST', url: `/v1/storage/buckets/${bucket}/objects/${encodeURIComponent(key)}/presign`, headers: who.auth, payload: body });
 }
 
 export async function s3Credentials(app: FastifyInstance, who: Activated) {

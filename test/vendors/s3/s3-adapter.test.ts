@@ -35,14 +35,14 @@ t.test('API presign through the s3 adapter: URLs point at the S3 service, bytes 
   const down = await fetch(get.url);
   t.equal(down.status, 200);
   t.same(await sha256Of(down.body as any), await sha256Of(generated(size, 3)));
-  const head = await B.app.inject({ method: 'GET', url: '/v1/storage/buckets/photos/objects/trip/one.bin', headers: u.auth });
+  const head = await B.app.inject({ method: 'GET', url: '/v1/storage/buckets/photos/objects/trip%2Fone.bin', headers: u.auth });
   t.equal(head.json().size, size);
   const listed = (await B.app.inject({ method: 'GET', url: '/v1/storage/buckets/photos/objects?prefix=trip/', headers: u.auth })).json();
   t.same(listed.items.map((o: any) => o.key), ['trip/one.bin']);
   const notEmpty = await B.app.inject({ method: 'DELETE', url: '/v1/storage/buckets/photos', headers: u.auth });
   t.equal(notEmpty.statusCode, 409);
-  t.same((await B.app.inject({ method: 'DELETE', url: '/v1/storage/buckets/photos/objects/trip/one.bin', headers: u.auth })).json(), { ok: true });
-  t.equal((await B.app.inject({ method: 'GET', url: '/v1/storage/buckets/photos/objects/trip/one.bin', headers: u.auth })).statusCode, 404);
+  t.same((await B.app.inject({ method: 'DELETE', url: '/v1/storage/buckets/photos/objects/trip%2Fone.bin', headers: u.auth })).json(), { ok: true });
+  t.equal((await B.app.inject({ method: 'GET', url: '/v1/storage/buckets/photos/objects/trip%2Fone.bin', headers: u.auth })).statusCode, 404);
   t.same((await B.app.inject({ method: 'DELETE', url: '/v1/storage/buckets/photos', headers: u.auth })).json(), { ok: true });
   // Nothing of B's account is left in A's backing bucket.
   const left = (await A.app.inject({ method: 'GET', url: `/v1/storage/buckets/backing/objects?prefix=svc/${u.account_id}/`, headers: owner.auth })).json();
