@@ -9,6 +9,7 @@ import { registerBucketRoutes } from './bucket-routes.js';
 import { registerObjectRoutes } from './object-routes.js';
 import { registerCredentialRoutes } from './credential-routes.js';
 import { registerS3Endpoint } from './s3/endpoint.js';
+import { StorageBilling } from './billing.js';
 
 /** Storage: buckets, presigned URLs, S3 credentials, and the gateway's own S3-compatible endpoint. */
 export default defineArea({
@@ -38,5 +39,9 @@ export default defineArea({
     registerObjectRoutes(app, storage);
     registerCredentialRoutes(app, storage);
     await app.register(async (scope) => registerS3Endpoint(scope, storage));
+    // Per app, not per module: one process may run several gateways (tests do).
+    const billing = new StorageBilling(ctx.svc.db, ctx.svc.wallet, ctx.config, ctx.log);
+    app.addHook('onReady', async () => billing.start());
+    app.addHook('onClose', async () => billing.stop());
   },
 });

@@ -40,4 +40,12 @@ const usage: Migration = {
   },
 };
 
-export const storageMigrations: Record<string, Migration> = { '0001_init': init, '0002_usage': usage };
+// What has been charged so far: served bytes up to a counter value, stored bytes up to a time.
+const billing: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('storage_usage').addColumn('served_billed', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema.alterTable('storage_usage').addColumn('billed_at', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  },
+};
+
+export const storageMigrations: Record<string, Migration> = { '0001_init': init, '0002_usage': usage, '0003_billing': billing };

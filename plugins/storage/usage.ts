@@ -31,7 +31,7 @@ export class UsageMeter {
     const served = Math.round(d.served ?? 0);
     if (!stored && !served) return;
     await this.db.insertInto('storage_usage')
-      .values({ account_id: accountId, bytes_stored: Math.max(0, stored), bytes_served: served, updated_at: Date.now() })
+      .values({ account_id: accountId, bytes_stored: Math.max(0, stored), bytes_served: served, updated_at: Date.now(), served_billed: 0, billed_at: Date.now() })
       .onConflict((oc) => oc.column('account_id').doUpdateSet({
         bytes_stored: sql`case when storage_usage.bytes_stored + ${stored} < 0 then 0 else storage_usage.bytes_stored + ${stored} end`,
         bytes_served: sql`storage_usage.bytes_served + ${served}`,
