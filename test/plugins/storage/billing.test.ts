@@ -6,7 +6,8 @@ const MIB = 1024 * 1024;
 
 t.test('stored and served bytes are charged to the wallet once, at the configured prices', async (t) => {
   const storage = { price_per_gib_month_usd: 30, price_per_gib_served_usd: 1024 }; // round numbers for 1 MiB
-  const { app } = await listeningApp(t, { plugins: { storage } });
+  // Local storage only: uploads through a remote S3 service's presigned URLs bypass the meters.
+  const { app } = await listeningApp(t, { vendors: [], plugins: { storage } });
   const a = await activate(app);
   await createBucket(app, a, 'billed');
   const put = (await presign(app, a, 'billed', 'one-mib', { method: 'PUT' })).json();
@@ -32,7 +33,7 @@ t.test('stored and served bytes are charged to the wallet once, at the configure
 });
 
 t.test('no prices, no charges', async (t) => {
-  const { app } = await listeningApp(t);
+  const { app } = await listeningApp(t, { vendors: [] });
   const cfg = app.svc.areas.find((x) => x.def.name === 'storage')!.config as any;
   const billing = new StorageBilling(app.svc.db, app.svc.wallet, cfg, app.svc.log);
   t.equal(billing.priced, false);

@@ -18,15 +18,37 @@ function freePort(): Promise<number> {
 }
 
 /**
- * A gateway listening on loopback whose public_url is its real address, so the presigned
- * URLs it hands out work with plain fetch and the AWS SDK.
+ * Which vendor the storage suites run on: `local-storage` (default), or with
+ * SVC_TEST_STORAGE=s3 the s3 adapter pointed at a second gateway's S3 endpoint, so the same
+ * tests drive the AWS SDK on one side and the gateway's endpoint on the other.
  */
-export async function listeningApp(t: Tap, overrides: Record<string, any> = {}): Promise<{ app: FastifyInstance; base: string; dir: string }> {
+export const STORAGE_VENDOR = process.env.SVC_TEST_STORAGE === 's3' ? 's3' : 'local-storage';
+
+async function listenOn(t: Tap, overrides: Record<string, any>): Promise<{ app: FastifyInstance; base: string; dir: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const { app, dir } = await makeApp(t, { ...overrides, server: { ...(overrides.server ?? {}), public_url: base } });
   await app.listen({ host: '127.0.0.1', port });
   return { app, base, dir };
+}
+
+/**
+ * A gateway listening on loopback whose public_url is its real address, so the presigned
+ * URLs it hands out work with plain fetch and the AWS SDK.
+ */
+export async function listeningApp(t: Tap, overrides: Record<string, any> = {}): Promise<{ app: FastifyInstance; base: string; dir: string }> {
+  if (STORAGE_VENDOR !== 's3' || overrides.vendors) return listenOn(t, overrides);
+  const backing = await listenOn(t, { plugins: { storage: { tier_caps: {} } } });
+  const owner = await activate(backing.app);
+  await createBucket(backing.app, owner, 'backing');
+  const c = await s3Credentials(backing.app, owner);
+  return listenOn(t, {
+    ...overrides,
+    vendors: [{ id: 's3', use: 's3', config: {
+      endpoint: c.endpoint, region: c.region, bucket: 'backing', prefix: 'suite/', force_path_style: true,
+      access_key_id: c.access_key_id, secret_access_key: c.secret_access_key,
+    } }],
+  });
 }
 
 export async function createBucket(app: FastifyInstance, who: Activated, bucket: string, extra: Record<string, unknown> = {}) {

@@ -5,7 +5,7 @@ import {
   DeleteObjectCommand, DeleteBucketCommand, ListObjectsV2Command, ListBucketsCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { listeningApp, activate, s3Credentials, generated, sha256Of, createBucket, errorOf } from './helpers.js';
+import { listeningApp, activate, s3Credentials, generated, sha256Of, createBucket, errorOf, STORAGE_VENDOR } from './helpers.js';
 import type { FastifyInstance } from 'fastify';
 import type { Activated } from '../../helpers/app.js';
 
@@ -36,7 +36,7 @@ t.test('the AWS SDK against the gateway: buckets, put (buffer and stream), range
   const listed = await s3.send(new ListBucketsCommand({}));
   t.same(listed.Buckets?.map((b) => b.Name), ['sdk-bucket']);
   const api = await app.inject({ method: 'GET', url: '/v1/storage/buckets', headers: a.auth });
-  t.same(api.json().items.map((b: any) => [b.bucket, b.vendor]), [['sdk-bucket', 'local-storage']], 'the API sees buckets made over S3');
+  t.same(api.json().items.map((b: any) => [b.bucket, b.vendor]), [['sdk-bucket', STORAGE_VENDOR]], 'the API sees buckets made over S3');
 
   const buf = Buffer.from('0123456789abcdefghij');
   const put = await s3.send(new PutObjectCommand({ Bucket: 'sdk-bucket', Key: 'docs/a.txt', Body: buf, ContentType: 'text/plain' }));
