@@ -130,3 +130,32 @@ t.test('another account cannot use a URL for its own bucket of the same name', a
   const getA = (await presign(app, a, 'assets', 'logo.txt', { method: 'GET' })).json();
   t.equal(await (await fetch(getA.url)).text(), 'A');
 });
+
+t.test('an upload cut off mid-body stores nothing and leaves no temp file; the old object stays', async (t) => {
+  const { request } = await import('node:http');
+  const { readdirSync } = await import('node:fs');
+  const { Layout } = await import('../../../vendors/local-storage/layout.js');
+  const { app, dir } = await listeningApp(t, { vendors: [] });
+  const a = await activate(app);
+  await createBucket(app, a, 'cut');
+  const first = (await presign(app, a, 'cut', 'obj', { method: 'PUT' })).json();
+  t.equal((await fetch(first.url, { method: 'PUT', body: 'the old bytes' })).status, 200);
+  const url = (await presign(app, a, 'cut', 'obj', { method: 'PUT' })).json().url;
+  await new Promise<void>((resolve) => {
+    const req = request(url, { method: 'PUT', headers: { 'content-length': String(10 * 1024 * 1024) } });
+    req.on('error', () => resolve());
+    req.write(Buffer.alloc(1024 * 1024), () => setTimeout(() => req.destroy(), 100));
+  });
+  // The gateway notices the closed connection and cleans up.
+  let tmp: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    tmp = readdirSync(new Layout(dir).tmpDir(a.account_id, 'cut'));
+    if (!tmp.length) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.same(tmp, [], 'no temp file left');
+  const get = (await presign(app, a, 'cut', 'obj', { method: 'GET' })).json();
+  t.equal(await (await fetch(get.url)).text(), 'the old bytes');
+  const usage = (await app.inject({ method: 'GET', url: '/v1/storage/usage', headers: a.auth })).json();
+  t.equal(usage.bytes_stored, 'the old bytes'.length, 'the meter saw only the stored object');
+});
