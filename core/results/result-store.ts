@@ -79,7 +79,7 @@ export class ResultStore {
     const put = await this.router.call<unknown, { size: number }>('storage.object.put', {
       account: accountId, bucket: RESULTS_BUCKET, key, body: stream, content_type: opts.contentType,
       content_length: Buffer.isBuffer(body) ? body.length : undefined,
-    }, { accountId, vendor: this.settings.vendor, charge: false });
+    }, { accountId, vendor: this.settings.vendor, charge: false, timeoutMs: 3_600_000 });
     await this.db.insertInto('results').values({
       result_id: resultId, account_id: accountId, vendor: put.vendor, object_key: key, content_type: opts.contentType,
       filename, size: put.output.size, created_at: now, delete_at: deleteAt,

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor } from '../../core/define.js';
+import { defineVendor, VendorFailure } from '../../core/define.js';
 import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
 import { presignUrl } from '../../plugins/storage/s3/sigv4.js';
 import { Layout } from './layout.js';
@@ -69,6 +69,7 @@ export default defineVendor({
         'storage.object.presign': {
           async invoke(input: PresignInput): Promise<PresignOutput> {
             const s = input.signer;
+            if (!s) throw new VendorFailure('client_error', "local-storage URLs are served by the storage area's S3 endpoint; turn plugins.storage on");
             return {
               url: presignUrl({
                 method: input.method, endpoint: s.endpoint, bucket: input.bucket, key: input.key, region: s.region,
