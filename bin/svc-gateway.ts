@@ -1,60 +1,83 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../config/load.js';
-import { serve } from './commands/serve.js';
+import { UsageError, type Command } from './commands/command.js';
+import { serveCommand } from './commands/serve.js';
+import { activateCommand } from './commands/activate.js';
+import { migrateCommand } from './commands/migrate.js';
+import { openapiCommand } from './commands/openapi.js';
+import { doctorCommand } from './commands/doctor.js';
 
-const HELP: Record<string, string> = {
-  main: `svc-gateway: one HTTP API for sixteen infrastructure areas, behind one key.
+const COMMANDS: Command[] = [serveCommand, activateCommand, migrateCommand, openapiCommand, doctorCommand];
+
+const MAIN_HELP = `svc-gateway: one HTTP API for sixteen infrastructure areas, behind one key.
 
 Usage: svc-gateway [command] [options]
 
 Commands:
-  serve       run the gateway (the default)
-  --help      this text; "svc-gateway COMMAND --help" for one command
+${COMMANDS.map((c) => `  ${c.name.padEnd(10)}  ${c.summary}`).join('\n')}
+
+"svc-gateway COMMAND --help" describes one command. With no command, serve runs.
 
 Common options:
   --config FILE     YAML config (or SVC_CONFIG); none = embedded defaults
-`,
-  serve: `Usage: svc-gateway serve [--config FILE] [--port N] [--host H] [--data-dir DIR]
 
-Runs the gateway. With no config it serves on 127.0.0.1:8787 with SQLite and files in ./.svc.
-Environment: SVC_PORT SVC_HOST SVC_DATA_DIR SVC_DATABASE_URL SVC_REDIS_URL SVC_ADMIN_KEY SVC_PUBLIC_URL
-`,
-};
+Exit codes: 0 ok, 1 failure, 2 usage or config error.
+`;
+
+// By name: config/load.js is loaded only by the commands that read a config.
+const isConfigError = (e: unknown): e is Error => (e as Error)?.name === 'ConfigError';
+
+const USAGE_CODES = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
 
 async function main(argv: string[]): Promise<number> {
-  const first = argv[0] && !argv[0].startsWith('-') ? argv[0] : 'serve';
-  const rest = argv[0] && !argv[0].startsWith('-') ? argv.slice(1) : argv;
-  if (first === 'help' || (argv[0] === '--help' || argv[0] === '-h')) {
-    process.stdout.write(HELP.main);
+  if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    const about = COMMANDS.find((c) => c.name === argv[1]);
+    process.stdout.write(about ? about.help : MAIN_HELP);
     return 0;
   }
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(HELP[first] ?? HELP.main);
+  const named = argv[0] !== undefined && !argv[0].startsWith('-');
+  const command = named ? COMMANDS.find((c) => c.name === argv[0]) : serveCommand;
+  if (!command) {
+    process.stderr.write(`svc-gateway: unknown command "${argv[0]}"\n\n${MAIN_HELP}`);
+    return 2;
+  }
+  const args = named ? argv.slice(1) : argv;
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: !!command.positionals, strict: true });
+  } catch (e) {
+    if (!USAGE_CODES.has((e as { code?: string }).code ?? '')) throw e;
+    process.stderr.write(`svc-gateway ${command.name}: ${(e as Error).message}\n\n${command.help}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(command.help);
     return 0;
   }
-  switch (first) {
-    case 'serve':
-      await serve(values);
-      return -1; // keeps running
-    default:
-      process.stderr.write(`unknown command "${first}"\n\n${HELP.main}`);
-      return 2;
+  try {
+    return await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
+  } catch (e) {
+    if (e instanceof UsageError) process.stderr.write(`svc-gateway ${command.name}: ${e.message}\n\n${command.help}`);
+    else if (isConfigError(e)) process.stderr.write(`svc-gateway ${command.name}: ${e.message}\n`);
+    else throw e;
+    return 2;
   }
 }
 
 main(process.argv.slice(2)).then((code) => {
   if (code >= 0) process.exit(code);
 }, (e) => {
-  if (e instanceof ConfigError) process.stderr.write(`svc-gateway: ${e.message}\n`);
-  else process.stderr.write(`svc-gateway: ${(e as Error)?.stack ?? e}\n`);
-  process.exit(e instanceof ConfigError || (e as any)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 2 : 1);
+  if (e instanceof UsageError) {
+    process.stderr.write(`svc-gateway: ${e.message}\n\n${MAIN_HELP}`);
+    process.exit(2);
+  }
+  if (isConfigError(e)) {
+    process.stderr.write(`svc-gateway: ${e.message}\n`);
+    process.exit(2);
+  }
+  // SvcError and the like carry a message meant for people; anything else is a bug worth a stack.
+  const err = e as { name?: string; message?: string; stack?: string; code?: string; requestId?: string };
+  if (err?.name === 'SvcError') process.stderr.write(`svc-gateway: ${err.message} (${err.code}${err.requestId ? `, request ${err.requestId}` : ''})\n`);
+  else process.stderr.write(`svc-gateway: ${err?.stack ?? e}\n`);
+  process.exit(1);
 });

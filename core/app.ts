@@ -59,7 +59,12 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     const def = await resolveVendor(v.use, baseDir, `${where}.use`);
     const vcfg = checkConfig(def.configSchema, v.config, `${where}.config`);
     configuredAdapters.add(def.name);
-    const instance = await def.create(vcfg as any, { instanceId: v.id, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: v.id }) });
+    let instance;
+    try {
+      instance = await def.create(vcfg as any, { instanceId: v.id, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: v.id }) });
+    } catch (e) {
+      throw new ConfigError(`${where}: vendor "${v.id}" (${v.use}) failed to start: ${(e as Error).message}`);
+    }
     vendors.add({ id: v.id, adapter: def.name, regions: v.regions ?? def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg) });
   }
   // Embedded defaults serve every capability no configured instance of theirs already serves.
@@ -68,13 +73,22 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     const instance = await def.create(vcfg as any, { instanceId: def.name, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: def.name }) });
     vendors.add({ id: def.name, adapter: def.name, regions: def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg) });
   }
-  for (const [cap, route] of Object.entries(config.routes)) vendors.setRoute(cap, route.targets);
+  // Adapters that take BYOK credentials but that the operator did not configure still serve
+  // callers who register their own key (POST /v1/byok): one BYOK-only instance each, at the
+  // vendor's public endpoint. openai-compatible has no public endpoint of its own.
+  for (const def of builtinVendors.filter((d) => d.byok && d.name !== 'openai-compatible' && !configuredAdapters.has(d.name))) {
+    const id = `byok-${def.name}`;
+    const vcfg = checkConfig(def.configSchema, {}, `vendors.${id}`);
+    const instance = await def.create(vcfg as any, { instanceId: id, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: id }) });
+    vendors.add({ id, adapter: def.name, regions: def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg), byokOnly: true });
+  }
+  for (const [cap, route] of Object.entries(config.routes)) vendors.setRoute(cap, route.targets, route.strategy);
 
   const database = await openDatabase(config.database.url, { poolSize: config.database.pool_size });
   try {
-    await migrateModule(database.db, 'core', coreMigrations, database.schema);
-    await migrateModule(database.db, 'results', resultMigrations, database.schema);
-    for (const a of areas) if (a.def.migrations) await migrateModule(database.db, a.def.name, a.def.migrations, database.schema);
+    await migrateModule(database, 'core', coreMigrations);
+    await migrateModule(database, 'results', resultMigrations);
+    for (const a of areas) if (a.def.migrations) await migrateModule(database, a.def.name, a.def.migrations);
   } catch (e) {
     await database.close();
     throw e;
@@ -135,6 +149,26 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
+  app.addHook('onClose', async () => {
+    svc.results.stop();
+    for (const a of [...areas].reverse()) await a.def.stop?.();
+    await vendors.closeAll();
+    await unsubscribeKeys();
+    await bus.close();
+    await database.close();
+  });
+  try {
+    await registerEverything(app, svc);
+  } catch (e) {
+    // A plugin that fails to register must not leave the database pool (and the process) open.
+    await app.close().catch(() => undefined);
+    throw e;
+  }
+  return app;
+}
+
+async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void> {
+  const { areas, log } = svc;
   // JSON only, as the conventions say; areas that take raw bytes add parsers in their scope.
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
@@ -160,15 +194,6 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     svc.results.start();
     for (const a of areas) await a.def.start?.({ svc, config: a.config, log: log.child({ area: a.def.name }) });
   });
-  app.addHook('onClose', async () => {
-    svc.results.stop();
-    for (const a of [...areas].reverse()) await a.def.stop?.();
-    await vendors.closeAll();
-    await unsubscribeKeys();
-    await bus.close();
-    await database.close();
-  });
-  return app;
 }
 
 export { ConfigError };

@@ -71,7 +71,7 @@ export interface CapabilityImpl<I = any, O = any> {
 export interface VendorInstance {
   capabilities: Record<string, CapabilityImpl>;
   /** Cheapest authenticated check; used by `doctor`, /readyz details and BYOK tests. */
-  health?(opts: { signal: AbortSignal }): Promise<{ ok: boolean; error?: string }>;
+  health?(opts: { signal: AbortSignal; credentials?: Record<string, string> }): Promise<{ ok: boolean; error?: string }>;
   /** Map an adapter-specific error to a failure kind; the router has a generic fallback. */
   classify?(err: unknown): FailureKind | undefined;
   close?(): Promise<void> | void;
@@ -89,6 +89,8 @@ export interface VendorDefinition<S extends TSchema = TSchema> {
   /** Configured with no `vendors:` entry, as an embedded default (local-storage, outbox…). */
   embedded?: boolean;
   create(config: Static<S>, ctx: VendorContext): VendorInstance | Promise<VendorInstance>;
+  /** Bring-your-own-key: the provider id callers register under, and the credential fields it takes. */
+  byok?: { provider: string; credentials: TSchema };
 }
 
 export function defineArea<S extends TSchema>(def: Omit<AreaDefinition<S>, 'kind' | 'apiVersion'>): AreaDefinition<S> {

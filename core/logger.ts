@@ -1,16 +1,13 @@
 import pino, { type Logger } from 'pino';
 
-// Paths that may carry a secret anywhere in a log line: keys in headers, vendor credentials,
-// BYOK credentials, generated keys. Values are replaced, never logged.
-export const REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers["x-api-key"]',
-  'req.headers.cookie',
-  'headers.authorization',
-  'headers["x-api-key"]',
-  '*.api_key', '*.secret', '*.password', '*.token', '*.credentials', '*.primary_api_key', '*.master_key', '*.admin_key',
-  '*.*.api_key', '*.*.secret', '*.*.password', '*.*.credentials',
-];
+// Field names that carry a secret wherever they appear: keys, vendor and BYOK credentials,
+// generated keys, tokens. Censored at the top of a log object and up to three levels down
+// (`{ vendor: { config: { api_key } } }`), since a log call may put them at any depth.
+const SECRET_FIELDS = ['api_key', 'secret', 'password', 'token', 'credentials', 'primary_api_key', 'master_key', 'admin_key', 'authorization', 'x-api-key', 'cookie'];
+const DEPTHS = ['', '*.', '*.*.', '*.*.*.'];
+
+// Request headers (`req.headers.authorization`) are two levels down, so covered too.
+export const REDACT_PATHS = DEPTHS.flatMap((d) => SECRET_FIELDS.map((f) => (/^[a-z_]+$/.test(f) ? `${d}${f}` : `${d}["${f}"]`)));
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { svc: 'svc-gateway' } }, destination);

@@ -1,7 +1,10 @@
 import { createRequire } from 'node:module';
-import { isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { TSchema } from '@sinclair/typebox';
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { Kind, type TSchema } from '@sinclair/typebox';
 import type { CoreConfig } from '../config/schema.js';
 import { ConfigError, validateSection } from '../config/load.js';
 import { PLUGIN_API_VERSION, SECRET, type AreaDefinition, type VendorDefinition } from './define.js';
@@ -9,26 +12,78 @@ import type { LoadedArea } from './context.js';
 import { builtinAreas } from '../plugins/builtin.js';
 import { builtinVendors } from '../vendors/builtin.js';
 
+/** Thrown when a plugin is not installed at all, as opposed to installed but failing to load. */
+class PluginNotFound extends ConfigError {}
+
+const CONDITIONS = new Set(['node', 'import', 'default']);
+
+/** The file an `exports` field maps `key` to for an ESM import, or undefined. */
+function exportTarget(exp: unknown, key: string): string | undefined {
+  if (typeof exp === 'string') return key === '.' ? exp : undefined;
+  if (Array.isArray(exp)) {
+    for (const e of exp) {
+      const t = exportTarget(e, key);
+      if (t) return t;
+    }
+    return undefined;
+  }
+  if (!exp || typeof exp !== 'object') return undefined;
+  const entries = Object.entries(exp as Record<string, unknown>);
+  if (entries.some(([k]) => k.startsWith('.'))) return key in exp ? exportTarget((exp as Record<string, unknown>)[key], '.') : undefined;
+  for (const [cond, t] of entries) {
+    if (!CONDITIONS.has(cond)) continue;
+    const found = exportTarget(t, key);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Resolve a package name as an import from `fromDir` would. require.resolve does this for
+ * most packages, but not for ESM-only ones whose `exports` offer only an "import"
+ * condition, so for those the package's own `exports` is read here.
+ */
+function resolvePackage(spec: string, fromDir: string): string | undefined {
+  const req = createRequire(join(fromDir, 'package.json'));
+  try {
+    return req.resolve(spec);
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') return undefined;
+  }
+  const parts = spec.split('/');
+  const nameLen = spec.startsWith('@') ? 2 : 1;
+  const name = parts.slice(0, nameLen).join('/');
+  const sub = parts.length > nameLen ? `./${parts.slice(nameLen).join('/')}` : '.';
+  for (const dir of req.resolve.paths(spec) ?? []) {
+    const pkgDir = join(dir, name);
+    if (!existsSync(join(pkgDir, 'package.json'))) continue;
+    const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { exports?: unknown };
+    const target = exportTarget(pkg.exports, sub);
+    return target ? resolve(pkgDir, target) : undefined;
+  }
+  return undefined;
+}
+
+const OWN_DIR = fileURLToPath(new URL('.', import.meta.url));
+
 /**
  * Import a third-party plugin: a path (relative to `baseDir`) or an npm package name,
  * resolved from the operator's project first (where they `npm install` it), then from ours.
  */
 async function importPlugin(spec: string, baseDir: string, where: string): Promise<unknown> {
-  let target = spec;
+  let file: string | undefined;
   if (spec.startsWith('.') || isAbsolute(spec)) {
-    target = pathToFileURL(resolve(baseDir, spec)).href;
+    const p = resolve(baseDir, spec);
+    file = existsSync(p) ? p : undefined;
   } else {
-    try {
-      target = pathToFileURL(createRequire(resolve(baseDir, 'package.json')).resolve(spec)).href;
-    } catch {
-      /* not in the operator's project: let import() look in ours */
-    }
+    file = resolvePackage(spec, baseDir) ?? resolvePackage(spec, OWN_DIR);
   }
+  if (!file) throw new PluginNotFound(`${where}: "${spec}" is not installed (looked in ${baseDir}); install it with npm install ${spec}`);
   try {
-    const mod = (await import(target)) as { default?: unknown };
+    const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
     return mod.default ?? mod;
   } catch (e) {
-    throw new ConfigError(`${where}: cannot load plugin "${spec}": ${(e as Error).message.split('\n')[0]} (install it with npm install ${spec})`);
+    throw new ConfigError(`${where}: plugin "${spec}" is installed but failed to load: ${(e as Error).message.split('\n')[0]}`);
   }
 }
 
@@ -41,6 +96,10 @@ function checkDefinition(def: any, kind: 'area' | 'vendor', where: string, spec:
   }
   if (typeof def.name !== 'string' || !/^[a-z0-9@][a-z0-9@/._-]*$/.test(def.name)) throw new ConfigError(`${where}: "${spec}" has no valid name`);
   if (kind === 'area' && typeof def.register !== 'function') throw new ConfigError(`${where}: area "${spec}" has no register() function`);
+  for (const [cap, c] of Object.entries<any>(kind === 'area' ? def.capabilities ?? {} : {})) {
+    // Failover safety depends on it: guessing could send an email twice.
+    if (typeof c?.idempotent !== 'boolean') throw new ConfigError(`${where}: area "${spec}" declares capability "${cap}" without idempotent: true or false`);
+  }
   if (kind === 'vendor' && (typeof def.create !== 'function' || !def.configSchema)) throw new ConfigError(`${where}: vendor "${spec}" needs a configSchema and a create() function`);
 }
 
@@ -68,10 +127,27 @@ export async function resolveVendor(use: string, baseDir: string, where: string)
   try {
     def = (await importPlugin(use, baseDir, where)) as VendorDefinition;
   } catch (e) {
-    throw new ConfigError(`${where}: unknown vendor adapter "${use}": not built in (${builtinVendors.map((v) => v.name).join(', ')}) and not an installed npm package`);
+    if (!(e instanceof PluginNotFound)) throw e;
+    throw new ConfigError(`${where}: unknown vendor adapter "${use}": not built in (${builtinVendors.map((v) => v.name).join(', ')}) and not an installed npm package (npm install ${use})`);
   }
   checkDefinition(def, 'vendor', where, use);
   return def;
+}
+
+// Third-party plugins may give a plain JSON schema rather than a TypeBox one: Ajv checks
+// those, with the same defaults, coercion of env-born strings and error format.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const ajv = addFormats(new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false, verbose: true }));
+ajv.addKeyword(SECRET);
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function configIssue(e: ErrorObject, where: string): string {
+  let p = e.instancePath.replace(/^\//, '').replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.');
+  const named = (e.params.additionalProperty ?? e.params.missingProperty) as string | undefined;
+  if (named) p = p ? `${p}.${named}` : named;
+  const full = [where, p].filter(Boolean).join('.').replace(/\.\[/g, '[');
+  const msg = e.keyword === 'additionalProperties' ? 'is not a known key' : e.message ?? 'is invalid';
+  return `  ${full}: ${msg}${e.data !== undefined && typeof e.data !== 'object' ? ` (got ${JSON.stringify(e.data)})` : ''}`;
 }
 
 export function checkConfig(schema: TSchema | undefined, value: unknown, where: string): Record<string, unknown> {
@@ -79,7 +155,19 @@ export function checkConfig(schema: TSchema | undefined, value: unknown, where: 
     if (value && typeof value === 'object' && Object.keys(value).length) throw new ConfigError(`${where}: this plugin takes no configuration`);
     return {};
   }
-  return validateSection<Record<string, unknown>>(schema, value ?? {}, where);
+  if (Kind in schema) return validateSection<Record<string, unknown>>(schema, value ?? {}, where);
+  let validate = compiled.get(schema);
+  if (!validate) {
+    try {
+      validate = ajv.compile(schema);
+    } catch (e) {
+      throw new ConfigError(`${where}: the plugin's configSchema is not a valid JSON schema: ${(e as Error).message}`);
+    }
+    compiled.set(schema, validate);
+  }
+  const v = structuredClone(value ?? {});
+  if (!validate(v)) throw new ConfigError(`invalid configuration:\n${validate.errors!.slice(0, 10).map((e) => configIssue(e, where)).join('\n')}`);
+  return v as Record<string, unknown>;
 }
 
 /** The config with every field its schema marks secret replaced by "[redacted]". */

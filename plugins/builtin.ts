@@ -1,6 +1,8 @@
 import type { AreaDefinition } from '../core/define.js';
 import account from './account/index.js';
+import ai from './ai/index.js';
+import byok from './byok/index.js';
 import storage from './storage/index.js';
 
 /** Areas that ship with the gateway; each is on unless `plugins.<name>: false`. */
-export const builtinAreas: AreaDefinition<any>[] = [account, storage];
+export const builtinAreas: AreaDefinition<any>[] = [account, ai, byok, storage];

@@ -9,6 +9,8 @@ const BASE_MS: Partial<Record<FailureKind, number>> = {
   auth: 60_000,
 };
 const MAX_MS = 5 * 60_000;
+// A vendor may ask for a long pause, but not pin itself last for more than an hour.
+const MAX_RETRY_AFTER_MS = 60 * 60_000;
 
 /**
  * A vendor that just failed is tried last for a while, longer each time it fails in a row
@@ -27,7 +29,7 @@ export class Cooldowns {
     if (base === undefined) return; // client errors say nothing about the vendor's health
     const n = (this.streak.get(id) ?? 0) + 1;
     this.streak.set(id, n);
-    const ms = retryAfterMs ?? Math.min(MAX_MS, base * 2 ** (n - 1));
+    const ms = retryAfterMs !== undefined ? Math.min(MAX_RETRY_AFTER_MS, retryAfterMs) : Math.min(MAX_MS, base * 2 ** (n - 1));
     this.until.set(id, Date.now() + ms);
   }
 

@@ -28,7 +28,9 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_E
 /** Generic classification for errors an adapter did not classify itself. */
 export function classifyGeneric(err: unknown): FailureKind {
   if (err instanceof VendorFailure) return err.kind;
-  const e = err as { name?: string; code?: string; cause?: { code?: string }; status?: number };
+  const e = err as { name?: string; code?: string; cause?: { code?: string }; status?: number; kind?: string };
+  // A VendorFailure from another copy of this module (a plugin's own dependency) fails instanceof.
+  if (e?.name === 'VendorFailure' && FAILURE_KINDS.includes(e.kind as FailureKind)) return e.kind as FailureKind;
   const code = e?.code ?? e?.cause?.code;
   if (code && NOT_SENT_CODES.has(code)) return 'not_sent';
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
@@ -44,6 +46,12 @@ export function kindFromStatus(status: number): FailureKind {
   if (status === 408 || status === 504) return 'timeout';
   if (status >= 500) return 'unavailable';
   return 'client_error';
+}
+
+/** How long the vendor asked us to wait, from any error that carries `retryAfterMs`. */
+export function retryAfterOf(err: unknown): number | undefined {
+  const ms = (err as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
 /** Parse a Retry-After header (seconds or HTTP date) into ms. */

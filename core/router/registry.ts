@@ -1,4 +1,8 @@
+import { ConfigError } from '../../config/load.js';
 import type { VendorDefinition, VendorInstance } from '../define.js';
+
+/** `routes.<capability>.strategy`: the targets in the order given, or cheapest estimate first. */
+export type RouteStrategy = 'fallback' | 'cheapest';
 
 export interface RegisteredInstance {
   /** Instance id from the config (`openai`, `ollama`), or the adapter name for embedded defaults. */
@@ -7,6 +11,12 @@ export interface RegisteredInstance {
   regions: string[];
   def: VendorDefinition;
   instance: VendorInstance;
+  /**
+   * Serves only callers who bring their own key (BYOK): an adapter the operator did not
+   * configure, or configured without credentials. Never chosen for a call without a planner
+   * that says so, and never counted as "available".
+   */
+  byokOnly?: boolean;
   /** Config with secret fields replaced, safe for logs, doctor and discovery. */
   redactedConfig: Record<string, unknown>;
 }
@@ -14,15 +24,30 @@ export interface RegisteredInstance {
 /** The configured vendor instances, in config order, and which capabilities each serves. */
 export class VendorRegistry {
   private readonly list: RegisteredInstance[] = [];
-  private readonly order = new Map<string, string[]>();
+  private readonly order = new Map<string, { targets: string[]; strategy: RouteStrategy }>();
 
+  /** Check what the adapter's create() returned, so a wrong plugin fails at boot, not at the first call. */
   add(inst: RegisteredInstance): void {
+    const where = `vendor "${inst.id}" (${inst.adapter})`;
+    const caps = (inst.instance as Partial<VendorInstance> | undefined)?.capabilities;
+    if (!caps || typeof caps !== 'object') throw new ConfigError(`${where}: create() must return { capabilities: { "<capability>": { invoke, price } } }`);
+    for (const [cap, impl] of Object.entries(caps)) {
+      if (typeof impl?.invoke !== 'function' || typeof impl?.price !== 'function') throw new ConfigError(`${where}: capability "${cap}" needs invoke() and price() functions`);
+      if (impl.models !== undefined && !(Array.isArray(impl.models) && impl.models.every((m) => typeof m === 'string'))) {
+        throw new ConfigError(`${where}: capability "${cap}" has models that are not a list of strings`);
+      }
+    }
+    if (this.get(inst.id)) throw new ConfigError(`${where}: the instance id "${inst.id}" is used twice`);
     this.list.push(inst);
   }
 
   /** Route order for a capability from the config's `routes:`. */
-  setRoute(capability: string, targets: string[]): void {
-    this.order.set(capability, targets);
+  setRoute(capability: string, targets: string[], strategy: RouteStrategy = 'fallback'): void {
+    this.order.set(capability, { targets, strategy });
+  }
+
+  strategy(capability: string): RouteStrategy {
+    return this.order.get(capability)?.strategy ?? 'fallback';
   }
 
   all(): readonly RegisteredInstance[] {
@@ -35,7 +60,7 @@ export class VendorRegistry {
 
   serving(capability: string): RegisteredInstance[] {
     const serving = this.list.filter((i) => capability in i.instance.capabilities);
-    const route = this.order.get(capability);
+    const route = this.order.get(capability)?.targets;
     if (!route) return serving;
     return route.map((id) => serving.find((s) => s.id === id)).filter((s): s is RegisteredInstance => !!s);
   }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CapabilitySpec, CapabilityImpl } from '../define.js';
 import type { Wallet } from '../wallet/wallet.js';
 import { apiError } from '../errors.js';
-import { classifyGeneric, VendorFailure, type FailureKind } from './failure.js';
+import { classifyGeneric, retryAfterOf, VendorFailure, type FailureKind } from './failure.js';
 import type { VendorRegistry, RegisteredInstance } from './registry.js';
 import { Cooldowns } from './cooldowns.js';
 
@@ -19,6 +19,8 @@ export interface Meter {
   costMicros: number;
   vendor?: string;
   metered: boolean;
+  /** Aborts when the client goes away before the response is sent: the call is cancelled. */
+  signal?: AbortSignal;
 }
 
 export interface CallOptions {
@@ -36,6 +38,8 @@ export interface CallOptions {
   ref?: string;
   /** Charge the wallet (default true). */
   charge?: boolean;
+  /** Only these instance ids, in this order (a caller-side planner chose them). */
+  order?: string[];
 }
 
 export interface CallResult<O> {
@@ -47,6 +51,17 @@ export interface CallResult<O> {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** Time kept back for each candidate after this one, so a hung vendor cannot eat the failover. */
+const FAILOVER_RESERVE_MS = 10_000;
+
+/**
+ * An attempt's share of the time left: all of it when nothing may follow; otherwise all but
+ * a reserve for each later candidate, and never less than an even split (short deadlines).
+ */
+function attemptBudget(remainingMs: number, candidatesLeft: number): number {
+  if (candidatesLeft <= 1) return Math.max(1, remainingMs);
+  return Math.max(1, Math.floor(Math.max(remainingMs / candidatesLeft, remainingMs - (candidatesLeft - 1) * FAILOVER_RESERVE_MS)));
+}
 
 /**
  * The only retry loop in the gateway: pick candidates for a capability, reserve their cost,
@@ -65,8 +80,9 @@ export class Router {
   ) {}
 
   /** Instances serving a capability, in route order, filtered by pin, model and region. */
-  candidates(capability: string, opts: Pick<CallOptions, 'vendor' | 'model' | 'region'> = {}): RegisteredInstance[] {
-    let list = this.registry.serving(capability);
+  candidates(capability: string, opts: Pick<CallOptions, 'vendor' | 'model' | 'region' | 'order'> = {}): RegisteredInstance[] {
+    // BYOK-only instances take part only where a planner names them (it knows the caller's keys).
+    let list = this.registry.serving(capability).filter((c) => !c.byokOnly || opts.order?.includes(c.id));
     if (opts.vendor) {
       list = list.filter((c) => c.id === opts.vendor || c.adapter === opts.vendor);
       if (!list.length) throw apiError('no_vendor_available', `No vendor "${opts.vendor}" serves ${capability}. Configured for it: ${this.registry.serving(capability).map((c) => c.id).join(', ') || 'none'}.`, { param: 'vendor' });
@@ -82,81 +98,111 @@ export class Router {
   }
 
   available(capability: string): boolean {
-    return this.registry.serving(capability).some((c) => !this.cooldowns.cooling(c.id));
+    return this.registry.serving(capability).some((c) => !c.byokOnly && !this.cooldowns.cooling(c.id));
   }
 
   async call<I, O>(capability: string, input: I, opts: CallOptions): Promise<CallResult<O>> {
+    // A metered call says what it cost even when it fails (0, and the balance).
+    if (opts.meter) opts.meter.metered = true;
+    const signal = opts.signal ?? opts.meter?.signal;
     const spec = this.capabilities.get(capability) ?? { idempotent: false };
-    const all = this.candidates(capability, opts);
-    if (!all.length) {
-      throw apiError('no_vendor_available',
-        `No vendor is configured for ${capability}${opts.model ? ` with model ${opts.model}` : ''}. Add one under \`vendors:\` in the config file (see docs/configuration.md)${capability.startsWith('ai.') ? ', or register your own key with POST /v1/byok' : ''}.`,
-        { details: { capability } });
-    }
+    let all = this.candidates(capability, opts);
+    if (opts.order) all = opts.order.map((id) => all.find((c) => c.id === id)).filter((c): c is RegisteredInstance => !!c);
+    if (!all.length) throw this.noVendor(capability, opts);
+    const estimate = new Map(all.map((c) => [c.id, this.charged(c.id, (c.instance.capabilities[capability] as CapabilityImpl<I, O>).price(input))]));
+    if (!opts.order && this.registry.strategy(capability) === 'cheapest') all = [...all].sort((a, b) => estimate.get(a.id)! - estimate.get(b.id)!);
     // Cooling vendors go last rather than away: if all are cooling, still try.
     const ordered = [...all.filter((c) => !this.cooldowns.cooling(c.id)), ...all.filter((c) => this.cooldowns.cooling(c.id))];
-    const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const cap = opts.maxCostMultiplier ?? 1.5;
+    const estimates = ordered.map((c) => estimate.get(c.id)!);
+    const withinCap = ordered.map((_, i) => i === 0 || estimates[i] <= estimates[0] * cap);
+    const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const attempts: Attempt[] = [];
-    let primaryEstimate: number | undefined;
-    let lastKind: FailureKind | undefined;
 
-    for (const cand of ordered) {
-      const impl = cand.instance.capabilities[capability] as CapabilityImpl<I, O>;
-      const estimate = this.charged(impl.price(input));
-      if (primaryEstimate === undefined) primaryEstimate = estimate;
-      else if (estimate > primaryEstimate * cap) {
+    for (const [i, cand] of ordered.entries()) {
+      if (!withinCap[i]) {
         attempts.push({ vendor: cand.id, model: opts.model, status: 'skipped_cost_cap', latency_ms: 0 });
         continue;
       }
-      if (Date.now() >= deadline) break;
-      const hold = opts.charge === false ? null : await this.wallet.reserve(opts.accountId, estimate, capability);
+      if (signal?.aborted) throw signal.reason;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) break;
+      const impl = cand.instance.capabilities[capability] as CapabilityImpl<I, O>;
+      const hold = opts.charge === false ? null : await this.wallet.reserve(opts.accountId, estimates[i], capability);
+      const left = spec.idempotent ? withinCap.slice(i).filter(Boolean).length : 1;
       const ctrl = new AbortController();
-      const onAbort = () => ctrl.abort(opts.signal?.reason);
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      const timer = setTimeout(() => ctrl.abort(new VendorFailure('timeout', `${cand.id} did not answer in time`)), Math.max(1, deadline - Date.now()));
+      const onAbort = () => ctrl.abort(signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const timer = setTimeout(() => ctrl.abort(new VendorFailure('timeout', `${cand.id} did not answer in time`)), attemptBudget(remaining, left));
       const started = performance.now();
+      let output: O;
       try {
-        const output = await raceAbort(impl.invoke(input, { signal: ctrl.signal, accountId: opts.accountId, deadline }), ctrl.signal);
-        const latency = Math.round(performance.now() - started);
-        const cost = hold ? await this.wallet.settle(hold, this.charged(impl.price(input, output)), { vendor: cand.id, ref: opts.ref }) : 0;
-        this.cooldowns.success(cand.id);
-        attempts.push({ vendor: cand.id, model: opts.model, status: 'ok', latency_ms: latency });
-        if (opts.meter) {
-          opts.meter.metered = true;
-          opts.meter.costMicros += cost;
-          opts.meter.vendor = cand.id;
-        }
-        return { output, vendor: cand.id, costMicros: cost, latencyMs: latency, attempts };
+        output = await raceAbort(impl.invoke(input, { signal: ctrl.signal, accountId: opts.accountId, deadline }), ctrl.signal);
       } catch (err) {
         const latency = Math.round(performance.now() - started);
         if (hold) await this.wallet.release(hold);
-        if (opts.signal?.aborted) throw err; // the caller went away: no failover, nothing charged
+        if (signal?.aborted) throw err; // the caller went away: no failover, nothing charged
         const kind = cand.instance.classify?.(err) ?? classifyGeneric(err);
-        lastKind = kind;
         const message = err instanceof Error ? err.message : String(err);
         attempts.push({ vendor: cand.id, model: opts.model, status: kind, latency_ms: latency, error: { code: kind, message } });
-        this.cooldowns.failure(cand.id, kind, err instanceof VendorFailure ? err.retryAfterMs : undefined);
+        this.cooldowns.failure(cand.id, kind, retryAfterOf(err));
         this.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: message }, 'vendor call failed');
-        if (kind === 'client_error') throw apiError('vendor_error', `${cand.id} rejected the request: ${message}`, { details: { attempts } });
+        // The request itself is wrong: another vendor would say the same, and a retry will too.
+        if (kind === 'client_error') throw apiError('unprocessable', `${cand.id} rejected the request: ${message}`, { details: { attempts } });
+        // A vendor that may have acted must not be doubled by a second one.
         if (!spec.idempotent && kind !== 'not_sent') break;
+        continue;
       } finally {
         clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
+        signal?.removeEventListener('abort', onAbort);
       }
+      const latency = Math.round(performance.now() - started);
+      this.cooldowns.success(cand.id);
+      // Outside the try: a failure to record the charge must not send the call to a second vendor.
+      const cost = hold ? await this.wallet.settle(hold, this.actualCharge(cand.id, impl, input, output, estimates[i]), { vendor: cand.id, ref: opts.ref }) : 0;
+      attempts.push({ vendor: cand.id, model: opts.model, status: 'ok', latency_ms: latency });
+      if (opts.meter) {
+        opts.meter.costMicros += cost;
+        opts.meter.vendor = cand.id;
+      }
+      return { output, vendor: cand.id, costMicros: cost, latencyMs: latency, attempts };
     }
-    if (lastKind === 'timeout' && attempts.filter((a) => a.status !== 'skipped_cost_cap').every((a) => a.status === 'timeout')) {
-      throw apiError('vendor_timeout', `No vendor answered ${capability} in time.`, { details: { attempts } });
+    throw this.allFailed(capability, attempts, cap);
+  }
+
+  private noVendor(capability: string, opts: CallOptions) {
+    const what = [opts.model && `model ${opts.model}`, opts.region && opts.region !== 'auto' && `region ${opts.region}`].filter(Boolean).join(' in ');
+    const how = `Add one under \`vendors:\` in the config file (see docs/configuration.md)${capability.startsWith('ai.') ? ', or register your own key with POST /v1/byok' : ''}.`;
+    return apiError('no_vendor_available', `No vendor is configured for ${capability}${what ? ` with ${what}` : ''}. ${how}`, { details: { capability } });
+  }
+
+  private allFailed(capability: string, attempts: Attempt[], cap: number) {
+    const tried = attempts.filter((a) => a.status !== 'skipped_cost_cap');
+    if (tried.length && tried.every((a) => a.status === 'timeout')) {
+      return apiError('vendor_timeout', `No vendor answered ${capability} in time (${tried.map((a) => a.vendor).join(', ')}).`, { details: { attempts } });
     }
-    const tried = attempts.filter((a) => a.status !== 'skipped_cost_cap').length;
-    throw apiError('vendor_error',
-      tried ? `Every candidate vendor for ${capability} failed.` : `No candidate vendor for ${capability} is within the cost cap (max_cost_multiplier ${cap}).`,
-      { details: { attempts } });
+    const skipped = attempts.length - tried.length;
+    const message = skipped
+      ? `${tried.map((a) => a.vendor).join(', ') || 'The primary vendor'} failed for ${capability}, and no candidate within the cost cap is left (max_cost_multiplier ${cap}; ${skipped} skipped).`
+      : `Every candidate vendor for ${capability} failed.`;
+    return apiError('vendor_error', message, { details: { attempts } });
   }
 
   /** Vendor cost with the operator's markup, rounded up to the micro-USD. */
-  private charged(vendorMicros: number): number {
+  private charged(vendor: string, vendorMicros: number): number {
+    // A NaN would reach the wallet's arithmetic; this is a bug in the adapter, not the caller's.
+    if (typeof vendorMicros !== 'number' || !Number.isFinite(vendorMicros)) throw new Error(`vendor ${vendor}: price() returned ${String(vendorMicros)}, not a number of micro-USD`);
     return Math.ceil(Math.max(0, vendorMicros) * this.markup);
+  }
+
+  /** What the answered call costs; if the adapter cannot say, what was reserved for it. */
+  private actualCharge<I, O>(vendor: string, impl: CapabilityImpl<I, O>, input: I, output: O, reserved: number): number {
+    try {
+      return this.charged(vendor, impl.price(input, output));
+    } catch (err) {
+      this.log.error({ vendor, err }, 'price() failed after the vendor answered; charging the reserved estimate');
+      return reserved;
+    }
   }
 }
 

@@ -3,6 +3,12 @@ import { newId } from '../ids.js';
 import { apiError } from '../errors.js';
 import { formatUsd } from './money.js';
 
+/**
+ * A hold this old belongs to a call that died with its process (no call runs this long), so
+ * it is given back when a gateway starts.
+ */
+export const STALE_HOLD_MS = 30 * 60_000;
+
 /** What a reservation holds until it is settled or released. */
 export interface Hold {
   holdId: string;
@@ -59,6 +65,7 @@ export class Wallet {
 
   /** Hold an upper bound of a call's cost before the vendor is called. */
   async reserve(accountId: string, micros: number, capability: string): Promise<Hold> {
+    assertMicros(micros, 'reserve');
     const amount = Math.max(0, Math.ceil(micros));
     const hold: Hold = { holdId: newId('hold'), accountId, amount, capability };
     await this.db.transaction().execute(async (q) => {
@@ -74,6 +81,7 @@ export class Wallet {
    * Settling twice does nothing the second time (the hold row is the once-only guard).
    */
   async settle(hold: Hold, actual: number, meta: { vendor?: string; ref?: string; quantity?: number } = {}): Promise<number> {
+    assertMicros(actual, 'settle');
     const want = Math.max(0, Math.round(actual));
     return this.db.transaction().execute(async (q) => {
       const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
@@ -83,12 +91,7 @@ export class Wallet {
         const back = hold.amount - want;
         if (back > 0) await q.updateTable('wallets').set({ balance_micros: sql`balance_micros + ${back}`, updated_at: Date.now() }).where('account_id', '=', hold.accountId).execute();
       } else {
-        const extra = want - hold.amount;
-        if (!(await this.take(q, hold.accountId, extra))) {
-          const left = await this.balance(hold.accountId, q);
-          await this.take(q, hold.accountId, left);
-          charged = hold.amount + left;
-        }
+        charged = hold.amount + (await this.takeUpTo(q, hold.accountId, want - hold.amount));
       }
       await this.entry(q, hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, hold.capability, meta.vendor, meta.quantity);
       return charged;
@@ -109,6 +112,21 @@ export class Wallet {
     const rows = await this.db.selectFrom('wallet_holds').selectAll().where('created_at', '<', Date.now() - olderThanMs).execute();
     for (const r of rows) await this.release({ holdId: r.hold_id, accountId: r.account_id, amount: Number(r.amount_micros), capability: r.capability });
     return rows.length;
+  }
+
+  /**
+   * Take `micros`, or as much of it as the balance holds; returns what was taken. The balance
+   * read and the conditional take are two statements, so a concurrent debit in between makes
+   * the take miss: read again rather than record money that was never taken.
+   */
+  private async takeUpTo(q: Db, accountId: string, micros: number): Promise<number> {
+    for (let round = 0; round < 5; round++) {
+      if (await this.take(q, accountId, micros)) return micros;
+      const left = Math.min(micros, await this.balance(accountId, q));
+      if (left <= 0) return 0;
+      if (await this.take(q, accountId, left)) return left;
+    }
+    return 0;
   }
 
   private async take(q: Db, accountId: string, micros: number): Promise<boolean> {
@@ -134,4 +152,9 @@ export class Wallet {
       capability: capability ?? null, vendor: vendor ?? null, quantity: quantity ?? null, created_at: Date.now(),
     }).execute();
   }
+}
+
+/** NaN or Infinity would pass the balance's CHECK as NULL on SQLite: refuse them outright. */
+function assertMicros(micros: number, what: string): void {
+  if (typeof micros !== 'number' || !Number.isFinite(micros)) throw new Error(`wallet ${what}: ${String(micros)} is not an amount of micro-USD`);
 }

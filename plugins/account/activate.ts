@@ -34,7 +34,7 @@ async function createAccount(svc: Svc, body: ActivateBodyT) {
 export function registerActivate(app: FastifyInstance): void {
   const perIp = new RateLimiter();
   app.post('/v1/activate', {
-    config: { auth: 'none', operation: 'account.activate' },
+    config: { auth: 'none', operation: 'account.activate', errors: ['unauthenticated', 'rate_limited'] },
     schema: {
       summary: 'Create an anonymous account with a project key and trial credit',
       description: 'Needs no key. Called with a valid key, returns that account again (no new account, no second trial credit). Rate limited per client IP.',

@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/define.js';
+import { registerUsageRoutes } from './usage-routes.js';
 import { accountMigrations } from './migrations.js';
 import { registerActivate } from './activate.js';
 import { registerKeyRoutes } from './keys-routes.js';
@@ -16,6 +17,7 @@ export default defineArea({
     'payments.checkout': { idempotent: false, description: 'Create a hosted checkout session for a wallet top-up.' },
   },
   register(app) {
+    registerUsageRoutes(app);
     registerActivate(app);
     registerKeyRoutes(app);
     registerSummaryRoutes(app);

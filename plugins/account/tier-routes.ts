@@ -6,7 +6,7 @@ import { AccountSummary } from './schemas.js';
 import { accountSummary } from './summary-routes.js';
 
 export const TierUpgradeBody = Type.Object({
-  target_tier: Type.String({ minLength: 1, maxLength: 64, description: 'A tier id from the gateway config (`tiers:`).' }),
+  target_tier: Type.String({ minLength: 1, maxLength: 64, examples: ['pro'], description: 'A tier id from the gateway config (`tiers:`).' }),
   idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
 }, { additionalProperties: false });
 type TierUpgradeBodyT = Static<typeof TierUpgradeBody>;

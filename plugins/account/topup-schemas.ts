@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Timestamp } from './schemas.js';
+import { IdempotencyKey } from '../../core/http/idempotency.js';
 
 // The top-up wire. The amount range comes from the config (wallet.topup_min_usd and
 // topup_max_usd), so the body schema is built once at registration from those values.
@@ -13,15 +14,11 @@ export function topupBody(minUsd: number, maxUsd: number) {
       format: 'uri', pattern: '^https?://', maxLength: 2048,
       description: 'Where the checkout sends the browser afterwards, with ?topup_id=&state= added.',
     })),
-    idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    idempotency_key: Type.Optional(IdempotencyKey),
   }, { additionalProperties: false });
 }
 
-export interface TopupBodyT {
-  amount_usd: number;
-  return_url?: string;
-  idempotency_key?: string;
-}
+export type TopupBodyT = Static<ReturnType<typeof topupBody>>;
 
 export const TopupRecord = Type.Object({
   topup_id: Type.String({ pattern: '^top_[0-9A-Za-z]+$' }),

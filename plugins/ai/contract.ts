@@ -1,0 +1,98 @@
+// The capability contracts the AI area calls and AI vendor adapters implement:
+// `ai.chat` (ChatInput -> ChatOutput), `ai.chat.stream` (ChatInput -> AsyncIterable<ChatStreamEvent>)
+// and `ai.embed` (EmbedInput -> EmbedOutput). Adapters import these types; the area never
+// imports an adapter.
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** JSON text, as the model wrote it. */
+  arguments: string;
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+}
+
+export interface Tool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** What one candidate (vendor instance) is asked to do, decided by the area's planner. */
+export interface CandidatePlan {
+  model: string;
+  /** Micro-USD per million tokens, already the charged price (platform fee only for BYOK). */
+  price_in: number;
+  price_out: number;
+  /** A flat fee in micro-USD per call (BYOK platform fee). */
+  fee: number;
+  /** The caller's own credentials for this vendor (BYOK), decrypted for this call only. */
+  credentials?: Record<string, string>;
+}
+
+export interface ChatInput {
+  messages: ChatMessage[];
+  temperature?: number;
+  max_tokens?: number;
+  tools?: Tool[];
+  response_format?: { type: 'text' | 'json_object' | 'json_schema'; json_schema?: Record<string, unknown> };
+  /** `vendor`: let the vendor cache the prompt (Anthropic gets cache_control hints). */
+  cache_strategy?: 'vendor' | 'service' | 'none';
+  /** Per vendor instance id: which model, at what price, with whose key. */
+  plan: Record<string, CandidatePlan>;
+  /** Token counts the reservation is made for: an upper bound of the input, and the output cap. */
+  estimate: Usage;
+}
+
+export interface ChatOutput {
+  content: string | null;
+  finish_reason: string;
+  tool_calls?: ToolCall[];
+  usage: Usage;
+  model: string;
+}
+
+/** One piece of a streamed answer, in the adapter's arrival order. */
+export interface ChatStreamEvent {
+  delta?: string;
+  tool_calls?: Array<{ index: number; id?: string; name?: string; arguments?: string }>;
+  finish_reason?: string;
+  usage?: Usage;
+  model?: string;
+}
+
+export interface EmbedInput {
+  input: string[];
+  dimensions?: number;
+  plan: Record<string, CandidatePlan>;
+  estimate: Usage;
+}
+
+export interface EmbedOutput {
+  embeddings: number[][];
+  model: string;
+  usage: Usage;
+}
+
+/** Price of a chat or embed call for one instance: the estimate when no output yet, else the actual usage. */
+export function planPrice(input: { plan: Record<string, CandidatePlan>; estimate: Usage }, instanceId: string, usage?: Usage): number {
+  const p = input.plan[instanceId];
+  if (!p) return 0;
+  const u = usage ?? input.estimate;
+  return p.fee + Math.ceil((u.input_tokens * p.price_in + u.output_tokens * p.price_out) / 1_000_000);
+}
+
+export function planFor(input: { plan: Record<string, CandidatePlan> }, instanceId: string): CandidatePlan {
+  const p = input.plan[instanceId];
+  if (!p) throw new Error(`no plan for vendor instance ${instanceId}`);
+  return p;
+}

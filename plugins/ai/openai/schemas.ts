@@ -1,0 +1,41 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+// OpenAI's request shapes, as loose as OpenAI's own SDK sends them: fields this gateway does
+// not use (n, top_p, seed, user…) are accepted and ignored so existing clients keep working.
+
+const TextPart = Type.Object({ type: Type.String(), text: Type.Optional(Type.String()) });
+
+export const OaMessage = Type.Object({
+  role: Type.Union(['system', 'developer', 'user', 'assistant', 'tool'].map((r) => Type.Literal(r))),
+  content: Type.Optional(Type.Union([Type.String(), Type.Null(), Type.Array(TextPart)])),
+  tool_calls: Type.Optional(Type.Array(Type.Object({
+    id: Type.String(), type: Type.Optional(Type.Literal('function')),
+    function: Type.Object({ name: Type.String(), arguments: Type.String() }),
+  }))),
+  tool_call_id: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+});
+
+export const OaChatBody = Type.Object({
+  model: Type.String({ minLength: 1, description: 'A catalog model id, or `auto`, `cheapest`, `smartest` to let the gateway route.' }),
+  messages: Type.Array(OaMessage, { minItems: 1 }),
+  stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  stream_options: Type.Optional(Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }), Type.Null()])),
+  temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()])),
+  max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  max_completion_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  tools: Type.Optional(Type.Array(Type.Object({
+    type: Type.Literal('function'),
+    function: Type.Object({ name: Type.String({ minLength: 1 }), description: Type.Optional(Type.String()), parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())), strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])) }),
+  }))),
+  response_format: Type.Optional(Type.Object({ type: Type.Union([Type.Literal('text'), Type.Literal('json_object'), Type.Literal('json_schema')]), json_schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())) })),
+}, { additionalProperties: true });
+export type OaChatBodyT = Static<typeof OaChatBody>;
+
+export const OaEmbedBody = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  input: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: 2048 })]),
+  dimensions: Type.Optional(Type.Integer({ minimum: 1 })),
+  encoding_format: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('base64')])),
+}, { additionalProperties: true });
+export type OaEmbedBodyT = Static<typeof OaEmbedBody>;

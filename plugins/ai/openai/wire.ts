@@ -1,0 +1,87 @@
+import { apiError, type ApiError } from '../../../core/errors.js';
+import type { ChatMessage } from '../contract.js';
+import type { ChatBodyT, ChatResultT } from '../schemas.js';
+import type { StreamWriter } from '../stream-runner.js';
+import type { OaChatBodyT } from './schemas.js';
+
+const ROUTED = new Set(['auto', 'balanced', 'cheapest', 'smartest']);
+
+function text(content: OaChatBodyT['messages'][number]['content'], i: number): string | null {
+  if (content === undefined || content === null || typeof content === 'string') return content ?? null;
+  return content.map((p) => {
+    if (p.type !== 'text') throw apiError('validation_failed', `Content parts of type "${p.type}" are not supported on this endpoint yet; send text.`, { param: `messages[${i}].content` });
+    return p.text ?? '';
+  }).join('');
+}
+
+/** An OpenAI chat request as the native ChatBody: the model pins, unless it names a routing preference. */
+export function fromOpenAi(b: OaChatBodyT): ChatBodyT {
+  const messages: ChatMessage[] = b.messages.map((m, i) => ({
+    role: (m.role === 'developer' ? 'system' : m.role) as ChatMessage['role'],
+    content: text(m.content, i),
+    ...(m.tool_calls?.length ? { tool_calls: m.tool_calls.map((t) => ({ id: t.id, name: t.function.name, arguments: t.function.arguments })) } : {}),
+    ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
+  }));
+  const routed = ROUTED.has(b.model);
+  return {
+    messages,
+    ...(routed ? { prefer: b.model === 'auto' ? 'balanced' : (b.model as 'balanced' | 'cheapest' | 'smartest') } : { model: b.model }),
+    ...(b.temperature != null ? { temperature: b.temperature } : {}),
+    ...(b.max_completion_tokens != null || b.max_tokens != null ? { max_tokens: (b.max_completion_tokens ?? b.max_tokens)! } : {}),
+    ...(b.tools?.length ? { tools: b.tools.map((t) => ({ type: 'function' as const, function: { name: t.function.name, description: t.function.description, parameters: t.function.parameters } })) } : {}),
+    ...(b.response_format ? { response_format: b.response_format } : {}),
+  };
+}
+
+export function completion(r: ChatResultT, id: string) {
+  return {
+    id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: r.metadata.model,
+    choices: [{
+      index: 0, logprobs: null, finish_reason: r.finish_reason,
+      message: {
+        role: 'assistant', content: r.content, refusal: null,
+        ...(r.tool_calls?.length ? { tool_calls: r.tool_calls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } })) } : {}),
+      },
+    }],
+    usage: { prompt_tokens: r.usage.input_tokens, completion_tokens: r.usage.output_tokens, total_tokens: r.usage.total_tokens },
+  };
+}
+
+const TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 402: 'insufficient_quota', 403: 'permission_error', 404: 'not_found_error', 409: 'conflict_error', 413: 'invalid_request_error', 415: 'invalid_request_error', 422: 'invalid_request_error', 429: 'rate_limit_error' };
+
+/** OpenAI's error body: `{ error: { message, type, param, code } }`. */
+export function oaError(e: ApiError) {
+  return { error: { message: e.message, type: TYPES[e.status] ?? 'api_error', param: e.param ?? null, code: e.code } };
+}
+
+/** chat.completion.chunk events, the finishing chunk, the usage chunk when asked, `[DONE]`. */
+export function openAiWriter(id: string, model: string, includeUsage: boolean): StreamWriter {
+  const created = Math.floor(Date.now() / 1000);
+  let first = true;
+  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+  return {
+    head: (vendor) => ({ 'x-svc-vendor': vendor }),
+    event: (ev) => {
+      const delta: Record<string, unknown> = first ? { role: 'assistant' } : {};
+      first = false;
+      if (ev.delta) delta.content = ev.delta;
+      if (ev.tool_calls?.length) {
+        delta.tool_calls = ev.tool_calls.map((t) => ({
+          index: t.index, ...(t.id ? { id: t.id, type: 'function' } : {}),
+          function: { ...(t.name ? { name: t.name } : {}), arguments: t.arguments ?? '' },
+        }));
+      }
+      return chunk(delta, null);
+    },
+    end: (e) => {
+      let out = chunk({}, e.finish_reason);
+      if (includeUsage) {
+        const usage = { prompt_tokens: e.usage.input_tokens, completion_tokens: e.usage.output_tokens, total_tokens: e.usage.input_tokens + e.usage.output_tokens };
+        out += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage })}\n\n`;
+      }
+      return `${out}data: [DONE]\n\n`;
+    },
+    error: (e) => `data: ${JSON.stringify(oaError(e))}\n\n`,
+  };
+}

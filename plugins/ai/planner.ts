@@ -1,0 +1,123 @@
+import type { RegisteredInstance, VendorRegistry } from '../../core/router/registry.js';
+import { apiError } from '../../core/errors.js';
+import type { Catalog, ModelEntry, Task } from './catalog/catalog.js';
+import type { CandidatePlan } from './contract.js';
+import { credentialsFor } from '../byok/providers.js';
+
+export type Prefer = 'balanced' | 'cheapest' | 'smartest';
+
+export interface PlanRequest {
+  capability: 'ai.chat' | 'ai.chat.stream' | 'ai.embed';
+  model?: string;
+  vendor?: string;
+  task: Task;
+  prefer: Prefer;
+  /** The account's region (`auto` serves everywhere). */
+  region: string;
+  needs: Array<'tools' | 'json'>;
+  /** The caller's active BYOK credentials, by provider. */
+  byok: Map<string, Record<string, string>>;
+  byokFeeMicros: number;
+}
+
+export interface Candidate {
+  instanceId: string;
+  entry: ModelEntry;
+  plan: CandidatePlan;
+  byok: boolean;
+}
+
+/** The catalog's vendor name for an instance: its openai-compatible preset, else its adapter. */
+export function vendorKey(inst: RegisteredInstance): string {
+  const preset = inst.redactedConfig?.preset;
+  if (typeof preset === 'string') return preset;
+  return inst.adapter === 'openai-compatible' ? inst.id : inst.adapter;
+}
+
+function inRegion(regions: string[], region: string): boolean {
+  return region === 'auto' || regions.includes('global') || regions.includes(region);
+}
+
+/** A model an instance's config names but the catalog does not know: a local model, free. */
+function localEntry(id: string, vendor: string, kind: 'chat' | 'embed'): ModelEntry {
+  return { id, vendor, family: id, tasks: ['general', 'reasoning', 'coding', 'long_context'], quality: 30, context_window: 8192, max_output: 4096,
+    price: { in: 0, out: 0 }, capabilities: kind === 'chat' ? ['chat', 'tools', 'json'] : ['embed'], regions: ['global'] };
+}
+
+/**
+ * Routing for the AI area: which vendor instances, with which model each, in what order.
+ * `model` pins a model, else `task` picks the fitting models and `prefer` orders them
+ * (cheapest by price, smartest by quality rank, balanced by both); `vendor` pins an instance
+ * or adapter; the region filters; the caller's BYOK instances go first at the platform fee.
+ * Instances that exist only for BYOK are used only with the caller's credentials.
+ */
+export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokOnly: Set<string>, req: PlanRequest): Candidate[] {
+  const kind = req.capability === 'ai.embed' ? 'embed' : 'chat';
+  let instances = registry.serving(req.capability);
+  if (req.vendor) {
+    instances = instances.filter((i) => i.id === req.vendor || i.adapter === req.vendor || vendorKey(i) === req.vendor);
+    if (!instances.length) {
+      throw apiError('no_vendor_available', `No vendor "${req.vendor}" serves ${req.capability}. Configured for it: ${registry.serving(req.capability).filter((i) => !byokOnly.has(i.id)).map((i) => i.id).join(', ') || 'none'}. Add one under \`vendors:\` in the config, or register your own key with POST /v1/byok.`, { param: 'vendor' });
+    }
+  }
+  const pairs: Candidate[] = [];
+  for (const inst of instances) {
+    if (!inRegion(inst.regions, req.region)) continue;
+    const creds = credentialsFor(inst, req.byok);
+    if (byokOnly.has(inst.id) && !creds) continue;
+    const key = vendorKey(inst);
+    const restricted = inst.instance.capabilities[req.capability]?.models;
+    let entries = catalog.forVendor(key, kind);
+    if (restricted?.length) {
+      entries = restricted.map((m) => catalog.find(m, key) ?? localEntry(m, key, kind)).filter((e) => e.capabilities.includes(kind));
+    }
+    for (const entry of entries) {
+      if (!inRegion(entry.regions, req.region)) continue;
+      pairs.push({
+        instanceId: inst.id, entry, byok: !!creds,
+        plan: creds
+          ? { model: entry.id, price_in: 0, price_out: 0, fee: req.byokFeeMicros, credentials: creds }
+          : { model: entry.id, price_in: entry.price.in, price_out: entry.price.out, fee: 0 },
+      });
+    }
+  }
+  let pool: Candidate[];
+  if (req.model) {
+    pool = pairs.filter((p) => p.entry.id === req.model);
+  } else {
+    pool = pairs.filter((p) => p.entry.tasks.includes(req.task));
+    if (!pool.length) pool = pairs;
+    const capable = pool.filter((p) => req.needs.every((n) => p.entry.capabilities.includes(n)));
+    if (capable.length) pool = capable;
+  }
+  if (!pool.length) {
+    throw apiError('no_vendor_available',
+      `No vendor serves ${req.model ? `model "${req.model}"` : req.capability}${req.region !== 'auto' ? ` in the ${req.region} region` : ''}. Add a vendor under \`vendors:\` in the config (docs/ai.md), or register your own key with POST /v1/byok.`,
+      { param: req.model ? 'model' : undefined, details: { capability: req.capability } });
+  }
+  const ranked = rank(pool, req.prefer);
+  // One model per instance (the router tries each instance once), BYOK instances first.
+  const seen = new Set<string>();
+  const out: Candidate[] = [];
+  for (const c of [...ranked.filter((c) => c.byok), ...ranked.filter((c) => !c.byok)]) {
+    if (seen.has(c.instanceId)) continue;
+    seen.add(c.instanceId);
+    out.push(c);
+  }
+  return out;
+}
+
+function blended(e: ModelEntry): number {
+  return e.price.in + e.price.out;
+}
+
+function rank(pool: Candidate[], prefer: Prefer): Candidate[] {
+  const byPrice = [...pool].sort((a, b) => blended(a.entry) - blended(b.entry) || b.entry.quality - a.entry.quality);
+  const bySmarts = [...pool].sort((a, b) => b.entry.quality - a.entry.quality || blended(a.entry) - blended(b.entry));
+  if (prefer === 'cheapest') return byPrice;
+  if (prefer === 'smartest') return bySmarts;
+  const score = new Map<Candidate, number>();
+  byPrice.forEach((c, i) => score.set(c, i));
+  bySmarts.forEach((c, i) => score.set(c, (score.get(c) ?? 0) + i));
+  return [...pool].sort((a, b) => score.get(a)! - score.get(b)! || b.entry.quality - a.entry.quality);
+}

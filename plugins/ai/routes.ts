@@ -1,0 +1,50 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody } from '../../core/errors.js';
+import { ChatBody, ChatResult, EmbedBody, EmbedResult, type ChatBodyT, type ChatStreamChunkT, type EmbedBodyT } from './schemas.js';
+import type { AiService } from './service.js';
+import { replayStream, runStream, type StreamWriter } from './stream-runner.js';
+
+const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
+
+/** The conventions' SSE: `data: <ChatStreamChunk>` events, the last with finish_reason and usage, then `data: [DONE]`. */
+function nativeWriter(requestId: string): StreamWriter {
+  let index = 0;
+  return {
+    head: (vendor) => ({ 'x-svc-vendor': vendor }),
+    event: (ev) => {
+      const chunk: ChatStreamChunkT = { delta: ev.delta ?? '', finish_reason: null, index: index++ };
+      if (ev.tool_calls?.length) chunk.tool_calls = ev.tool_calls;
+      return sse(chunk);
+    },
+    end: (e) => sse({ delta: '', finish_reason: e.finish_reason, index: index++, usage: { ...e.usage, total_tokens: e.usage.input_tokens + e.usage.output_tokens }, metadata: e.metadata }) + 'data: [DONE]\n\n',
+    error: (e) => `event: error\n${sse(errorBody(e, requestId))}`,
+  };
+}
+
+export function registerAiRoutes(app: FastifyInstance, ai: AiService): void {
+  app.post('/v1/ai/chat', {
+    config: { scope: 'ai', operation: 'ai.chat', capability: 'ai.chat', idempotent: true, errors: ['unprocessable'] },
+    schema: {
+      summary: 'Chat with a routed model; `stream: true` answers with Server-Sent Events', tags: ['ai'], body: ChatBody,
+      response: { 200: ChatResult },
+    },
+  }, async (req: FastifyRequest<{ Body: ChatBodyT }>, reply: FastifyReply) => {
+    const body = req.body;
+    if (!body.stream) return ai.chat(req, body);
+    const started = performance.now();
+    const hash = body.cache_strategy === 'service' ? ai.cacheKey(req, body) : undefined;
+    const hit = hash ? await ai.cached(req, hash) : undefined;
+    if (hit) {
+      replayStream(req, reply, nativeWriter(req.id), hit);
+      return reply;
+    }
+    const { p, session } = await ai.openStream(req, body);
+    await runStream(req, reply, ai, p, session, nativeWriter(req.id), started, hash ? (r) => ai.cache.put(req.principal!.accountId, hash, r) : undefined);
+    return reply;
+  });
+
+  app.post('/v1/ai/embed', {
+    config: { scope: 'ai', operation: 'ai.embed', capability: 'ai.embed', idempotent: true, errors: ['unprocessable'] },
+    schema: { summary: 'Embed one text or a list, in input order', tags: ['ai'], body: EmbedBody, response: { 200: EmbedResult } },
+  }, async (req: FastifyRequest<{ Body: EmbedBodyT }>) => ai.embed(req, req.body));
+}

@@ -1,0 +1,191 @@
+import type { FastifyRequest } from 'fastify';
+import type { Svc } from '../../core/context.js';
+import { apiError, isApiError } from '../../core/errors.js';
+import { loadMasterKey } from '../../core/auth/master-key.js';
+import { microsToUsd, usdToMicros } from '../../core/wallet/money.js';
+import type { Attempt } from '../../core/router/router.js';
+import { streamCall, type StreamSession } from '../../core/router/stream-call.js';
+import { ByokStore } from '../byok/store.js';
+import { Catalog, type ModelEntry } from './catalog/catalog.js';
+import { ChatCache } from './cache.js';
+import { planCandidates, type Candidate, type PlanRequest } from './planner.js';
+import type { ChatInput, ChatMessage, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput, Usage } from './contract.js';
+import type { ChatBodyT, ChatResultT, EmbedBodyT } from './schemas.js';
+
+export interface AiConfig {
+  models: ModelEntry[];
+  cache_ttl_seconds: number;
+  cache_price_usd: number;
+  default_max_tokens: number;
+  first_token_timeout_ms: number;
+}
+
+/** An upper bound of the tokens a text costs: byte-level tokenizers never use more tokens than bytes. */
+export function tokenBound(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+export function toMessages(m: ChatBodyT['messages']): ChatMessage[] {
+  return typeof m === 'string' ? [{ role: 'user', content: m }] : (m as ChatMessage[]);
+}
+
+export interface Prepared<I> {
+  input: I;
+  candidates: Candidate[];
+  modelOf(vendor: string): string | undefined;
+}
+
+/** Chat and embeddings for both the native /v1/ai surface and the OpenAI-compatible one. */
+export class AiService {
+  readonly catalog: Catalog;
+  readonly cache: ChatCache;
+  readonly byokOnly = new Set<string>();
+  private store?: ByokStore | null;
+
+  constructor(private readonly svc: Svc, readonly cfg: AiConfig) {
+    this.catalog = new Catalog(cfg.models);
+    this.cache = new ChatCache(svc.db, cfg.cache_ttl_seconds * 1000);
+  }
+
+  /** The BYOK store, when the byok area is on. */
+  byok(): ByokStore | null {
+    if (this.store === undefined) {
+      this.store = this.svc.areas.some((a) => a.def.name === 'byok') ? new ByokStore(this.svc.db, loadMasterKey(this.svc.config.master_key, this.svc.config.data_dir)) : null;
+    }
+    return this.store;
+  }
+
+  private byokFeeMicros(): number {
+    const cfg = this.svc.areas.find((a) => a.def.name === 'byok')?.config as { platform_fee_usd?: number } | undefined;
+    return usdToMicros(cfg?.platform_fee_usd ?? 0);
+  }
+
+  private async plan(req: FastifyRequest, p: Omit<PlanRequest, 'region' | 'byok' | 'byokFeeMicros'>): Promise<Candidate[]> {
+    const principal = req.principal!;
+    const byok = (await this.byok()?.active(principal.accountId)) ?? new Map();
+    return planCandidates(this.svc.vendors, this.catalog, this.byokOnly, { ...p, region: principal.region, byok, byokFeeMicros: this.byokFeeMicros() });
+  }
+
+  async prepareChat(req: FastifyRequest, body: ChatBodyT, stream: boolean): Promise<Prepared<ChatInput>> {
+    if (body.batch_mode) throw apiError('unprocessable', 'batch_mode is not available on this gateway yet; send the call without it.', { param: 'batch_mode' });
+    const needs: PlanRequest['needs'] = [];
+    if (body.tools?.length) needs.push('tools');
+    if (body.response_format && body.response_format.type !== 'text') needs.push('json');
+    const candidates = await this.plan(req, {
+      capability: stream ? 'ai.chat.stream' : 'ai.chat', model: body.model, vendor: body.vendor,
+      task: body.task ?? 'general', prefer: body.prefer ?? 'balanced', needs,
+    });
+    const messages = toMessages(body.messages);
+    const inputTokens = messages.reduce((n, m) => n + 4 + tokenBound(m.content ?? '') + tokenBound(JSON.stringify(m.tool_calls ?? '')), 8)
+      + (body.tools ? tokenBound(JSON.stringify(body.tools)) : 0);
+    // The output cap is reserved in full: the caller's max_tokens, else the primary model's cap.
+    const maxTokens = body.max_tokens ?? Math.min(this.cfg.default_max_tokens, candidates[0].entry.max_output);
+    const input: ChatInput = {
+      messages, max_tokens: maxTokens, temperature: body.temperature, tools: body.tools, response_format: body.response_format as ChatInput['response_format'],
+      cache_strategy: body.cache_strategy ?? 'vendor',
+      plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
+      estimate: { input_tokens: inputTokens, output_tokens: maxTokens },
+    };
+    return { input, candidates, modelOf: (v) => input.plan[v]?.model };
+  }
+
+  private callOptions(req: FastifyRequest, candidates: Candidate[], body: { max_cost_multiplier?: number; timeout_seconds?: number }) {
+    return {
+      accountId: req.principal!.accountId, meter: req.meter, order: candidates.map((c) => c.instanceId),
+      maxCostMultiplier: body.max_cost_multiplier ?? 1.5, timeoutMs: body.timeout_seconds ? Math.round(body.timeout_seconds * 1000) : undefined,
+      ref: req.id,
+    };
+  }
+
+  metadata(p: Prepared<unknown>, vendor: string, attempts: Attempt[], latencyMs: number, costMicros: number, cached = false) {
+    return {
+      vendor, model: p.modelOf(vendor) ?? '', latency_ms: Math.round(latencyMs), cost_usd: microsToUsd(costMicros), cached,
+      byok: !!p.candidates.find((c) => c.instanceId === vendor)?.byok,
+      attempts: attempts.map((a) => ({ ...a, model: a.model ?? p.modelOf(a.vendor) })),
+    };
+  }
+
+  /** Router errors carry attempts: name the model each vendor was asked for. */
+  withModels(e: unknown, p: Prepared<unknown>): unknown {
+    if (isApiError(e) && Array.isArray(e.details.attempts)) {
+      e.details.attempts = (e.details.attempts as Attempt[]).map((a) => ({ ...a, model: a.model ?? p.modelOf(a.vendor) }));
+    }
+    return e;
+  }
+
+  cacheKey(req: FastifyRequest, body: ChatBodyT): string {
+    const { messages, model, vendor, task, prefer, temperature, max_tokens, tools, response_format } = body;
+    return this.cache.key(req.principal!.accountId, { messages: toMessages(messages), model, vendor, task, prefer, temperature, max_tokens, tools, response_format });
+  }
+
+  /** A cached answer, charged at the cache price. */
+  async cached(req: FastifyRequest, hash: string): Promise<ChatResultT | undefined> {
+    const hit = await this.cache.get<ChatResultT>(req.principal!.accountId, hash);
+    if (!hit) return undefined;
+    const price = usdToMicros(this.cfg.cache_price_usd);
+    if (price > 0) await this.svc.wallet.debit(req.principal!.accountId, price, 'usage', req.id, undefined, { capability: 'ai.chat', vendor: 'cache' });
+    req.meter.metered = true;
+    req.meter.costMicros += price;
+    return { ...hit, metadata: { ...hit.metadata, cached: true, cost_usd: microsToUsd(price), latency_ms: 0, attempts: [] } };
+  }
+
+  async chat(req: FastifyRequest, body: ChatBodyT): Promise<ChatResultT> {
+    const useCache = body.cache_strategy === 'service';
+    const hash = useCache ? this.cacheKey(req, body) : '';
+    if (useCache) {
+      const hit = await this.cached(req, hash);
+      if (hit) return hit;
+    }
+    const p = await this.prepareChat(req, body, false);
+    const started = performance.now();
+    let r;
+    try {
+      r = await this.svc.router.call<ChatInput, ChatOutput>('ai.chat', p.input, this.callOptions(req, p.candidates, body));
+    } catch (e) {
+      throw this.withModels(e, p);
+    }
+    const o = r.output;
+    const result: ChatResultT = {
+      content: o.content, finish_reason: o.finish_reason, ...(o.tool_calls?.length ? { tool_calls: o.tool_calls } : {}),
+      usage: { input_tokens: o.usage.input_tokens, output_tokens: o.usage.output_tokens, total_tokens: o.usage.input_tokens + o.usage.output_tokens },
+      metadata: this.metadata(p, r.vendor, r.attempts, performance.now() - started, r.costMicros),
+    };
+    if (useCache) await this.cache.put(req.principal!.accountId, hash, result);
+    return result;
+  }
+
+  async openStream(req: FastifyRequest, body: ChatBodyT): Promise<{ p: Prepared<ChatInput>; session: StreamSession<ChatStreamEvent, Usage> }> {
+    const p = await this.prepareChat(req, body, true);
+    try {
+      const session = await streamCall<ChatInput, ChatStreamEvent, Usage>({
+        registry: this.svc.vendors, wallet: this.svc.wallet, cooldowns: this.svc.router.cooldowns, capabilities: this.svc.capabilities,
+        markup: this.svc.config.wallet.markup, log: this.svc.log,
+      }, 'ai.chat.stream', p.input, { ...this.callOptions(req, p.candidates, body), firstEventTimeoutMs: this.cfg.first_token_timeout_ms });
+      return { p, session };
+    } catch (e) {
+      throw this.withModels(e, p);
+    }
+  }
+
+  async embed(req: FastifyRequest, body: EmbedBodyT) {
+    const candidates = await this.plan(req, { capability: 'ai.embed', model: body.model, vendor: body.vendor, task: 'general', prefer: 'cheapest', needs: [] });
+    const inputs = typeof body.input === 'string' ? [body.input] : body.input;
+    const input: EmbedInput = {
+      input: inputs, dimensions: body.dimensions, plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
+      estimate: { input_tokens: inputs.reduce((n, s) => n + tokenBound(s), 0), output_tokens: 0 },
+    };
+    const p: Prepared<EmbedInput> = { input, candidates, modelOf: (v) => input.plan[v]?.model };
+    const started = performance.now();
+    let r;
+    try {
+      r = await this.svc.router.call<EmbedInput, EmbedOutput>('ai.embed', input, this.callOptions(req, candidates, {}));
+    } catch (e) {
+      throw this.withModels(e, p);
+    }
+    return {
+      embeddings: r.output.embeddings, model: r.output.model,
+      usage: { input_tokens: r.output.usage.input_tokens, total_tokens: r.output.usage.input_tokens },
+      metadata: this.metadata(p, r.vendor, r.attempts, performance.now() - started, r.costMicros),
+    };
+  }
+}

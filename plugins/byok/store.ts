@@ -1,0 +1,84 @@
+import type { Kysely } from 'kysely';
+import { newId } from '../../core/ids.js';
+import { byokKey, open, seal } from './crypto.js';
+
+export type ByokState = 'active' | 'invalid' | 'revoked';
+export interface TestResult { ok: boolean; latency_ms?: number; error?: { code: string; message: string } }
+
+export interface ByokRow {
+  byok_id: string;
+  account_id: string;
+  provider: string;
+  alias: string;
+  state: ByokState;
+  created_at: number;
+  test_result?: TestResult;
+}
+
+function row(r: any): ByokRow {
+  return {
+    byok_id: r.byok_id, account_id: r.account_id, provider: r.provider, alias: r.alias, state: r.state,
+    created_at: Number(r.created_at), ...(r.test_result ? { test_result: JSON.parse(r.test_result) } : {}),
+  };
+}
+
+/** BYOK credentials, sealed at rest; the clear text exists only in memory for one call. */
+export class ByokStore {
+  private readonly key: Buffer;
+
+  constructor(private readonly db: Kysely<any>, master: Buffer) {
+    this.key = byokKey(master);
+  }
+
+  async create(accountId: string, provider: string, alias: string, credentials: Record<string, string>): Promise<ByokRow> {
+    const byok_id = newId('byok');
+    const created_at = Date.now();
+    await this.db.insertInto('byok_keys').values({
+      byok_id, account_id: accountId, provider, alias, state: 'active', secret: seal(this.key, JSON.stringify(credentials), `${byok_id}|${accountId}`),
+      test_result: null, created_at, updated_at: created_at,
+    }).execute();
+    return { byok_id, account_id: accountId, provider, alias, state: 'active', created_at };
+  }
+
+  /** Newest first, `limit` rows after the cursor position. */
+  async list(accountId: string, limit: number, after?: { t: number; id: string }): Promise<ByokRow[]> {
+    let q = this.db.selectFrom('byok_keys').select(['byok_id', 'account_id', 'provider', 'alias', 'state', 'created_at', 'test_result'])
+      .where('account_id', '=', accountId);
+    if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.t), eb.and([eb('created_at', '=', after.t), eb('byok_id', '<', after.id)])]));
+    const rows = await q.orderBy('created_at', 'desc').orderBy('byok_id', 'desc').limit(limit).execute();
+    return rows.map(row);
+  }
+
+  async get(accountId: string, byokId: string): Promise<ByokRow | undefined> {
+    const r = await this.db.selectFrom('byok_keys').select(['byok_id', 'account_id', 'provider', 'alias', 'state', 'created_at', 'test_result'])
+      .where('account_id', '=', accountId).where('byok_id', '=', byokId).executeTakeFirst();
+    return r ? row(r) : undefined;
+  }
+
+  async credentials(accountId: string, byokId: string): Promise<Record<string, string>> {
+    const r = await this.db.selectFrom('byok_keys').select('secret').where('account_id', '=', accountId).where('byok_id', '=', byokId).executeTakeFirstOrThrow();
+    return JSON.parse(open(this.key, r.secret, `${byokId}|${accountId}`));
+  }
+
+  /** The newest active key per provider, decrypted: what the AI router uses first. */
+  async active(accountId: string): Promise<Map<string, Record<string, string>>> {
+    const rows = await this.db.selectFrom('byok_keys').select(['byok_id', 'provider', 'secret'])
+      .where('account_id', '=', accountId).where('state', '=', 'active').orderBy('created_at', 'asc').execute();
+    const out = new Map<string, Record<string, string>>();
+    for (const r of rows) out.set(r.provider, JSON.parse(open(this.key, r.secret, `${r.byok_id}|${accountId}`)));
+    return out;
+  }
+
+  /** Record a test; a failure marks the key invalid, a pass active again. Never revives a revoked key. */
+  async recordTest(accountId: string, byokId: string, result: TestResult): Promise<void> {
+    await this.db.updateTable('byok_keys').set({ test_result: JSON.stringify(result), state: result.ok ? 'active' : 'invalid', updated_at: Date.now() })
+      .where('account_id', '=', accountId).where('byok_id', '=', byokId).where('state', '!=', 'revoked').execute();
+  }
+
+  /** Revoke for good, and drop the sealed secret: a revoked key can never be used again. */
+  async revoke(accountId: string, byokId: string): Promise<boolean> {
+    const res = await this.db.updateTable('byok_keys').set({ state: 'revoked', secret: '', updated_at: Date.now() })
+      .where('account_id', '=', accountId).where('byok_id', '=', byokId).where('state', '!=', 'revoked').executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+}

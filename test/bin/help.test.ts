@@ -1,0 +1,54 @@
+import t from 'tap';
+import { cliEnv, runCli } from './fixtures/cli.js';
+
+const COMMANDS = ['serve', 'activate', 'migrate', 'openapi', 'doctor'];
+
+t.test('top-level help lists every command', async (t) => {
+  const { env } = await cliEnv(t);
+  const variants = [['--help'], ['help']];
+  const results = await Promise.all(variants.map((args) => runCli(args, { env })));
+  for (const [i, args] of variants.entries()) {
+    const r = results[i];
+    t.equal(r.code, 0, args.join(' '));
+    t.match(r.stdout, /^svc-gateway: /);
+    for (const c of COMMANDS) t.match(r.stdout, new RegExp(`\\n  ${c} `), `${args.join(' ')} names ${c}`);
+    t.equal(r.stderr, '');
+  }
+});
+
+t.test('each command has its own help', async (t) => {
+  const { env } = await cliEnv(t);
+  const results = await Promise.all(COMMANDS.map((c) => runCli([c, '--help'], { env })));
+  for (const [i, c] of COMMANDS.entries()) {
+    t.equal(results[i].code, 0, c);
+    t.match(results[i].stdout, new RegExp(`^Usage: svc-gateway ${c}`), `${c} --help`);
+  }
+  t.same((await runCli(['help', 'doctor'], { env })).stdout, results[4].stdout, '"help doctor" is "doctor --help"');
+});
+
+t.test('usage errors exit 2 and say what was wrong', async (t) => {
+  const { env } = await cliEnv(t);
+  const [unknown, flag, positional, timeout] = await Promise.all([
+    ['frobnicate'], ['migrate', '--nope'], ['doctor', 'extra'], ['doctor', '--timeout', 'soon'],
+  ].map((args) => runCli(args, { env })));
+  t.equal(unknown.code, 2);
+  t.match(unknown.stderr, /unknown command "frobnicate"/);
+  t.equal(flag.code, 2);
+  t.match(flag.stderr, /svc-gateway migrate: .*--nope/);
+  t.match(flag.stderr, /Usage: svc-gateway migrate/, 'followed by the command help');
+  t.equal(positional.code, 2);
+  t.equal(timeout.code, 2);
+  t.match(timeout.stderr, /--timeout must be a positive number/);
+});
+
+t.test('a config error exits 2 with the file or key it is about', async (t) => {
+  const { env, home } = await cliEnv(t);
+  const [missing, badPort] = await Promise.all([
+    runCli(['migrate', '--config', `${home}/nope.yaml`], { env }),
+    runCli(['serve'], { env: { ...env, SVC_PORT: 'eighty' } }),
+  ]);
+  t.equal(missing.code, 2);
+  t.match(missing.stderr, /cannot read config file .*nope\.yaml/);
+  t.equal(badPort.code, 2);
+  t.match(badPort.stderr, /server\.port/);
+});

@@ -1,0 +1,98 @@
+import t from 'tap';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { activate } from '../../helpers/app.js';
+import { attemptsOf, meterCall, money, scriptedApp, script } from '../../helpers/scripted-app.js';
+
+t.test('every vendor times out: 504 vendor_timeout within the caller\'s timeout, nothing charged', async (t) => {
+  const { app } = await scriptedApp(t, [{ id: 'a' }, { id: 'b' }]);
+  const acct = await activate(app);
+  script('a').mode = 'timeout';
+  script('b').mode = 'timeout';
+  const started = Date.now();
+  const res = await meterCall(app, acct.auth, { input: 'x', timeout_seconds: 0.4 });
+  const took = Date.now() - started;
+  t.equal(res.statusCode, 504);
+  const e = res.json().error;
+  t.equal(e.code, 'vendor_timeout');
+  t.equal(e.message, 'No vendor answered test.run in time (a, b).');
+  t.same(attemptsOf(res.json()), ['a:timeout', 'b:timeout']);
+  // The deadline is shared: each of the two gets about half, and the whole call ends on time.
+  for (const at of e.details.attempts) t.ok(at.latency_ms >= 100 && at.latency_ms < 400, `latency ${at.latency_ms}`);
+  t.ok(took < 2000, `answered in ${took} ms`);
+  t.same(await money(app, acct.account_id), { balance: 5_000_000, usage: [], holds: 0 });
+});
+
+t.test('an idempotent capability fails over after a timeout', async (t) => {
+  const { app } = await scriptedApp(t, [{ id: 'slow', price_micros: 500 }, { id: 'fast', price_micros: 700 }]);
+  const acct = await activate(app);
+  script('slow').mode = 'timeout';
+  const res = await meterCall(app, acct.auth, { input: 'x', timeout_seconds: 0.4 });
+  t.equal(res.statusCode, 200);
+  t.same(attemptsOf(res.json()), ['slow:timeout', 'fast:ok']);
+  t.equal((await money(app, acct.account_id)).balance, 5_000_000 - 700);
+});
+
+t.test('a vendor that failed is tried last next time; a success clears it', async (t) => {
+  const { app } = await scriptedApp(t, [{ id: 'a' }, { id: 'b' }]);
+  const acct = await activate(app);
+  const cooldowns = app.svc.router.cooldowns;
+  script('a').once.push('fail');
+  t.same(attemptsOf((await meterCall(app, acct.auth, { input: '1' })).json()), ['a:unavailable', 'b:ok']);
+  t.ok(cooldowns.cooling('a'));
+
+  t.same(attemptsOf((await meterCall(app, acct.auth, { input: '2' })).json()), ['b:ok'], 'a goes last');
+  t.equal(script('a').calls.length, 1);
+
+  // Cooling vendors are still tried when the others fail, and one success clears the cooldown.
+  script('b').once.push('fail');
+  t.same(attemptsOf((await meterCall(app, acct.auth, { input: '3' })).json()), ['b:unavailable', 'a:ok']);
+  t.notOk(cooldowns.cooling('a'));
+  t.notOk('a' in cooldowns.snapshot(), 'streak and cooldown gone');
+  t.ok(cooldowns.cooling('b'));
+  t.same(attemptsOf((await meterCall(app, acct.auth, { input: '4' })).json()), ['a:ok']);
+});
+
+t.test('repeated failures cool a vendor down for longer each time', async (t) => {
+  const { app } = await scriptedApp(t, [{ id: 'a' }, { id: 'b' }]);
+  const acct = await activate(app);
+  script('a').mode = 'fail';
+  script('b').mode = 'fail';
+  await meterCall(app, acct.auth, { input: '1' });
+  const first = app.svc.router.cooldowns.snapshot().a;
+  await meterCall(app, acct.auth, { input: '2' });
+  const second = app.svc.router.cooldowns.snapshot().a;
+  t.equal(first.streak, 1);
+  t.equal(second.streak, 2);
+  t.ok(second.until - first.until >= 1500, 'the second cooldown is about twice the first');
+});
+
+t.test('retry-after is respected: the vendor is back first once it has passed', async (t) => {
+  const { app } = await scriptedApp(t, [{ id: 'a' }, { id: 'b' }]);
+  const acct = await activate(app);
+  script('a').once.push({ mode: 'rate_limit', retry_after_s: 0.3 });
+  const before = Date.now();
+  t.same(attemptsOf((await meterCall(app, acct.auth, { input: '1' })).json()), ['a:rate_limited', 'b:ok']);
+  const until = app.svc.router.cooldowns.snapshot().a.until;
+  // Without a retry-after a rate-limited vendor would cool for 5 s.
+  t.ok(until - before >= 300 && until - before < 1000, `cooling ${until - before} ms`);
+  t.same(attemptsOf((await meterCall(app, acct.auth, { input: '2' })).json()), ['b:ok']);
+  await sleep(Math.max(0, until - Date.now()) + 20);
+  t.same(attemptsOf((await meterCall(app, acct.auth, { input: '3' })).json()), ['a:ok']);
+});
+
+t.test('a caller that goes away ends the call: no failover, the hold given back', async (t) => {
+  const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 5_000 }, { id: 'b' }]);
+  const acct = await activate(app);
+  script('a').mode = 'timeout';
+  const ctrl = new AbortController();
+  const gone = new Error('client closed the connection');
+  setTimeout(() => ctrl.abort(gone), 50);
+  const started = Date.now();
+  await t.rejects(app.svc.router.call('test.run', { input: 'x' }, { accountId: acct.account_id, signal: ctrl.signal, timeoutMs: 5_000 }), gone);
+  t.ok(Date.now() - started < 1_000, 'did not wait for the vendor timeout');
+  t.equal(script('b').calls.length, 0);
+  t.notOk(app.svc.router.cooldowns.cooling('a'), 'a caller leaving says nothing about the vendor');
+  t.same(await money(app, acct.account_id), { balance: 5_000_000, usage: [], holds: 0 });
+  await t.rejects(app.svc.router.call('test.run', { input: 'x' }, { accountId: acct.account_id, signal: ctrl.signal }), gone, 'already gone: not started');
+  t.equal(script('a').calls.length, 1);
+});

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { FakeServer, sse, words, type Script } from './script.js';
+
+const ERR_TYPE: Record<number, [string, string | null]> = {
+  400: ['invalid_request_error', null], 401: ['invalid_request_error', 'invalid_api_key'], 403: ['permission_denied', null],
+  404: ['invalid_request_error', 'model_not_found'], 429: ['requests', 'rate_limit_exceeded'], 500: ['server_error', null], 503: ['server_error', null],
+};
+
+function error(res: ServerResponse, status: number, message: string, retryAfter?: string) {
+  const [type, code] = ERR_TYPE[status] ?? ['server_error', null];
+  res.writeHead(status, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) });
+  res.end(JSON.stringify({ error: { message, type, param: null, code } }));
+}
+
+function vector(text: string, dims: number): number[] {
+  const h = createHash('sha256').update(text).digest();
+  return Array.from({ length: dims }, (_, i) => (h[i % 32] - 128) / 128);
+}
+
+/**
+ * A fake of OpenAI's API on loopback, speaking its real wire format: chat.completion,
+ * chat.completion.chunk SSE ending in `data: [DONE]` (with the usage chunk when
+ * stream_options.include_usage), streamed tool_calls, embeddings, models, error bodies.
+ */
+export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServer {
+  const fake: FakeServer = new FakeServer(async (req, res, s: Script) => {
+    const auth = req.headers.authorization;
+    if (opts.key && auth !== `Bearer ${opts.key}`) return error(res, 401, `Incorrect API key provided: ${String(auth).slice(7, 12)}***.`);
+    if (s.status) return error(res, s.status, s.status === 429 ? 'Rate limit reached for requests' : 'The server had an error while processing your request.', s.retryAfter);
+    if (req.method === 'GET' && req.path.endsWith('/models')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1700000000, owned_by: 'openai' }] }));
+    }
+    if (req.method === 'POST' && req.path.endsWith('/embeddings')) {
+      const inputs: string[] = Array.isArray(req.body.input) ? req.body.input : [req.body.input];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const tokens = inputs.reduce((n, i) => n + words(i).length, 0);
+      return res.end(JSON.stringify({
+        object: 'list', model: req.body.model, usage: { prompt_tokens: tokens, total_tokens: tokens },
+        data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: vector(t, req.body.dimensions ?? 8) })),
+      }));
+    }
+    if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return error(res, 404, `Unknown path ${req.path}`);
+    const b = req.body;
+    if (!b?.model || !Array.isArray(b.messages)) return error(res, 400, "Missing required parameter: 'messages'.");
+    const content = s.content ?? `Hello from ${opts.name ?? 'fake-openai'}.`;
+    const parts = words(content);
+    const usage = { prompt_tokens: s.usage?.input ?? 12, completion_tokens: s.usage?.output ?? parts.length };
+    const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
+    const created = Math.floor(Date.now() / 1000);
+    const tool = s.toolCall ?? (b.tools?.length && b.messages.at(-1)?.role !== 'tool' ? { name: b.tools[0].function.name, arguments: '{"city":"Paris"}' } : undefined);
+    if (!b.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const message = tool
+        ? { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: tool }] }
+        : { role: 'assistant', content: b.response_format?.type === 'json_object' ? '{"ok":true}' : content };
+      return res.end(JSON.stringify({
+        id, object: 'chat.completion', created, model: b.model,
+        choices: [{ index: 0, message, logprobs: null, finish_reason: tool ? 'tool_calls' : 'stop' }],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      }));
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      sse(res, { id, object: 'chat.completion.chunk', created, model: b.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+    chunk({ role: 'assistant', content: '' });
+    if (tool) {
+      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: tool.name, arguments: '' } }] });
+      const half = Math.ceil(tool.arguments.length / 2);
+      chunk({ tool_calls: [{ index: 0, function: { arguments: tool.arguments.slice(0, half) } }] });
+      chunk({ tool_calls: [{ index: 0, function: { arguments: tool.arguments.slice(half) } }] });
+    } else {
+      for (const [i, p] of parts.entries()) {
+        if (s.stallAfter !== undefined && i === s.stallAfter) return;
+        if (s.malformedAfter !== undefined && i === s.malformedAfter) return void res.end('data: {"id": broken\n\n');
+        if (s.cutAfter !== undefined && i === s.cutAfter) return void res.end();
+        chunk({ content: p });
+        await new Promise((ok) => setImmediate(ok));
+      }
+    }
+    chunk({}, tool ? 'tool_calls' : 'stop');
+    if (b.stream_options?.include_usage) sse(res, { id, object: 'chat.completion.chunk', created, model: b.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+    sse(res, '[DONE]');
+    res.end();
+  });
+  return fake;
+}

@@ -1,0 +1,86 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the next request to a fake does; unset fields take the fake's defaults. */
+export interface Script {
+  /** Answer with this HTTP status and the vendor's error body. */
+  status?: number;
+  retryAfter?: string;
+  /** Accept the request and never answer (headers never sent). */
+  stall?: boolean;
+  /** Stream: send the first content event(s), then stall forever. */
+  stallAfter?: number;
+  /** Stream: send a garbage event after this many content events. */
+  malformedAfter?: number;
+  /** Stream: end the body after this many content events without the closing event. */
+  cutAfter?: number;
+  content?: string;
+  toolCall?: { name: string; arguments: string };
+  usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+  /** Wait this long before answering. */
+  delayMs?: number;
+}
+
+/** A loopback HTTP server whose behaviour is scripted per request, closed with everything it holds open. */
+export class FakeServer {
+  url = '';
+  readonly requests: Array<{ method: string; path: string; headers: IncomingMessage['headers']; body: any }> = [];
+  private readonly queue: Script[] = [];
+  defaults: Script = {};
+  private server: Server;
+  private readonly open = new Set<ServerResponse>();
+
+  constructor(private readonly handle: (req: { method: string; path: string; headers: IncomingMessage['headers']; body: any }, res: ServerResponse, s: Script) => void | Promise<void>) {
+    this.server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', async () => {
+        let body: any = null;
+        try {
+          body = raw ? JSON.parse(raw) : null;
+        } catch {
+          body = raw;
+        }
+        const r = { method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0], headers: req.headers, body };
+        this.requests.push(r);
+        const s = { ...this.defaults, ...(this.queue.shift() ?? {}) };
+        this.open.add(res);
+        res.on('close', () => this.open.delete(res));
+        if (s.delayMs) await new Promise((ok) => setTimeout(ok, s.delayMs));
+        if (s.stall) return;
+        await this.handle(r, res, s);
+      });
+    });
+  }
+
+  /** Responses still open (a stalled stream the client has not hung up on). */
+  get openResponses(): number {
+    return this.open.size;
+  }
+
+  /** Script the next requests, in order. */
+  next(...scripts: Script[]): this {
+    this.queue.push(...scripts);
+    return this;
+  }
+
+  async start(prefix = ''): Promise<this> {
+    await new Promise<void>((ok) => this.server.listen(0, '127.0.0.1', ok));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${prefix}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    for (const r of this.open) r.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((ok) => this.server.close(() => ok()));
+  }
+}
+
+export function words(text: string): string[] {
+  return text.match(/\S+\s*/g) ?? [];
+}
+
+export function sse(res: ServerResponse, data: unknown, event?: string): void {
+  res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+}

@@ -1,0 +1,62 @@
+import { Type } from '@sinclair/typebox';
+import { defineVendor, secret } from '../../core/define.js';
+import { planFor, planPrice, type ChatInput, type ChatOutput, type ChatStreamEvent } from '../../plugins/ai/contract.js';
+import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
+import { messagesRequest, messagesResponse, messagesStream } from './wire.js';
+
+const VERSION = '2023-06-01';
+
+/** Anthropic Messages API, native: chat, streaming, tools; 529 overloaded fails over. */
+export default defineVendor({
+  name: 'anthropic',
+  regions: ['western'],
+  configSchema: Type.Object({
+    api_key: secret(Type.String({ default: '' })),
+    base_url: Type.String({ default: 'https://api.anthropic.com' }),
+    default_max_tokens: Type.Integer({ minimum: 1, default: 4096, description: 'Sent when the caller gives no max_tokens (the API requires one).' }),
+    models: Type.Optional(Type.Array(Type.String())),
+  }, { additionalProperties: false }),
+  byok: { provider: 'anthropic', credentials: Type.Object({ api_key: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
+  create(config, ctx) {
+    const id = ctx.instanceId;
+    const headers = (creds?: Record<string, string>) => ({
+      'content-type': 'application/json', 'anthropic-version': VERSION, 'x-api-key': creds?.api_key ?? config.api_key,
+    });
+    const post = (input: ChatInput, stream: boolean, signal: AbortSignal) => {
+      const p = planFor(input, id);
+      const body = messagesRequest(input, p.model, input.max_tokens ?? input.estimate.output_tokens ?? config.default_max_tokens, stream);
+      return vendorFetch(ctx.fetch, joinUrl(config.base_url, '/v1/messages'), { method: 'POST', headers: headers(p.credentials), body: JSON.stringify(body), signal }, id);
+    };
+    const models = config.models?.length ? config.models : undefined;
+    return {
+      capabilities: {
+        'ai.chat': {
+          models,
+          async invoke(input: ChatInput, opts): Promise<ChatOutput> {
+            const res = await post(input, false, opts.signal);
+            return messagesResponse(await readJson(res, id), planFor(input, id).model, id);
+          },
+          price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
+        },
+        'ai.chat.stream': {
+          models,
+          async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
+            const res = await post(input, true, opts.signal);
+            return messagesStream(res.body, id);
+          },
+          price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
+        },
+      },
+      // GET /v1/models is authenticated and costs nothing.
+      async health(opts) {
+        try {
+          const res = await vendorFetch(ctx.fetch, joinUrl(config.base_url, '/v1/models'), { method: 'GET', headers: headers(opts.credentials), signal: opts.signal }, id);
+          await res.body?.cancel();
+          return { ok: true };
+        } catch (e) {
+          return { ok: false, error: (e as Error).message };
+        }
+      },
+    };
+  },
+});

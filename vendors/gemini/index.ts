@@ -1,0 +1,73 @@
+import { Type } from '@sinclair/typebox';
+import { defineVendor, secret, VendorFailure } from '../../core/define.js';
+import { planFor, planPrice, type ChatInput, type ChatOutput, type ChatStreamEvent, type EmbedInput, type EmbedOutput } from '../../plugins/ai/contract.js';
+import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
+import { generateRequest, generateResponse, generateStream } from './wire.js';
+
+/** Google Gemini API (generativelanguage): generateContent, streamGenerateContent (SSE), batchEmbedContents. */
+export default defineVendor({
+  name: 'gemini',
+  regions: ['western'],
+  configSchema: Type.Object({
+    api_key: secret(Type.String({ default: '' })),
+    base_url: Type.String({ default: 'https://generativelanguage.googleapis.com/v1beta' }),
+    models: Type.Optional(Type.Array(Type.String())),
+  }, { additionalProperties: false }),
+  byok: { provider: 'gemini', credentials: Type.Object({ api_key: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
+  create(config, ctx) {
+    const id = ctx.instanceId;
+    const headers = (creds?: Record<string, string>) => ({ 'content-type': 'application/json', 'x-goog-api-key': creds?.api_key ?? config.api_key });
+    const url = (model: string, method: string, query = '') => joinUrl(config.base_url, `/models/${encodeURIComponent(model)}:${method}${query}`);
+    const models = config.models?.length ? config.models : undefined;
+    return {
+      capabilities: {
+        'ai.chat': {
+          models,
+          async invoke(input: ChatInput, opts): Promise<ChatOutput> {
+            const p = planFor(input, id);
+            const res = await vendorFetch(ctx.fetch, url(p.model, 'generateContent'), { method: 'POST', headers: headers(p.credentials), body: JSON.stringify(generateRequest(input)), signal: opts.signal }, id);
+            return generateResponse(await readJson(res, id), p.model, id);
+          },
+          price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
+        },
+        'ai.chat.stream': {
+          models,
+          async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
+            const p = planFor(input, id);
+            const res = await vendorFetch(ctx.fetch, url(p.model, 'streamGenerateContent', '?alt=sse'), { method: 'POST', headers: headers(p.credentials), body: JSON.stringify(generateRequest(input)), signal: opts.signal }, id);
+            return generateStream(res.body, id);
+          },
+          price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
+        },
+        'ai.embed': {
+          models,
+          async invoke(input: EmbedInput, opts): Promise<EmbedOutput> {
+            const p = planFor(input, id);
+            const requests = input.input.map((text) => ({ model: `models/${p.model}`, content: { parts: [{ text }] }, ...(input.dimensions ? { outputDimensionality: input.dimensions } : {}) }));
+            const res = await vendorFetch(ctx.fetch, url(p.model, 'batchEmbedContents'), { method: 'POST', headers: headers(p.credentials), body: JSON.stringify({ requests }), signal: opts.signal }, id);
+            const j = await readJson<{ embeddings?: Array<{ values: number[] }> }>(res, id);
+            if (!Array.isArray(j.embeddings)) throw new VendorFailure('unavailable', `${id} answered without embeddings`);
+            // Gemini reports no token count for embeddings: charge the input bound.
+            return { embeddings: j.embeddings.map((e) => e.values), model: p.model, usage: { input_tokens: input.estimate.input_tokens, output_tokens: 0 } };
+          },
+          price: (input: EmbedInput, out?: EmbedOutput) => planPrice(input, id, out?.usage),
+        },
+      },
+      // Gemini answers a bad key with 400 INVALID_ARGUMENT: it is the key, not the request.
+      classify(err) {
+        if (err instanceof VendorFailure && err.status === 400 && /API key not valid/i.test(err.message)) return 'auth';
+        return undefined;
+      },
+      // Listing models is authenticated and free.
+      async health(opts) {
+        try {
+          const res = await vendorFetch(ctx.fetch, joinUrl(config.base_url, '/models?pageSize=1'), { method: 'GET', headers: headers(opts.credentials), signal: opts.signal }, id);
+          await res.body?.cancel();
+          return { ok: true };
+        } catch (e) {
+          return { ok: false, error: (e as Error).message };
+        }
+      },
+    };
+  },
+});

@@ -1,0 +1,108 @@
+import { VendorFailure } from '../../core/router/failure.js';
+import type { ChatInput, ChatOutput, ChatStreamEvent, ToolCall } from '../../plugins/ai/contract.js';
+import { readSse, parseChunk } from '../shared/sse.js';
+
+// Gemini's generateContent wire format: roles `user` / `model`, a top-level
+// `systemInstruction`, `functionCall` / `functionResponse` parts, `generationConfig`.
+
+type Part = { text?: string; functionCall?: { name: string; args?: unknown }; functionResponse?: { name: string; response: unknown } };
+interface Content { role: 'user' | 'model'; parts: Part[] }
+
+const FINISH: Record<string, string> = { STOP: 'stop', MAX_TOKENS: 'length', SAFETY: 'content_filter', RECITATION: 'content_filter', PROHIBITED_CONTENT: 'content_filter', BLOCKLIST: 'content_filter' };
+
+function parseArgs(text: string): unknown {
+  try {
+    return JSON.parse(text || '{}');
+  } catch {
+    return {};
+  }
+}
+
+export function generateRequest(input: ChatInput): Record<string, unknown> {
+  const names = new Map<string, string>(); // tool call id -> function name, for functionResponse
+  const contents: Content[] = [];
+  const push = (role: Content['role'], parts: Part[]) => {
+    const last = contents[contents.length - 1];
+    if (last && last.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  };
+  for (const m of input.messages) {
+    if (m.role === 'system') continue;
+    if (m.role === 'assistant') {
+      const parts: Part[] = m.content ? [{ text: m.content }] : [];
+      for (const t of m.tool_calls ?? []) {
+        names.set(t.id, t.name);
+        parts.push({ functionCall: { name: t.name, args: parseArgs(t.arguments) } });
+      }
+      push('model', parts);
+    } else if (m.role === 'tool') {
+      const name = names.get(m.tool_call_id ?? '') ?? m.tool_call_id ?? 'tool';
+      push('user', [{ functionResponse: { name, response: { content: m.content ?? '' } } }]);
+    } else {
+      push('user', [{ text: m.content ?? '' }]);
+    }
+  }
+  const body: Record<string, unknown> = { contents };
+  const system = input.messages.filter((m) => m.role === 'system').map((m) => m.content ?? '').join('\n\n');
+  if (system) body.systemInstruction = { parts: [{ text: system }] };
+  const gen: Record<string, unknown> = {};
+  if (input.temperature !== undefined) gen.temperature = input.temperature;
+  if (input.max_tokens !== undefined) gen.maxOutputTokens = input.max_tokens;
+  if (input.response_format && input.response_format.type !== 'text') gen.responseMimeType = 'application/json';
+  if (Object.keys(gen).length) body.generationConfig = gen;
+  if (input.tools?.length) body.tools = [{ functionDeclarations: input.tools.map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters })) }];
+  return body;
+}
+
+interface GenResponse {
+  candidates?: Array<{ content?: { parts?: Part[] }; finishReason?: string }>;
+  usageMetadata?: { promptTokenCount?: number; candidatesTokenCount?: number };
+  modelVersion?: string;
+  error?: { message?: string };
+}
+
+function calls(parts: Part[], offset = 0): ToolCall[] {
+  return parts.filter((p) => p.functionCall).map((p, i) => ({ id: `call_${offset + i}`, name: p.functionCall!.name, arguments: JSON.stringify(p.functionCall!.args ?? {}) }));
+}
+
+export function generateResponse(j: GenResponse, model: string, vendor: string): ChatOutput {
+  const c = j.candidates?.[0];
+  if (!c) throw new VendorFailure('unavailable', `${vendor} answered without a candidate`);
+  const parts = c.content?.parts ?? [];
+  const tc = calls(parts);
+  return {
+    content: parts.map((p) => p.text ?? '').join('') || (tc.length ? null : ''),
+    finish_reason: tc.length ? 'tool_calls' : (FINISH[c.finishReason ?? 'STOP'] ?? 'stop'),
+    ...(tc.length ? { tool_calls: tc } : {}),
+    usage: { input_tokens: j.usageMetadata?.promptTokenCount ?? 0, output_tokens: j.usageMetadata?.candidatesTokenCount ?? 0 },
+    model: j.modelVersion ?? model,
+  };
+}
+
+/** streamGenerateContent?alt=sse: each event a GenerateContentResponse; the one with finishReason ends it. */
+export async function* generateStream(body: ReadableStream<Uint8Array> | null, vendor: string): AsyncGenerator<ChatStreamEvent> {
+  let finished = false;
+  let toolIndex = 0;
+  let usage: ChatStreamEvent['usage'];
+  let finish: string | undefined;
+  for await (const ev of readSse(body, vendor)) {
+    const j = parseChunk<GenResponse>(ev.data, vendor);
+    if (j.error) throw new VendorFailure('unavailable', `${vendor} stream error: ${j.error.message ?? 'unknown'}`);
+    const c = j.candidates?.[0];
+    const parts = c?.content?.parts ?? [];
+    const text = parts.map((p) => p.text ?? '').join('');
+    const tc = calls(parts, toolIndex);
+    if (text) yield { delta: text };
+    if (tc.length) {
+      yield { tool_calls: tc.map((t, i) => ({ index: toolIndex + i, id: t.id, name: t.name, arguments: t.arguments })) };
+      toolIndex += tc.length;
+    }
+    if (j.usageMetadata) usage = { input_tokens: j.usageMetadata.promptTokenCount ?? 0, output_tokens: j.usageMetadata.candidatesTokenCount ?? 0 };
+    if (c?.finishReason) {
+      finished = true;
+      finish = toolIndex ? 'tool_calls' : (FINISH[c.finishReason] ?? 'stop');
+    }
+  }
+  if (!finished) throw new VendorFailure('unavailable', `${vendor}: the stream ended without a finishReason`);
+  yield { finish_reason: finish, ...(usage ? { usage } : {}) };
+}

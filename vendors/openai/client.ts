@@ -1,0 +1,78 @@
+import type { VendorContext, VendorInstance } from '../../core/define.js';
+import { planFor, planPrice, type ChatInput, type ChatOutput, type ChatStreamEvent, type EmbedInput, type EmbedOutput } from '../../plugins/ai/contract.js';
+import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
+import { chatRequest, chatResponse, chatStream, embedRequest, embedResponse } from './wire.js';
+
+export interface OpenAiClientConfig {
+  base_url: string;
+  api_key: string;
+  organization?: string;
+  models?: string[];
+  headers?: Record<string, string>;
+  maxField?: 'max_tokens' | 'max_completion_tokens';
+}
+
+/**
+ * An instance speaking OpenAI's wire format at `base_url`: chat, chat stream, embeddings.
+ * The key is the instance's, or the caller's own (BYOK) when the plan carries one.
+ */
+export function openAiInstance(cfg: OpenAiClientConfig, ctx: VendorContext): VendorInstance {
+  const id = ctx.instanceId;
+  const headers = (creds?: Record<string, string>): Record<string, string> => {
+    const key = creds?.api_key ?? cfg.api_key;
+    return {
+      'content-type': 'application/json',
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(cfg.organization ? { 'openai-organization': cfg.organization } : {}),
+      ...cfg.headers,
+    };
+  };
+  const models = cfg.models?.length ? cfg.models : undefined;
+  return {
+    capabilities: {
+      'ai.chat': {
+        models,
+        async invoke(input: ChatInput, opts): Promise<ChatOutput> {
+          const p = planFor(input, id);
+          const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/chat/completions'), {
+            method: 'POST', headers: headers(p.credentials), body: JSON.stringify(chatRequest(input, p.model, false, cfg.maxField)), signal: opts.signal,
+          }, id);
+          return chatResponse(await readJson(res, id), p.model, id);
+        },
+        price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
+      },
+      'ai.chat.stream': {
+        models,
+        async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
+          const p = planFor(input, id);
+          const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/chat/completions'), {
+            method: 'POST', headers: headers(p.credentials), body: JSON.stringify(chatRequest(input, p.model, true, cfg.maxField)), signal: opts.signal,
+          }, id);
+          return chatStream(res.body, id);
+        },
+        price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
+      },
+      'ai.embed': {
+        models,
+        async invoke(input: EmbedInput, opts): Promise<EmbedOutput> {
+          const p = planFor(input, id);
+          const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/embeddings'), {
+            method: 'POST', headers: headers(p.credentials), body: JSON.stringify(embedRequest(input, p.model)), signal: opts.signal,
+          }, id);
+          return embedResponse(await readJson(res, id), p.model, id);
+        },
+        price: (input: EmbedInput, out?: EmbedOutput) => planPrice(input, id, out?.usage),
+      },
+    },
+    // GET /models is authenticated and free: the cheapest check that a key works.
+    async health(opts) {
+      try {
+        const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/models'), { method: 'GET', headers: headers(opts.credentials), signal: opts.signal }, id);
+        await res.body?.cancel();
+        return { ok: true };
+      } catch (e) {
+        return { ok: false, error: (e as Error).message };
+      }
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import { Type } from '@sinclair/typebox';
+import { defineVendor, secret } from '../../core/define.js';
+import { openAiInstance } from './client.js';
+
+/** OpenAI (api.openai.com or any `base_url`): chat, streaming, tools, JSON modes, embeddings. */
+export default defineVendor({
+  name: 'openai',
+  regions: ['western'],
+  configSchema: Type.Object({
+    api_key: secret(Type.String({ default: '', description: 'OpenAI API key; empty for an instance used only with BYOK keys.' })),
+    base_url: Type.String({ default: 'https://api.openai.com/v1' }),
+    organization: Type.Optional(Type.String()),
+    models: Type.Optional(Type.Array(Type.String(), { description: 'Restrict the instance to these models.' })),
+  }, { additionalProperties: false }),
+  byok: { provider: 'openai', credentials: Type.Object({ api_key: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
+  create(config, ctx) {
+    return openAiInstance({ ...config, maxField: 'max_completion_tokens' }, ctx);
+  },
+});
