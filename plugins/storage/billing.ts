@@ -4,6 +4,7 @@ import type { Wallet } from '../../core/wallet/wallet.js';
 import { usdToMicros } from '../../core/wallet/money.js';
 import { isApiError } from '../../core/errors.js';
 import type { StorageConfig } from './config.js';
+import type { UsageMeter } from './usage.js';
 
 const GIB = 1024 ** 3;
 const MONTH_MS = 30 * 86_400_000;
@@ -18,7 +19,8 @@ const MONTH_MS = 30 * 86_400_000;
 export class StorageBilling {
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly db: Kysely<any>, private readonly wallet: Wallet, private readonly config: StorageConfig, private readonly log: Logger) {}
+  constructor(private readonly db: Kysely<any>, private readonly wallet: Wallet, private readonly config: StorageConfig, private readonly log: Logger,
+    private readonly usage?: UsageMeter) {}
 
   get priced(): boolean {
     return this.config.price_per_gib_month_usd > 0 || this.config.price_per_gib_served_usd > 0;
@@ -27,6 +29,7 @@ export class StorageBilling {
   /** Charge every account what it owes up to `now`; returns the micro-USD charged. */
   async run(now = Date.now()): Promise<number> {
     if (!this.priced) return 0;
+    await this.usage?.flush();
     const perServedByte = usdToMicros(this.config.price_per_gib_served_usd) / GIB;
     const perStoredByteMs = usdToMicros(this.config.price_per_gib_month_usd) / GIB / MONTH_MS;
     const rows = await this.db.selectFrom('storage_usage').select(['account_id', 'bytes_stored', 'bytes_served', 'served_billed', 'billed_at']).execute();

@@ -40,8 +40,12 @@ export default defineArea({
     registerCredentialRoutes(app, storage);
     await app.register(async (scope) => registerS3Endpoint(scope, storage));
     // Per app, not per module: one process may run several gateways (tests do).
-    const billing = new StorageBilling(ctx.svc.db, ctx.svc.wallet, ctx.config, ctx.log);
+    const billing = new StorageBilling(ctx.svc.db, ctx.svc.wallet, ctx.config, ctx.log, storage.usage);
     app.addHook('onReady', async () => billing.start());
-    app.addHook('onClose', async () => billing.stop());
+    app.addHook('onClose', async () => {
+      billing.stop();
+      // Best effort: the core may close the database first, and a meter is not worth a failed shutdown.
+      await storage.usage.flush().catch((e) => ctx.log.warn({ err: (e as Error).message }, 'served bytes not recorded at shutdown'));
+    });
   },
 });

@@ -19,9 +19,32 @@ export interface Usage {
  * the total cap by what they carry between them.
  */
 export class UsageMeter {
-  constructor(private readonly db: Kysely<any>, private readonly config: StorageConfig) {}
+  /** Served bytes not yet written: a GET must not cost a database write. */
+  private readonly pendingServed = new Map<string, number>();
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly db: Kysely<any>, private readonly config: StorageConfig, private readonly flushMs = 1000) {}
+
+  /** Count bytes served; written within `flushMs` (and before any read of the counters). */
+  served(accountId: string, bytes: number): void {
+    if (bytes <= 0) return;
+    this.pendingServed.set(accountId, (this.pendingServed.get(accountId) ?? 0) + bytes);
+    if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => void this.flush().catch(() => undefined), this.flushMs);
+      this.flushTimer.unref();
+    }
+  }
+
+  async flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = [...this.pendingServed];
+    this.pendingServed.clear();
+    for (const [accountId, served] of batch) await this.add(accountId, { served });
+  }
 
   async get(accountId: string): Promise<Usage> {
+    if (this.pendingServed.has(accountId)) await this.flush();
     const r = await this.db.selectFrom('storage_usage').select(['bytes_stored', 'bytes_served']).where('account_id', '=', accountId).executeTakeFirst();
     return { bytes_stored: Number(r?.bytes_stored ?? 0), bytes_served: Number(r?.bytes_served ?? 0) };
   }

@@ -92,6 +92,6 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   if (partial) reply.code(206).header('content-range', `bytes ${got.start}-${got.end}/${got.size}`);
   if (req.method === 'HEAD' || !got.body) return reply.send();
   // Metered as served when the response starts; the owner's account pays for public reads.
-  await storage.usage.add(b.account_id, { served: partial ? got.end - got.start + 1 : got.size });
+  storage.usage.served(b.account_id, partial ? got.end - got.start + 1 : got.size);
   return reply.send(got.body);
 }

@@ -17,6 +17,8 @@ t.test('stored and served bytes are charged to the wallet once, at the configure
 
   const cfg = app.svc.areas.find((x) => x.def.name === 'storage')!.config as any;
   const billing = new StorageBilling(app.svc.db, app.svc.wallet, cfg, app.svc.log);
+  // Served bytes are written in batches; reading the usage writes this node's batch.
+  t.equal((await app.inject({ method: 'GET', url: '/v1/storage/usage', headers: a.auth })).json().bytes_served, MIB);
   const row = await app.svc.db.selectFrom('storage_usage').selectAll().where('account_id', '=', a.account_id).executeTakeFirstOrThrow();
   const day = 86_400_000;
   const now = Number(row.billed_at) + day;
