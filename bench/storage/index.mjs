@@ -1,5 +1,5 @@
 // bench/storage: the gateway's storage against simple baselines, on 127.0.0.1 only.
-//   npm run build && node bench/storage/run.mjs [--mib 100] [--rss-mib 1024] [--small 2000]
+//   npm run bench -- storage [--mib 100] [--rss-mib 1024] [--small 2000]
 //     [--fsync true|false] [--io-uring on|off] [--json FILE]
 // 1. 100 MiB presigned PUT and GET through the gateway vs a minimal Node stream file server.
 // 2. RSS growth of the gateway process while 1 GiB goes up and comes back down.
@@ -22,7 +22,7 @@ const { values } = parseArgs({ options: { fsync: { type: 'string', default: 'tru
 const MIB = 1024 * 1024;
 const bin = join(root, 'dist', 'bin', 'svc-gateway.js');
 if (!existsSync(bin)) {
-  console.error('Build first: npm run build');
+  console.error('Build first: npm run bench -- storage builds dist when it is stale');
   process.exit(2);
 }
 
@@ -178,6 +178,13 @@ const result = {
   rss: { transfer_mib: Number(values['rss-mib']) * 2, baseline_mb: +(baseline / 1e6).toFixed(1), peak_mb: +(peak / 1e6).toFixed(1), growth_mb: +((peak - baseline) / 1e6).toFixed(1), target_growth_mb: 50 },
   small_objects_per_s: { objects: n, gateway: gwSmall, s3rver: s3rSmall, ratio: +(gwSmall / s3rSmall).toFixed(2), target_ratio: 3 },
 };
-console.log(JSON.stringify(result, null, 2));
 if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2) + '\n');
+const t = result.throughput_mib_s;
+const line = (name, figure, anchor, ratio, goal, ok) => process.stdout.write(`target ${name}: ${figure} vs ${anchor} → ${ratio.toFixed(2)}× (goal ${goal}) ${ok ? 'ok' : 'short'}\n`);
+process.stdout.write(`storage bench (fsync ${values.fsync}, io_uring ${values['io-uring']}, load average ${result.machine.load_average.join(' ')})\n`);
+line('put-throughput', `${t.gateway_put} MiB/s`, `${t.file_server_put} MiB/s file server`, t.put_ratio, '≥ 0.7×', t.put_ratio >= 0.7);
+line('get-throughput', `${t.gateway_get} MiB/s`, `${t.file_server_get} MiB/s file server`, t.get_ratio, '≥ 0.7×', t.get_ratio >= 0.7);
+line('transfer-rss', `${result.rss.growth_mb} MB growth over ${result.rss.transfer_mib} MiB`, '50 MB', result.rss.growth_mb / 50, '≤ 50 MB', result.rss.growth_mb <= 50);
+const sm = result.small_objects_per_s;
+line('small-objects', `${sm.gateway}/s`, `${sm.s3rver}/s s3rver`, sm.ratio, '≥ 3×', sm.ratio >= 3);
 process.exit(0);
