@@ -9,6 +9,7 @@ import { newId } from './ids.js';
 import { KeyStore } from './auth/keys.js';
 import { TokenSigner } from './auth/tokens.js';
 import { loadMasterKey } from './auth/master-key.js';
+import { deriveKey } from './auth/sealed.js';
 import { Wallet } from './wallet/wallet.js';
 import { Router } from './router/router.js';
 import { VendorRegistry } from './router/registry.js';
@@ -18,6 +19,7 @@ import { LocalBus, type Bus } from './bus/bus.js';
 import { RedisBus } from './bus/redis-bus.js';
 import { validatorCompiler } from './http/validation.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { trackRouteMethods } from './http/method-not-allowed.js';
 import { installAuth } from './http/auth-hook.js';
 import { installIdempotency } from './http/idempotency.js';
 import { installMeterHeaders } from './http/meter-headers.js';
@@ -109,6 +111,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     rateLimits = new RedisRateLimiter(rb.client);
   }
 
+  const masterKey = loadMasterKey(config.master_key, config.data_dir);
   const wallet = new Wallet(database.db);
   const keys = new KeyStore(database.db);
   // Key revocation, rotation and tier changes reach every node's key cache at once.
@@ -121,7 +124,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     dialect: database.dialect,
     log,
     keys,
-    tokens: new TokenSigner(loadMasterKey(config.master_key, config.data_dir)),
+    tokens: new TokenSigner(masterKey),
+    idempotencyKey: deriveKey(masterKey, 'svc-gateway idempotency salt v1', 'idempotent responses v1'),
     wallet,
     router,
     results: new ResultStore(database.db, router, log.child({ part: 'results' })),
@@ -172,7 +176,7 @@ async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void>
   // JSON only, as the conventions say; areas that take raw bytes add parsers in their scope.
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
-  installErrorHandling(app);
+  installErrorHandling(app, trackRouteMethods(app));
   installMeterHeaders(app);
   installAuth(app);
   installIdempotency(app);

@@ -29,6 +29,8 @@ export interface Svc {
   log: Logger;
   keys: KeyStore;
   tokens: TokenSigner;
+  /** Key that seals stored idempotent responses (they may carry a new key's secret). */
+  idempotencyKey: Buffer;
   wallet: Wallet;
   router: Router;
   /** Saves bytes areas hand back as `*_url` fields: signed URLs, retention (core/results). */

@@ -1,7 +1,7 @@
 // Every error code the gateway can answer with, its HTTP status and what it means.
 // This is the only place codes are declared: routes throw `apiError(code, ...)`, the error
 // handler renders the conventions' body, and docs/errors.md is checked against this table
-// by test/core/errors-doc.test.ts.
+// by test/docs/errors-doc.test.ts.
 
 export const ERRORS = {
   invalid_request: { status: 400, retryable: false, meaning: 'The request is malformed: bad JSON, a wrong content type, or two sources where one is allowed.' },
@@ -25,7 +25,6 @@ export const ERRORS = {
   internal_error: { status: 500, retryable: true, meaning: 'A bug in the gateway. The log has the details; the response does not.' },
   vendor_error: { status: 502, retryable: true, meaning: 'Every candidate vendor failed; `details.attempts` lists vendor, status and latency.' },
   no_vendor_available: { status: 503, retryable: false, meaning: 'No vendor is configured or healthy for this capability; the message says how to add one.' },
-  not_ready: { status: 503, retryable: true, meaning: 'The gateway is starting or shutting down.' },
   vendor_timeout: { status: 504, retryable: true, meaning: 'The vendor did not answer in time.' },
 } as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
 

@@ -6,12 +6,14 @@ import { sql } from 'kysely';
 export async function registerSystemRoutes(app: FastifyInstance): Promise<void> {
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } as any }, async () => ({ ok: true }));
 
-  app.get('/readyz', { config: { auth: 'none' }, schema: { hide: true } as any }, async (_req, reply) => {
+  app.get('/readyz', { config: { auth: 'none' }, schema: { hide: true } as any }, async (req, reply) => {
     try {
       await sql`select 1`.execute(app.svc.db);
       return { ok: true, database: app.svc.dialect };
     } catch (e) {
-      return reply.code(503).send({ ok: false, database: app.svc.dialect, error: (e as Error).message });
+      // The reason goes to the log only: a readiness probe may be reachable from outside.
+      req.log.error({ err: e }, 'readiness check: database unreachable');
+      return reply.code(503).send({ ok: false, database: app.svc.dialect, error: 'database unreachable' });
     }
   });
 

@@ -55,7 +55,7 @@ export function toApiError(err: FastifyError & { validation?: AjvIssue[]; valida
   return apiError('internal_error', 'Something went wrong inside the gateway. The request id in this body finds it in the log.');
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, allowedMethods?: (url: string) => string[]): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const e = toApiError(err, req);
     if (e.code === 'internal_error') req.log.error({ err }, 'unhandled error');
@@ -64,6 +64,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     return reply.code(e.status).type('application/json; charset=utf-8').send(errorBody(e, req.id));
   });
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
+    const allow = allowedMethods?.(req.url) ?? [];
+    if (allow.length) {
+      const e = apiError('method_not_allowed', `${req.url.split('?')[0]} does not take ${req.method}; it takes ${allow.join(', ')}.`);
+      return reply.code(405).header('allow', allow.join(', ')).type('application/json; charset=utf-8').send(errorBody(e, req.id));
+    }
     const e = apiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. GET /v1/discovery lists what this gateway serves.`);
     return reply.code(404).type('application/json; charset=utf-8').send(errorBody(e, req.id));
   });

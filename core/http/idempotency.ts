@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { apiError } from '../errors.js';
+import { open, seal } from '../auth/sealed.js';
 
 /** The body field every idempotent route's schema declares (the header works too). */
 export const IdempotencyKey = Type.String({ minLength: 1, maxLength: 255, description: 'Retries with the same key and body return the first response; kept 24 h.' });
@@ -62,7 +63,7 @@ export function installIdempotency(app: FastifyInstance): void {
       if (row.body_hash !== bodyHash) throw apiError('idempotency_key_reused', 'This idempotency key was used with a different request body. Use a new key for a new request.', { param: 'idempotency_key' });
       if (row.state !== 'done') throw apiError('idempotency_in_progress', 'A request with this idempotency key is still running. Retry when it has finished.', { param: 'idempotency_key', headers: { 'retry-after': '1' } });
       reply.header('idempotent-replayed', 'true');
-      return reply.code(Number(row.status)).type('application/json; charset=utf-8').send(row.response);
+      return reply.code(Number(row.status)).type('application/json; charset=utf-8').send(open(app.svc.idempotencyKey, row.response, `${accountId}|${endpoint}|${key}`));
     }
     throw apiError('idempotency_in_progress', 'The idempotency key is contended; retry.', { param: 'idempotency_key' });
   });
@@ -74,7 +75,9 @@ export function installIdempotency(app: FastifyInstance): void {
     if (reply.statusCode >= 500 || typeof payload !== 'string') {
       await app.svc.db.deleteFrom('idempotency_keys').where('account_id', '=', idem.accountId).where('endpoint', '=', idem.endpoint).where('key', '=', idem.key).execute();
     } else {
-      await app.svc.db.updateTable('idempotency_keys').set({ state: 'done', status: reply.statusCode, response: payload })
+      // Sealed: the response of a key-creating call carries the key's secret.
+      const sealed = seal(app.svc.idempotencyKey, payload, `${idem.accountId}|${idem.endpoint}|${idem.key}`);
+      await app.svc.db.updateTable('idempotency_keys').set({ state: 'done', status: reply.statusCode, response: sealed })
         .where('account_id', '=', idem.accountId).where('endpoint', '=', idem.endpoint).where('key', '=', idem.key).execute();
     }
     return payload;

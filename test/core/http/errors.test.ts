@@ -77,3 +77,15 @@ t.test('scopes: 403 outside the key\'s scopes', async (t) => {
   const other = (await app.inject({ method: 'POST', url: '/v1/account/keys', headers: a.auth, payload: { label: 'st', scopes: ['storage'] } })).json();
   t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: { authorization: `Bearer ${other.secret}` } })).statusCode, 403);
 });
+
+t.test('a known path with another method is 405 with allow', async (t) => {
+  const { app } = await makeApp(t);
+  const a = await activate(app);
+  const r = await app.inject({ method: 'DELETE', url: '/v1/account/balance', headers: a.auth });
+  t.equal(r.statusCode, 405);
+  t.equal(r.json().error.code, 'method_not_allowed');
+  t.match(r.headers.allow, /GET/);
+  const p = await app.inject({ method: 'PUT', url: '/v1/account/keys/key_abc', headers: a.auth });
+  t.equal(p.statusCode, 405);
+  t.match(p.headers.allow, /DELETE/);
+});

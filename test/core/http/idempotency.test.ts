@@ -16,6 +16,8 @@ t.test('same key and body: stored response replayed, nothing done twice', async 
   t.equal(again.json().secret, first.json().secret);
   const keys = await app.svc.db.selectFrom('api_keys').select('key_id').where('account_id', '=', a.account_id).execute();
   t.equal(keys.length, 2, 'primary + one created key');
+  const stored = await app.svc.db.selectFrom('idempotency_keys').select('response').where('key', '=', 'k-1').executeTakeFirstOrThrow();
+  t.notOk(String(stored.response).includes(first.json().secret), 'the stored response does not hold the secret in clear');
 
   const reused = await send({ label: 'other', idempotency_key: 'k-1' });
   t.equal(reused.statusCode, 409);
