@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import type { CoreConfig } from '../config/schema.js';
 import { openDatabase } from './db/open.js';
 import { migrateModule } from './db/migrate.js';
-import { coreMigrations } from './db/core-migrations.js';
 import { createLogger } from './logger.js';
 import { lazyChildLogger } from './lazy-child-logger.js';
 import { newId } from './ids.js';
@@ -32,7 +31,8 @@ import { registerMetrics } from './metrics/metrics.js';
 import { VERSION } from './version.js';
 import { Egress } from './egress/egress.js';
 import { JobsEngine } from './jobs/engine.js';
-import { jobsMigrations } from './jobs/migrations.js';
+import { ResultStore } from './results/result-store.js';
+import { coreModules } from './db/core-modules.js';
 import type { CapabilitySpec } from './define.js';
 import type { Svc } from './context.js';
 import { ConfigError } from '../config/load.js';
@@ -88,8 +88,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
 
   const database = await openDatabase(config.database.url, { poolSize: config.database.pool_size });
   try {
-    await migrateModule(database, 'core', coreMigrations);
-    await migrateModule(database, 'jobs', jobsMigrations);
+    for (const m of coreModules) await migrateModule(database, m.name, m.migrations);
     for (const a of areas) if (a.def.migrations) await migrateModule(database, a.def.name, a.def.migrations);
   } catch (e) {
     await database.close();
@@ -119,6 +118,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   // Key revocation, rotation and tier changes reach every node's key cache at once.
   keys.onInvalidate = (accountId) => void bus.publish('keys.invalidate', { accountId }).catch((e) => log.warn({ err: e }, 'bus publish failed'));
   const unsubscribeKeys = await bus.subscribe('keys.invalidate', (m) => keys.dropAccount((m as { accountId: string }).accountId));
+  const router = new Router(vendors, wallet, capabilities, config.wallet.markup, log.child({ part: 'router' }));
   const svc: Svc = {
     config,
     db: database.db,
@@ -128,7 +128,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     tokens: new TokenSigner(masterKey),
     idempotencyKey: deriveKey(masterKey, 'svc-gateway idempotency salt v1', 'idempotent responses v1'),
     wallet,
-    router: new Router(vendors, wallet, capabilities, config.wallet.markup, log.child({ part: 'router' })),
+    router,
+    results: new ResultStore(database.db, router, log.child({ part: 'results' })),
     vendors,
     rateLimits,
     bus,
@@ -152,11 +153,13 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    // maxParamLength: object keys (up to 1,024 bytes, %-encoded) travel as one path parameter.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
   app.addHook('onClose', async () => {
     await svc.jobs.stop();
+    svc.results.stop();
     for (const a of [...areas].reverse()) await a.def.stop?.();
     await vendors.closeAll();
     await svc.egress.close();
@@ -198,6 +201,7 @@ async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void>
   }
 
   app.addHook('onReady', async () => {
+    svc.results.start();
     for (const a of areas) await a.def.start?.({ svc, config: a.config, log: log.child({ area: a.def.name }) });
     svc.jobs.start();
   });

@@ -6,6 +6,7 @@ import type { KeyStore, Principal } from './auth/keys.js';
 import type { TokenSigner } from './auth/tokens.js';
 import type { Wallet } from './wallet/wallet.js';
 import type { Router, Meter } from './router/router.js';
+import type { ResultStore } from './results/result-store.js';
 import type { VendorRegistry } from './router/registry.js';
 import type { RateDecision } from './http/rate-limit.js';
 import type { TierConfig } from '../config/schema.js';
@@ -34,6 +35,8 @@ export interface Svc {
   idempotencyKey: Buffer;
   wallet: Wallet;
   router: Router;
+  /** Saves bytes areas hand back as `*_url` fields: signed URLs, retention (core/results). */
+  results: ResultStore;
   vendors: VendorRegistry;
   /** Token buckets per key: in memory on one node, in Redis when redis.url is set. */
   rateLimits: { take(id: string, tier: Pick<TierConfig, 'rate_per_minute' | 'burst'>): RateDecision | Promise<RateDecision> };

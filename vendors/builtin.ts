@@ -4,6 +4,9 @@ import openai from './openai/index.js';
 import openaiCompatible from './openai-compatible/index.js';
 import anthropic from './anthropic/index.js';
 import gemini from './gemini/index.js';
+import localStorage from './local-storage/index.js';
+import s3 from './s3/index.js';
+import minio from './minio/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
-export const builtinVendors: VendorDefinition<any>[] = [sandboxPayments, openai, openaiCompatible, anthropic, gemini];
+export const builtinVendors: VendorDefinition<any>[] = [sandboxPayments, openai, openaiCompatible, anthropic, gemini, localStorage, s3, minio];

@@ -71,6 +71,7 @@ async function databaseRows(url: string, modules: Awaited<ReturnType<typeof migr
 async function vendorRow(v: RegisteredInstance, timeoutMs: number): Promise<Row> {
   const check = `vendor ${v.id}`;
   const what = `${v.adapter}; ${Object.keys(v.instance.capabilities).join(', ') || 'no capabilities'}`;
+  if (v.byokOnly) return { check, status: 'skip', detail: `${what}; BYOK only: serves callers who register their own key` };
   if (!v.instance.health) return { check, status: 'skip', detail: `${what}; no health check` };
   const started = Date.now();
   try {

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { CoreConfig } from '../../config/schema.js';
-import { coreMigrations } from '../../core/db/core-migrations.js';
+import { coreModules } from '../../core/db/core-modules.js';
 import { loadAreas } from '../../core/plugin-loader.js';
 import { pendingMigrations as pendingFor } from '../../core/db/migrate.js';
 
@@ -12,7 +12,7 @@ export interface MigrationModule {
 /** The core's migrations and those of every area the config turns on, in the order serve applies them. */
 export async function migrationModules(config: CoreConfig, baseDir: string): Promise<MigrationModule[]> {
   const areas = await loadAreas(config, baseDir);
-  return [{ name: 'core', migrations: coreMigrations }, ...areas.filter((a) => a.def.migrations).map((a) => ({ name: a.def.name, migrations: a.def.migrations! }))];
+  return [...coreModules, ...areas.filter((a) => a.def.migrations).map((a) => ({ name: a.def.name, migrations: a.def.migrations! }))];
 }
 
 /** Names of a module's migrations not yet applied; changes nothing. */

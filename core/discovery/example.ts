@@ -81,6 +81,11 @@ export function exampleOf(schema: Schema | undefined, name = ''): unknown {
       if (!schema.properties) return {};
       const out: Record<string, unknown> = {};
       for (const key of schema.required ?? []) out[key] = exampleOf(schema.properties[key], key);
+      // A body that must say something (a PATCH): add optional fields, in order, up to the minimum.
+      for (const key of Object.keys(schema.properties)) {
+        if (Object.keys(out).length >= (schema.minProperties ?? 0)) break;
+        if (key !== 'idempotency_key' && !(key in out)) out[key] = exampleOf(schema.properties[key], key);
+      }
       return out;
     }
   }

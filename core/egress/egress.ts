@@ -96,7 +96,9 @@ export class Egress {
       } catch {
         found = [];
       }
-      if (!found.length) throw refused(param, `${param}: the host ${host} does not resolve.`, 'host does not resolve');
+      // A name that does not resolve yet (a receiver not deployed yet) cannot point anywhere
+      // now; every fetch resolves and checks again, so it is accepted here.
+      if (!found.length) return url;
       verdicts = found.map((f) => classifyAddress(f.address));
     }
     const bad = verdicts.find((v) => !this.verdictAllowed(v, host));
@@ -121,7 +123,11 @@ export class Egress {
     };
     const pin = this.pins.get(host);
     if (pin && pin.until > Date.now()) return reply(pin.addresses);
-    this.check(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}/`, 'url').then(() => reply(this.pins.get(host)!.addresses), (e: Error) => {
+    this.check(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}/`, 'url').then(() => {
+      const fresh = this.pins.get(host);
+      if (!fresh) return cb(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), undefined);
+      reply(fresh.addresses);
+    }, (e: Error) => {
       cb(Object.assign(new Error(`egress refused ${hostname}: ${e.message}`), { code: 'EEGRESSREFUSED' }), undefined);
     });
   };

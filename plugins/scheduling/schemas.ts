@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 // The Scheduling area's wire, stated once.
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' });
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'An http or https URL the gateway may call (see egress rules).' });
+const Url = Type.String({ minLength: 1, maxLength: 2048, examples: ['https://example.com/hooks/svc'], description: 'An http or https URL the gateway may call (see egress rules).' });
 const Payload = Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON object, sent as the request body.' });
 const IdempotencyKey = Type.Optional(Type.String({ minLength: 1, maxLength: 255 }));
 export const QueueName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$', description: 'Letters, digits, _ . - (at most 80).' });
@@ -61,7 +61,7 @@ export const RotateResult = Type.Object({ secret: Type.String(), created_at: Tim
 // Cron
 export const CronCreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  schedule: Type.String({ minLength: 1, maxLength: 200, description: 'A cron expression: 5 fields, or 6 with seconds first.' }),
+  schedule: Type.String({ minLength: 1, maxLength: 200, examples: ['*/5 * * * *'], description: 'A cron expression: 5 fields, or 6 with seconds first.' }),
   url: Url,
   payload: Type.Optional(Payload),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'UTC', description: 'IANA time zone the schedule is read in.' })),
@@ -74,7 +74,7 @@ export type CronCreateBodyT = Static<typeof CronCreateBody>;
 
 export const CronPatchBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  schedule: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  schedule: Type.Optional(Type.String({ minLength: 1, maxLength: 200, examples: ['*/5 * * * *'] })),
   url: Type.Optional(Url),
   payload: Type.Optional(Payload),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),

@@ -1,0 +1,190 @@
+// bench/storage: the gateway's storage against simple baselines, on 127.0.0.1 only.
+//   npm run bench -- storage [--mib 100] [--rss-mib 1024] [--small 2000]
+//     [--fsync true|false] [--io-uring on|off] [--json FILE]
+// 1. 100 MiB presigned PUT and GET through the gateway vs a minimal Node stream file server.
+// 2. RSS growth of the gateway process while 1 GiB goes up and comes back down.
+// 3. 1 KiB objects a second with the AWS SDK: the gateway's S3 endpoint vs s3rver.
+import { fork, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { cpus } from 'node:os';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Readable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { S3Client, PutObjectCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const { values } = parseArgs({ options: { fsync: { type: 'string', default: 'true' }, 'io-uring': { type: 'string', default: 'on' }, mib: { type: 'string', default: '100' }, 'rss-mib': { type: 'string', default: '1024' }, small: { type: 'string', default: '2000' }, json: { type: 'string' } } });
+const MIB = 1024 * 1024;
+const bin = join(root, 'dist', 'bin', 'svc-gateway.js');
+if (!existsSync(bin)) {
+  console.error('Build first: npm run bench -- storage builds dist when it is stale');
+  process.exit(2);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'svc-bench-storage-'));
+const children = [];
+const cleanup = () => { for (const c of children) c.kill('SIGTERM'); rmSync(work, { recursive: true, force: true }); };
+process.on('exit', cleanup);
+process.on('SIGINT', () => process.exit(130));
+
+function zeros(size) {
+  // Incompressible enough and cheap: a repeated random 1 MiB block.
+  const block = Buffer.alloc(MIB, 0).map(() => (Math.random() * 256) | 0);
+  let sent = 0;
+  return new Readable({ read() {
+    if (sent >= size) return this.push(null);
+    const n = Math.min(MIB, size - sent);
+    sent += n;
+    this.push(n === MIB ? block : block.subarray(0, n));
+  } });
+}
+
+function httpPut(url, size) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'PUT', headers: { 'content-length': size } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`PUT ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    zeros(size).pipe(req);
+  });
+}
+
+function httpGet(url) {
+  return new Promise((resolve, reject) => {
+    request(url, (res) => {
+      let n = 0;
+      res.on('data', (c) => (n += c.length));
+      res.on('end', () => (res.statusCode === 200 ? resolve(n) : reject(new Error(`GET ${res.statusCode}`))));
+    }).on('error', reject).end();
+  });
+}
+
+async function timed(fn) {
+  const t0 = performance.now();
+  await fn();
+  return (performance.now() - t0) / 1000;
+}
+
+function forked(script, arg) {
+  return new Promise((resolve, reject) => {
+    const c = fork(join(here, script), [arg], { stdio: 'ignore' });
+    children.push(c);
+    c.once('message', (m) => resolve({ child: c, port: m.port }));
+    c.once('error', reject);
+  });
+}
+
+async function startGateway() {
+  const port = await new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => { const p = srv.address().port; srv.close(() => resolve(p)); });
+  });
+  const dataDir = join(work, 'gateway');
+  const cfg = join(work, 'gateway.yaml');
+  writeFileSync(cfg, [
+    'log: { level: warn }',
+    'tiers: { free: { rate_per_minute: 1000000, burst: 100000 } }',
+    `vendors: [{ id: local, use: local-storage, config: { fsync: ${values.fsync === 'true'} } }]`,
+    'plugins:',
+    '  storage:',
+    '    tier_caps: { free: { max_object_bytes: 10737418240, max_total_bytes: 107374182400 } }',
+  ].join('\n'));
+  // BENCH_GATEWAY_PROF=DIR writes a CPU profile of the gateway process there.
+  const prof = process.env.BENCH_GATEWAY_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROF}`] : [];
+  // --io-uring off starts the gateway with UV_USE_IO_URING=0: Node 20's libuv otherwise runs
+  // file system calls through io_uring on the main thread, which halves small-object rates.
+  const env = { ...process.env, ...(values['io-uring'] === 'off' ? { UV_USE_IO_URING: '0' } : {}) };
+  const child = spawn(process.execPath, [...prof, bin, 'serve', '--config', cfg, '--port', String(port), '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  children.push(child);
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return { child, base };
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the gateway did not start');
+}
+
+const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
+
+async function api(base, key, method, path, body) {
+  const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+const { child: gw, base } = await startGateway();
+const act = await (await fetch(`${base}/v1/activate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
+const key = act.primary_api_key;
+await api(base, key, 'POST', '/v1/storage/buckets', { bucket: 'bench' });
+const presign = async (k, method) => (await api(base, key, 'POST', `/v1/storage/buckets/bench/objects/${k}/presign`, { method, expires_seconds: 3600 })).url;
+const { port: filePort } = await forked('file-server.mjs', join(work, 'files'));
+const fileBase = `http://127.0.0.1:${filePort}`;
+
+// 1. Throughput, best of three each way.
+const size = Number(values.mib) * MIB;
+const best = async (fn) => Math.min(...[await timed(fn), await timed(fn), await timed(fn)]);
+const gwPut = await best(async () => httpPut(await presign('big.bin', 'PUT'), size));
+const gwGet = await best(async () => httpGet(await presign('big.bin', 'GET')));
+const fsPut = await best(() => httpPut(`${fileBase}/big.bin`, size));
+const fsGet = await best(() => httpGet(`${fileBase}/big.bin`));
+const mibs = (s) => +(size / MIB / s).toFixed(1);
+
+// 2. RSS while 1 GiB goes up and down.
+const rssSize = Number(values['rss-mib']) * MIB;
+const baseline = rssOf(gw.pid);
+let peak = baseline;
+const sampler = setInterval(() => { peak = Math.max(peak, rssOf(gw.pid)); }, 50);
+await httpPut(await presign('huge.bin', 'PUT'), rssSize);
+await httpGet(await presign('huge.bin', 'GET'));
+clearInterval(sampler);
+
+// 3. 1 KiB objects a second, AWS SDK, 16 in flight, against the gateway and s3rver.
+const cred = await api(base, key, 'POST', '/v1/storage/credentials', {});
+const { port: s3rPort } = await forked('s3rver-server.mjs', join(work, 's3rver'));
+async function smallObjects(client, bucket, n) {
+  const body = Buffer.alloc(1024, 7);
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < n) {
+      const i = next++;
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: `small/${i}`, Body: body }));
+    }
+  }));
+  return +(n / ((performance.now() - t0) / 1000)).toFixed(0);
+}
+const gwS3 = new S3Client({ endpoint: cred.endpoint, region: cred.region, forcePathStyle: true, credentials: { accessKeyId: cred.access_key_id, secretAccessKey: cred.secret_access_key } });
+const s3r = new S3Client({ endpoint: `http://127.0.0.1:${s3rPort}`, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+const n = Number(values.small);
+await smallObjects(gwS3, 'bench', 50); // warm up
+await smallObjects(s3r, 'bench', 50);
+const gwSmall = await smallObjects(gwS3, 'bench', n);
+const s3rSmall = await smallObjects(s3r, 'bench', n);
+gwS3.destroy();
+s3r.destroy();
+
+const result = {
+  machine: { node: process.version, cpus: cpus().length, fsync: values.fsync === 'true', io_uring: values['io-uring'], load_average: (await import('node:os')).loadavg().map((x) => +x.toFixed(1)) },
+  throughput_mib_s: { size_mib: Number(values.mib), gateway_put: mibs(gwPut), gateway_get: mibs(gwGet), file_server_put: mibs(fsPut), file_server_get: mibs(fsGet),
+    put_ratio: +(fsPut / gwPut).toFixed(2), get_ratio: +(fsGet / gwGet).toFixed(2), target_ratio: 0.7 },
+  rss: { transfer_mib: Number(values['rss-mib']) * 2, baseline_mb: +(baseline / 1e6).toFixed(1), peak_mb: +(peak / 1e6).toFixed(1), growth_mb: +((peak - baseline) / 1e6).toFixed(1), target_growth_mb: 50 },
+  small_objects_per_s: { objects: n, gateway: gwSmall, s3rver: s3rSmall, ratio: +(gwSmall / s3rSmall).toFixed(2), target_ratio: 3 },
+};
+if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2) + '\n');
+const t = result.throughput_mib_s;
+const line = (name, figure, anchor, ratio, goal, ok) => process.stdout.write(`target ${name}: ${figure} vs ${anchor} → ${ratio.toFixed(2)}× (goal ${goal}) ${ok ? 'ok' : 'short'}\n`);
+process.stdout.write(`storage bench (fsync ${values.fsync}, io_uring ${values['io-uring']}, load average ${result.machine.load_average.join(' ')})\n`);
+line('put-throughput', `${t.gateway_put} MiB/s`, `${t.file_server_put} MiB/s file server`, t.put_ratio, '≥ 0.7×', t.put_ratio >= 0.7);
+line('get-throughput', `${t.gateway_get} MiB/s`, `${t.file_server_get} MiB/s file server`, t.get_ratio, '≥ 0.7×', t.get_ratio >= 0.7);
+line('transfer-rss', `${result.rss.growth_mb} MB growth over ${result.rss.transfer_mib} MiB`, '50 MB', result.rss.growth_mb / 50, '≤ 50 MB', result.rss.growth_mb <= 50);
+const sm = result.small_objects_per_s;
+line('small-objects', `${sm.gateway}/s`, `${sm.s3rver}/s s3rver`, sm.ratio, '≥ 3×', sm.ratio >= 3);
+process.exit(0);

@@ -1,0 +1,20 @@
+import type { Kysely, Migration } from 'kysely';
+
+const init: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.createTable('results')
+      .addColumn('result_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('vendor', 'text', (c) => c.notNull())
+      .addColumn('object_key', 'text', (c) => c.notNull())
+      .addColumn('content_type', 'text', (c) => c.notNull())
+      .addColumn('filename', 'text', (c) => c.notNull())
+      .addColumn('size', 'bigint', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('delete_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('results_delete_at').on('results').column('delete_at').execute();
+  },
+};
+
+export const resultMigrations: Record<string, Migration> = { '0001_init': init };

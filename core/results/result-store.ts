@@ -1,0 +1,138 @@
+import { Readable } from 'node:stream';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { newId } from '../ids.js';
+import { apiError } from '../errors.js';
+import type { Router } from '../router/router.js';
+
+/** Where the results of every account live: one reserved bucket name per account. */
+export const RESULTS_BUCKET = 'svc-results';
+const DAY = 86_400;
+const MAX_URL_SECONDS = 7 * DAY; // SigV4 presigned URLs live at most 7 days
+
+/** Credentials of the gateway's own S3 endpoint, for storage vendors whose URLs point there. */
+export interface ResultSigner {
+  endpoint: string;
+  region: string;
+  access_key_id: string;
+  secret: string;
+}
+
+export interface ResultStoreSettings {
+  /** Storage vendor instance to write to; default: the first that serves storage. */
+  vendor?: string;
+  retentionSeconds: number;
+  signer?(accountId: string): Promise<ResultSigner>;
+}
+
+export interface SaveOptions {
+  contentType: string;
+  /** Download name the URL's response carries (Content-Disposition: attachment). */
+  filename?: string;
+  /** How long the result is kept; default the configured retention (7 days). */
+  retentionSeconds?: number;
+  /** Lifetime of the returned URL; default as long as the result is kept, at most 7 days. */
+  urlExpiresSeconds?: number;
+  /** Serve inline (images shown in a page) instead of as a download. */
+  inline?: boolean;
+}
+
+export interface SavedResult {
+  result_id: string;
+  url: string;
+  /** Epoch ms when the URL stops working. */
+  url_expires_at: number;
+  /** Epoch ms when the result is deleted. */
+  delete_at: number;
+  content_type: string;
+  size: number;
+}
+
+function disposition(filename: string, inline: boolean): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+/**
+ * The one place areas save bytes they hand back as a `*_url` (images, speech, PDFs, video,
+ * email attachments): written through the storage vendor the operator configured, kept for a
+ * retention period, and served by signed GET URLs with an expiry, a content type and a
+ * download name. The storage area configures it (vendor, retention, URL signer) when it loads.
+ */
+export class ResultStore {
+  private settings: ResultStoreSettings = { retentionSeconds: 7 * DAY };
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly db: Kysely<any>, private readonly router: Router, private readonly log: Logger) {}
+
+  configure(settings: ResultStoreSettings): void {
+    this.settings = settings;
+  }
+
+  async save(accountId: string, body: Buffer | Readable, opts: SaveOptions): Promise<SavedResult> {
+    const resultId = newId('res');
+    const filename = (opts.filename ?? 'result').replace(/[\u0000-\u001f\u007f/\\]/g, '_').slice(0, 200) || 'result';
+    const key = `${resultId}/${filename}`;
+    const now = Date.now();
+    const deleteAt = now + (opts.retentionSeconds ?? this.settings.retentionSeconds) * 1000;
+    const stream = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+    const put = await this.router.call<unknown, { size: number }>('storage.object.put', {
+      account: accountId, bucket: RESULTS_BUCKET, key, body: stream, content_type: opts.contentType,
+      content_length: Buffer.isBuffer(body) ? body.length : undefined,
+    }, { accountId, vendor: this.settings.vendor, charge: false, timeoutMs: 3_600_000 });
+    await this.db.insertInto('results').values({
+      result_id: resultId, account_id: accountId, vendor: put.vendor, object_key: key, content_type: opts.contentType,
+      filename, size: put.output.size, created_at: now, delete_at: deleteAt,
+    }).execute();
+    const urlSeconds = opts.urlExpiresSeconds ?? Math.ceil((deleteAt - now) / 1000);
+    const { url, expiresAt } = await this.sign(accountId, put.vendor, key, opts.contentType, filename, !!opts.inline, urlSeconds);
+    return { result_id: resultId, url, url_expires_at: expiresAt, delete_at: deleteAt, content_type: opts.contentType, size: put.output.size };
+  }
+
+  /** A fresh URL for a saved result (404 when it is gone or another account's). */
+  async url(accountId: string, resultId: string, expiresSeconds?: number, inline = false): Promise<{ url: string; expiresAt: number }> {
+    const r = await this.db.selectFrom('results').selectAll().where('result_id', '=', resultId).where('account_id', '=', accountId).executeTakeFirst();
+    if (!r || Number(r.delete_at) <= Date.now()) throw apiError('not_found', `No result ${resultId}.`);
+    const left = Math.ceil((Number(r.delete_at) - Date.now()) / 1000);
+    return this.sign(accountId, r.vendor, r.object_key, r.content_type, r.filename, inline, Math.min(expiresSeconds ?? left, left));
+  }
+
+  private async sign(accountId: string, vendor: string, key: string, contentType: string, filename: string, inline: boolean, seconds: number) {
+    const expires = Math.max(1, Math.min(seconds, MAX_URL_SECONDS));
+    const signer = this.settings.signer ? await this.settings.signer(accountId) : undefined;
+    const res = await this.router.call<unknown, { url: string }>('storage.object.presign', {
+      account: accountId, bucket: RESULTS_BUCKET, key, method: 'GET', expires_seconds: expires, signer,
+      response: { content_type: contentType, content_disposition: disposition(filename, inline) },
+    }, { accountId, vendor, charge: false });
+    return { url: res.output.url, expiresAt: Date.now() + expires * 1000 };
+  }
+
+  /** Delete results whose retention has run out; returns how many went. */
+  async sweep(now = Date.now(), batch = 100): Promise<number> {
+    const due = await this.db.selectFrom('results').select(['result_id', 'account_id', 'vendor', 'object_key'])
+      .where('delete_at', '<=', now).orderBy('delete_at').limit(batch).execute();
+    let n = 0;
+    for (const r of due) {
+      try {
+        await this.router.call('storage.object.delete', { account: r.account_id, bucket: RESULTS_BUCKET, key: r.object_key }, { accountId: r.account_id, vendor: r.vendor, charge: false });
+        await this.db.deleteFrom('results').where('result_id', '=', r.result_id).execute();
+        n++;
+      } catch (e) {
+        this.log.warn({ err: (e as Error).message, result_id: r.result_id }, 'result retention: delete failed; will retry');
+      }
+    }
+    return n;
+  }
+
+  /** Sweep every `intervalMs` until stopped (one node or many: deletes are idempotent). */
+  start(intervalMs = 60_000): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.sweep().catch((e) => this.log.warn({ err: e }, 'result retention sweep failed')), intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

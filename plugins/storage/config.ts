@@ -1,0 +1,25 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const StorageConfigSchema = Type.Object({
+  s3_path: Type.String({ pattern: '^/[a-z0-9/_-]*[a-z0-9_-]$', default: '/s3', description: "Path of the gateway's own S3-compatible endpoint (path-style)." }),
+  region: Type.String({ minLength: 1, default: 'us-east-1', description: 'Region the S3 endpoint names in its credentials and bucket locations.' }),
+  presign_default_seconds: Type.Integer({ minimum: 1, maximum: 604800, default: 900 }),
+  max_object_bytes: Type.Integer({ minimum: 1, default: 5 * 1024 ** 3, description: 'Largest object a single PUT may store (tiers without caps below).' }),
+  tier_caps: Type.Record(Type.String(), Type.Object({
+    max_object_bytes: Type.Integer({ minimum: 1 }),
+    max_total_bytes: Type.Integer({ minimum: 1 }),
+  }, { additionalProperties: false }), {
+    default: { free: { max_object_bytes: 1024 ** 3, max_total_bytes: 5 * 1024 ** 3 }, pro: { max_object_bytes: 5 * 1024 ** 3, max_total_bytes: 100 * 1024 ** 3 } },
+    description: 'Per account tier: largest object and total bytes stored. Enforced while the upload streams (413 naming the cap).',
+  }),
+  allow_inline_html: Type.Boolean({ default: false, description: 'Serve HTML and SVG from public buckets inline; otherwise always as attachments.' }),
+  clock_skew_seconds: Type.Integer({ minimum: 1, default: 900, description: 'How far x-amz-date may be from the gateway clock.' }),
+  price_per_gib_month_usd: Type.Number({ minimum: 0, default: 0, description: 'Charged for bytes stored, pro rata by the hour.' }),
+  price_per_gib_served_usd: Type.Number({ minimum: 0, default: 0, description: 'Charged for bytes served (GETs, public reads included).' }),
+  billing_interval_seconds: Type.Integer({ minimum: 10, default: 3600, description: 'How often stored and served bytes are charged to the wallet.' }),
+  results_vendor: Type.String({ default: '', description: 'Storage vendor instance results (generated images, audio, PDFs…) are written to; default: the first that serves storage.' }),
+  results_retention_seconds: Type.Integer({ minimum: 60, default: 7 * 86400, description: 'How long results are kept before the retention sweep deletes them.' }),
+  transfer_timeout_ms: Type.Integer({ minimum: 1000, default: 3600000, description: 'Longest a single upload or download may take.' }),
+}, { additionalProperties: false, default: {} });
+
+export type StorageConfig = Static<typeof StorageConfigSchema>;

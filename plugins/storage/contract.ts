@@ -1,0 +1,113 @@
+import type { Readable } from 'node:stream';
+
+// The capabilities a storage vendor serves, with their inputs and outputs. Buckets are
+// per account: a vendor keeps (account, bucket) apart however it lays objects out.
+// "Not found" is an ordinary answer (null / false), never a thrown error, so the router
+// does not take it for a vendor failure.
+
+export interface BucketRef {
+  account: string;
+  bucket: string;
+}
+
+export interface ObjectRef extends BucketRef {
+  key: string;
+}
+
+export interface ObjectInfo {
+  key: string;
+  size: number;
+  /** Quoted hex MD5 for single-part puts, as S3 sends it. */
+  etag: string;
+  content_type: string;
+  /** Epoch ms. */
+  last_modified: number;
+}
+
+export type ByteRange = { start: number; end?: number } | { suffix: number };
+
+export interface PutInput extends ObjectRef {
+  /** The object's bytes, streamed; errors on it abort the put and leave the old object. */
+  body: Readable;
+  content_type: string;
+  /** Bytes the body will have, when the request declared it (vendors that need it spool otherwise). */
+  content_length?: number;
+}
+
+export interface PutOutput extends ObjectInfo {
+  /** Size of the object the put replaced (0 when it was new), for metering. */
+  replaced_size: number;
+}
+
+export interface GetInput extends ObjectRef {
+  range?: ByteRange;
+}
+
+export interface GetOutput extends ObjectInfo {
+  body: Readable;
+  /** The bytes served, inclusive; the whole object when no range was asked. */
+  start: number;
+  end: number;
+}
+
+/** A get's answer: the object, a range it cannot serve (416), or no such object. */
+export type GetResult = GetOutput | { unsatisfiable: true; size: number } | null;
+
+export interface ListInput extends BucketRef {
+  prefix: string;
+  delimiter?: string;
+  /** List keys after this one (exclusive); a common prefix skips everything under it. */
+  after?: string;
+  limit: number;
+}
+
+export interface ListOutput {
+  objects: ObjectInfo[];
+  prefixes: string[];
+  truncated: boolean;
+  /** The last key or common prefix returned: pass it back as `after` for the next page. */
+  last?: string;
+}
+
+/** Credentials of the gateway's own S3 endpoint, for vendors whose URLs point there. */
+export interface EndpointSigner {
+  endpoint: string;
+  region: string;
+  access_key_id: string;
+  secret: string;
+}
+
+export interface PresignInput extends ObjectRef {
+  method: 'GET' | 'PUT';
+  expires_seconds: number;
+  signer: EndpointSigner;
+  /** GET only: headers the response carries (S3's response-content-type, response-content-disposition). */
+  response?: { content_type?: string; content_disposition?: string };
+}
+
+export interface PresignOutput {
+  url: string;
+  headers?: Record<string, string>;
+}
+
+/** Range the bytes of a `size`-byte object a request asks for; undefined when it cannot be served. */
+export function resolveRange(range: ByteRange | undefined, size: number): { start: number; end: number } | undefined {
+  if (!range) return { start: 0, end: size - 1 };
+  if ('suffix' in range) {
+    if (range.suffix <= 0 || size === 0) return undefined;
+    return { start: Math.max(0, size - range.suffix), end: size - 1 };
+  }
+  if (range.start >= size) return undefined;
+  return { start: range.start, end: Math.min(range.end ?? size - 1, size - 1) };
+}
+
+export const STORAGE_CAPABILITIES = {
+  'storage.bucket.create': { idempotent: true, description: 'Create the storage behind a bucket.' },
+  'storage.bucket.delete': { idempotent: true, description: 'Remove an empty bucket.' },
+  'storage.object.put': { idempotent: false, description: 'Store an object from a stream.' },
+  'storage.object.get': { idempotent: true, description: 'Stream an object, whole or a byte range.' },
+  'storage.object.head': { idempotent: true, description: "An object's size, ETag, content type and modification time." },
+  'storage.object.delete': { idempotent: true, description: 'Delete an object.' },
+  'storage.object.list': { idempotent: true, description: 'List keys by prefix, in key order.' },
+  'storage.object.presign': { idempotent: true, description: 'A URL that authorizes one method on one object until it expires.' },
+} as const;

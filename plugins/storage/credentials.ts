@@ -1,0 +1,116 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomInt } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { base62 } from '../../core/ids.js';
+import { apiError } from '../../core/errors.js';
+import { isUniqueViolation } from '../../core/http/idempotency.js';
+
+export interface Credential {
+  accessKeyId: string;
+  accountId: string;
+  secret: string;
+}
+
+export interface CredentialRow {
+  access_key_id: string;
+  label: string;
+  created_at: number;
+}
+
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** 20 characters, upper case, like AWS access key ids (some tools check the shape). */
+function newAccessKeyId(): string {
+  let s = 'SVC';
+  for (let i = 0; i < 17; i++) s += UPPER[randomInt(UPPER.length)];
+  return s;
+}
+
+/**
+ * Per-account S3 credentials. SigV4 verification needs the secret itself, so secrets are
+ * stored encrypted with AES-256-GCM under a key derived (HKDF-SHA256) from the master key,
+ * with the access key id as associated data so a ciphertext cannot be moved to another row.
+ * Lookups are cached briefly because every S3 request does one; a revoke drops the entry.
+ */
+export class CredentialStore {
+  private readonly key: Buffer;
+  private readonly cache = new Map<string, { cred: Credential | null; until: number }>();
+  private readonly ttlMs = 30_000;
+
+  constructor(private readonly db: Kysely<any>, masterKey: Buffer) {
+    this.key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'svc-gateway storage credentials', 32));
+  }
+
+  private seal(accessKeyId: string, secret: string): string {
+    const iv = randomBytes(12);
+    const c = createCipheriv('aes-256-gcm', this.key, iv);
+    c.setAAD(Buffer.from(accessKeyId));
+    const ct = Buffer.concat([c.update(secret, 'utf8'), c.final()]);
+    return `v1.${iv.toString('base64url')}.${ct.toString('base64url')}.${c.getAuthTag().toString('base64url')}`;
+  }
+
+  private open(accessKeyId: string, sealed: string): string {
+    const [v, iv, ct, tag] = sealed.split('.');
+    if (v !== 'v1') throw new Error('unknown credential format');
+    const d = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    d.setAAD(Buffer.from(accessKeyId));
+    d.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([d.update(Buffer.from(ct, 'base64url')), d.final()]).toString('utf8');
+  }
+
+  async create(accountId: string, kind: 'user' | 'internal', label: string): Promise<Credential & { createdAt: number }> {
+    const accessKeyId = newAccessKeyId();
+    const secret = base62(40);
+    const createdAt = Date.now();
+    await this.db.insertInto('storage_credentials').values({
+      access_key_id: accessKeyId, account_id: accountId, kind, label, secret_enc: this.seal(accessKeyId, secret), created_at: createdAt, revoked_at: null,
+    }).execute();
+    return { accessKeyId, accountId, secret, createdAt };
+  }
+
+  /** The credential the API signs presigned URLs with: one per account, made on first use. */
+  async internal(accountId: string): Promise<Credential> {
+    for (let i = 0; i < 2; i++) {
+      const row = await this.db.selectFrom('storage_credentials').select(['access_key_id', 'secret_enc'])
+        .where('account_id', '=', accountId).where('kind', '=', 'internal').where('revoked_at', 'is', null)
+        .orderBy('created_at').executeTakeFirst();
+      if (row) return { accessKeyId: row.access_key_id, accountId, secret: this.open(row.access_key_id, row.secret_enc) };
+      if (i === 0) {
+        try {
+          await this.create(accountId, 'internal', 'presigned URLs');
+        } catch (e) {
+          if (!isUniqueViolation(e)) throw e;
+        }
+      }
+    }
+    throw new Error('could not create the internal storage credential');
+  }
+
+  /** An active credential by access key id, or null. */
+  async lookup(accessKeyId: string): Promise<Credential | null> {
+    if (!/^[A-Z0-9]{16,128}$/.test(accessKeyId)) return null;
+    const now = Date.now();
+    const hit = this.cache.get(accessKeyId);
+    if (hit && hit.until > now) return hit.cred;
+    const row = await this.db.selectFrom('storage_credentials').select(['account_id', 'secret_enc', 'revoked_at'])
+      .where('access_key_id', '=', accessKeyId).executeTakeFirst();
+    const cred = row && row.revoked_at === null ? { accessKeyId, accountId: row.account_id, secret: this.open(accessKeyId, row.secret_enc) } : null;
+    if (this.cache.size >= 10_000) this.cache.clear();
+    this.cache.set(accessKeyId, { cred, until: now + this.ttlMs });
+    return cred;
+  }
+
+  async list(accountId: string): Promise<CredentialRow[]> {
+    const rows = await this.db.selectFrom('storage_credentials').select(['access_key_id', 'label', 'created_at'])
+      .where('account_id', '=', accountId).where('kind', '=', 'user').where('revoked_at', 'is', null)
+      .orderBy('created_at', 'desc').orderBy('access_key_id', 'desc').limit(200).execute();
+    return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
+  }
+
+  async revoke(accountId: string, accessKeyId: string): Promise<void> {
+    const res = await this.db.updateTable('storage_credentials').set({ revoked_at: Date.now() })
+      .where('access_key_id', '=', accessKeyId).where('account_id', '=', accountId).where('kind', '=', 'user').where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) throw apiError('not_found', `No S3 credential ${accessKeyId} in this account.`, { param: 'access_key_id' });
+    this.cache.delete(accessKeyId);
+  }
+}

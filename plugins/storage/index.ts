@@ -1,0 +1,51 @@
+import { defineArea } from '../../core/define.js';
+import { loadMasterKey } from '../../core/auth/master-key.js';
+import { StorageConfigSchema } from './config.js';
+import { storageMigrations } from './migrations.js';
+import { STORAGE_CAPABILITIES } from './contract.js';
+import { CredentialStore } from './credentials.js';
+import { StorageService } from './service.js';
+import { registerBucketRoutes } from './bucket-routes.js';
+import { registerObjectRoutes } from './object-routes.js';
+import { registerCredentialRoutes } from './credential-routes.js';
+import { registerS3Endpoint } from './s3/endpoint.js';
+import { StorageBilling } from './billing.js';
+
+/** Storage: buckets, presigned URLs, S3 credentials, and the gateway's own S3-compatible endpoint. */
+export default defineArea({
+  name: 'storage',
+  configSchema: StorageConfigSchema,
+  migrations: storageMigrations,
+  capabilities: STORAGE_CAPABILITIES,
+  async register(app, ctx) {
+    const masterKey = loadMasterKey(ctx.svc.config.master_key, ctx.svc.config.data_dir);
+    const credentials = new CredentialStore(ctx.svc.db, masterKey);
+    const storage = new StorageService(ctx.svc, ctx.config, credentials);
+    // The core result store writes through the vendor chosen here, and its URLs for
+    // local-storage point at this area's S3 endpoint, signed with the account's internal key.
+    ctx.svc.results.configure({
+      vendor: ctx.config.results_vendor || undefined,
+      retentionSeconds: ctx.config.results_retention_seconds,
+      signer: async (accountId) => {
+        const c = await credentials.internal(accountId);
+        return { endpoint: storage.endpoint, region: ctx.config.region, access_key_id: c.accessKeyId, secret: c.secret };
+      },
+    });
+    // Every body field of this area is optional somewhere: a POST without a body means the defaults.
+    app.addHook('preValidation', async (req) => {
+      if (req.method === 'POST' && req.body == null && req.url.startsWith('/v1/')) req.body = {};
+    });
+    registerBucketRoutes(app, storage);
+    registerObjectRoutes(app, storage);
+    registerCredentialRoutes(app, storage);
+    await app.register(async (scope) => registerS3Endpoint(scope, storage));
+    // Per app, not per module: one process may run several gateways (tests do).
+    const billing = new StorageBilling(ctx.svc.db, ctx.svc.wallet, ctx.config, ctx.log, storage.usage);
+    app.addHook('onReady', async () => billing.start());
+    app.addHook('onClose', async () => {
+      billing.stop();
+      // Best effort: the core may close the database first, and a meter is not worth a failed shutdown.
+      await storage.usage.flush().catch((e) => ctx.log.warn({ err: (e as Error).message }, 'served bytes not recorded at shutdown'));
+    });
+  },
+});

@@ -1,0 +1,51 @@
+import type { Kysely, Migration } from 'kysely';
+
+const init: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.createTable('storage_buckets')
+      .addColumn('bucket_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('vendor', 'text', (c) => c.notNull())
+      .addColumn('region', 'text', (c) => c.notNull())
+      .addColumn('acl', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addUniqueConstraint('storage_buckets_account_name', ['account_id', 'name'])
+      .execute();
+    await db.schema.createIndex('storage_buckets_account_created').on('storage_buckets').columns(['account_id', 'created_at']).execute();
+    // S3 access keys of an account. The secret is needed to verify SigV4, so it is kept
+    // encrypted (AES-256-GCM under a key derived from the master key), not hashed.
+    await db.schema.createTable('storage_credentials')
+      .addColumn('access_key_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('kind', 'text', (c) => c.notNull()) // 'user' | 'internal' (signs the API's presigned URLs)
+      .addColumn('label', 'text', (c) => c.notNull())
+      .addColumn('secret_enc', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('revoked_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('storage_credentials_account').on('storage_credentials').columns(['account_id', 'kind']).execute();
+  },
+};
+
+// Bytes stored and served per account, kept as objects come and go (metering and caps).
+const usage: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.createTable('storage_usage')
+      .addColumn('account_id', 'text', (c) => c.primaryKey())
+      .addColumn('bytes_stored', 'bigint', (c) => c.notNull())
+      .addColumn('bytes_served', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+};
+
+// What has been charged so far: served bytes up to a counter value, stored bytes up to a time.
+const billing: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('storage_usage').addColumn('served_billed', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema.alterTable('storage_usage').addColumn('billed_at', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  },
+};
+
+export const storageMigrations: Record<string, Migration> = { '0001_init': init, '0002_usage': usage, '0003_billing': billing };

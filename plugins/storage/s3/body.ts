@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { Transform, type Readable } from 'node:stream';
+import { AwsChunkedDecoder } from './chunked.js';
+import { checksumFor, type Checksum } from './checksums.js';
+import { S3Error } from './errors.js';
+import type { S3Auth } from './verify.js';
+import { UNSIGNED } from './sigv4.js';
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The largest upload allowed, and what limits it (named in the 413). */
+export interface UploadCap {
+  bytes: number;
+  what: string;
+}
+
+export function tooLarge(cap: UploadCap): S3Error {
+  return new S3Error('EntityTooLarge', `Your proposed upload exceeds ${cap.what}.`, { MaxSizeAllowed: String(cap.bytes) });
+}
+
+/**
+ * The bytes of a PutObject as a stream the vendor can consume: aws-chunked bodies decoded,
+ * the size capped as it flows (and refused at once when the declared size is over the cap),
+ * and the declared length, x-amz-content-sha256 and any x-amz-checksum-* header or trailer
+ * checked at the end. A failure errors the stream, so the vendor never commits the object,
+ * and is reported to `onError` first so the caller can answer with it.
+ */
+export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, onError: (e: Error) => void): { stream: Readable; length?: number } {
+  const payload = auth.payload;
+  const chunked = payload.startsWith('STREAMING-') || /(^|,)\s*aws-chunked\s*(,|$)/.test(header(req, 'content-encoding') ?? '');
+  let decoder: AwsChunkedDecoder | undefined;
+  if (chunked) {
+    if (payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD' || payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER') {
+      decoder = new AwsChunkedDecoder({ key: auth.seed.key, amz: auth.seed.amz, scope: auth.seed.scope, seed: auth.seed.signature });
+    } else if (payload === 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' || payload === UNSIGNED) {
+      decoder = new AwsChunkedDecoder();
+    } else {
+      throw new S3Error('NotImplemented', `x-amz-content-sha256 ${payload} is not supported.`);
+    }
+  }
+  const declaredRaw = chunked ? header(req, 'x-amz-decoded-content-length') : header(req, 'content-length');
+  const declared = declaredRaw !== undefined && /^\d+$/.test(declaredRaw) ? Number(declaredRaw) : undefined;
+  if (declared !== undefined && declared > cap.bytes) throw tooLarge(cap);
+
+  const sha = /^[0-9a-f]{64}$/.test(payload) ? createHash('sha256') : undefined;
+  const checksumHeader = Object.keys(req.headers).find((h) => h.startsWith('x-amz-checksum-') && h !== 'x-amz-checksum-type' && h !== 'x-amz-checksum-algorithm');
+  const trailerName = header(req, 'x-amz-trailer')?.trim().toLowerCase();
+  const checkName = checksumHeader ?? (trailerName?.startsWith('x-amz-checksum-') ? trailerName : undefined);
+  const checksum: Checksum | undefined = checkName ? checksumFor(checkName) : undefined;
+  let size = 0;
+
+  const guard = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      size += chunk.length;
+      if (size > cap.bytes) return cb(tooLarge(cap));
+      sha?.update(chunk);
+      checksum?.update(chunk);
+      cb(null, chunk);
+    },
+    flush(cb) {
+      if (declared !== undefined && size !== declared) return cb(new S3Error('IncompleteBody', `You did not provide the number of bytes specified (${declared}); got ${size}.`));
+      if (sha && sha.digest('hex') !== payload) return cb(new S3Error('XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.'));
+      if (checksum && checkName) {
+        const want = checksumHeader ? header(req, checksumHeader) : decoder?.trailers[checkName];
+        if (want !== undefined && checksum.digestBase64() !== want) {
+          return cb(new S3Error('BadDigest', `The ${checkName} you specified did not match the calculated checksum.`));
+        }
+      }
+      cb();
+    },
+  });
+  // Not stream.pipeline: it would destroy the request, and with it the socket the error
+  // response has to go out on. Failures are reported first, then passed to the consumer.
+  let failed = false;
+  const fail = (e: Error) => {
+    if (failed) return;
+    failed = true;
+    req.unpipe();
+    decoder?.unpipe();
+    onError(e);
+    guard.destroy(e);
+  };
+  req.on('error', fail);
+  req.on('close', () => {
+    if (!req.complete) fail(new S3Error('IncompleteBody', 'The client closed the connection before the body was complete.'));
+  });
+  decoder?.on('error', fail);
+  guard.on('error', fail);
+  if (decoder) req.pipe(decoder).pipe(guard);
+  else req.pipe(guard);
+  return { stream: guard, length: declared };
+}

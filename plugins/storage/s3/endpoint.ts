@@ -1,0 +1,91 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isApiError } from '../../../core/errors.js';
+import type { StorageService } from '../service.js';
+import { S3Error, errorXml } from './errors.js';
+import { verifySigV4, type S3Auth } from './verify.js';
+import { parseQuery } from './sigv4.js';
+import { bucketOps } from './bucket-ops.js';
+import { objectOps } from './object-ops.js';
+
+/** A parsed request to the S3 endpoint, handed to the operation handlers. */
+export interface S3Request {
+  req: FastifyRequest;
+  reply: FastifyReply;
+  storage: StorageService;
+  auth: S3Auth | null;
+  /** Whose buckets: the signer's, or the account named in the path (`/s3/acct_…/bucket/key`). */
+  accountId: string | undefined;
+  bucket: string;
+  key: string;
+  query: Map<string, string>;
+}
+
+// Sub-resources of the S3 API this endpoint does not serve: answered NotImplemented rather
+// than mistaken for a plain GET or PUT of the bucket or object.
+const UNSUPPORTED = ['acl', 'policy', 'tagging', 'uploads', 'uploadId', 'versioning', 'cors', 'lifecycle', 'website', 'replication',
+  'encryption', 'logging', 'notification', 'object-lock', 'retention', 'legal-hold', 'restore', 'select', 'torrent', 'versions',
+  'requestPayment', 'accelerate', 'analytics', 'inventory', 'metrics', 'ownershipControls', 'publicAccessBlock', 'intelligent-tiering', 'attributes', 'delete'];
+
+function sendError(reply: FastifyReply, req: FastifyRequest, e: S3Error): FastifyReply {
+  for (const [k, v] of Object.entries(e.extra)) if (k === 'Content-Range') reply.header('content-range', v);
+  // A refused upload whose body was not read: close rather than read the rest of it.
+  if (!req.raw.complete && req.method === 'PUT') reply.header('connection', 'close');
+  reply.code(e.status).header('x-amz-request-id', req.id).header('x-content-type-options', 'nosniff');
+  if (req.method === 'HEAD') return reply.send();
+  return reply.type('application/xml').send(errorXml(e, req.raw.url?.split('?')[0] ?? '', req.id));
+}
+
+function toS3Error(err: unknown, req: FastifyRequest): S3Error {
+  if (err instanceof S3Error) return err;
+  if (isApiError(err)) {
+    if (err.code === 'no_vendor_available' || err.code === 'vendor_error' || err.code === 'vendor_timeout') return new S3Error('ServiceUnavailable', err.message);
+    if (err.status === 404) return new S3Error('NoSuchBucket', err.message);
+    if (err.status < 500) return new S3Error('InvalidArgument', err.message);
+  }
+  req.log.error({ err }, 's3 endpoint error');
+  return new S3Error('InternalError', 'We encountered an internal error. Please try again.');
+}
+
+/**
+ * The gateway's S3-compatible endpoint, path style, under `s3_path`. Registered in its own
+ * plugin scope so that its bodies stay raw streams (no parser reads them) and its errors are
+ * S3 XML. Every request is authenticated by SigV4 (presigned query or Authorization header),
+ * except GETs of objects in public buckets addressed as `/s3/{account_id}/{bucket}/{key}`.
+ */
+export async function registerS3Endpoint(app: FastifyInstance, storage: StorageService): Promise<void> {
+  const prefix = storage.config.s3_path;
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+  app.setErrorHandler((err, req, reply) => sendError(reply, req, toS3Error(err, req)));
+
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-content-type-options', 'nosniff').header('x-amz-request-id', req.id);
+    const url = req.raw.url ?? '/';
+    const qi = url.indexOf('?');
+    const path = (qi < 0 ? url : url.slice(0, qi)).slice(prefix.length).replace(/^\//, '');
+    let query: Map<string, string>;
+    let segs: string[];
+    try {
+      query = new Map(parseQuery(qi < 0 ? '' : url.slice(qi + 1)));
+      segs = path === '' ? [] : path.split('/').map(decodeURIComponent);
+    } catch {
+      throw new S3Error('InvalidArgument', 'The request path or query is not validly percent-encoded.');
+    }
+    // Account ids contain "_", which bucket names cannot: the two forms never collide.
+    const explicit = segs[0]?.startsWith('acct_') ? segs.shift() : undefined;
+    const auth = await verifySigV4({ method: req.method, url, headers: req.headers }, {
+      now: Date.now(), skewMs: storage.config.clock_skew_seconds * 1000, lookup: (id) => storage.credentials.lookup(id),
+    });
+    if (auth && explicit && auth.accountId !== explicit) throw new S3Error('AccessDenied', 'Access Denied.');
+    const r: S3Request = { req, reply, storage, auth, accountId: explicit ?? auth?.accountId, bucket: segs[0] ?? '', key: segs.slice(1).join('/'), query };
+    for (const name of UNSUPPORTED) if (query.has(name)) throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
+    // SDKs address buckets as `/bucket/` as well as `/bucket`: an empty key is the bucket.
+    if (r.key) return objectOps(r);
+    return bucketOps(r);
+  };
+
+  const route = { config: { auth: 'none' as const }, schema: { hide: true } as any, exposeHeadRoute: false, handler };
+  const methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST'] as const;
+  app.route({ method: [...methods], url: prefix, ...route });
+  app.route({ method: [...methods], url: `${prefix}/*`, ...route });
+}

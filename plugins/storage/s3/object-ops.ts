@@ -1,0 +1,97 @@
+import { S3Error } from './errors.js';
+import type { S3Request } from './endpoint.js';
+import { keyProblem, MAX_KEY_BYTES } from '../names.js';
+import type { ByteRange } from '../contract.js';
+import { uploadBody } from './body.js';
+import { RESULTS_BUCKET } from '../../../core/results/result-store.js';
+
+// Types a browser may run as a page or script when served inline from the gateway's origin.
+const ACTIVE = /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml)\b/i;
+
+/** A single `bytes=` range; anything else (several ranges, garbage) means the whole object, as S3 does. */
+export function parseRange(h: string | undefined): ByteRange | undefined {
+  if (!h) return undefined;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(h.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  if (m[1] === '') return { suffix: Number(m[2]) };
+  const start = Number(m[1]);
+  if (m[2] === '') return { start };
+  const end = Number(m[2]);
+  return end < start ? undefined : { start, end };
+}
+
+function attachment(key: string): string {
+  const name = key.slice(key.lastIndexOf('/') + 1);
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+function checkKey(key: string): void {
+  const problem = keyProblem(key);
+  if (!problem) return;
+  if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw new S3Error('KeyTooLongError', 'Your key is too long.');
+  throw new S3Error('InvalidArgument', `The object key ${problem}.`, { ArgumentName: 'key' });
+}
+
+/** Object operations: PutObject, GetObject (Range), HeadObject, DeleteObject. */
+export async function objectOps(r: S3Request): Promise<unknown> {
+  const { req, reply, storage, auth } = r;
+  const anonymousRead = !auth && (req.method === 'GET' || req.method === 'HEAD');
+  if (!r.accountId || (!auth && !anonymousRead)) throw new S3Error('AccessDenied', 'Access Denied.');
+  checkKey(r.key);
+  if (r.bucket === RESULTS_BUCKET && req.method !== 'GET' && req.method !== 'HEAD') throw new S3Error('AccessDenied', 'Results are read-only.');
+  const b = r.bucket === RESULTS_BUCKET ? await storage.resultsBucket(r.accountId, r.key) : await storage.findBucket(r.accountId, r.bucket);
+  if (!b && r.bucket === RESULTS_BUCKET) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: r.key });
+  if (!b) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.', { BucketName: r.bucket });
+  // Unsigned reads only from public buckets; say AccessDenied, not whether the key exists.
+  if (!auth && b.acl !== 'public') throw new S3Error('AccessDenied', 'Access Denied.');
+
+  if (req.method === 'PUT') {
+    if (req.headers['x-amz-copy-source']) throw new S3Error('NotImplemented', 'CopyObject is not implemented by this endpoint.');
+    const ctrl = new AbortController();
+    const cap = await storage.uploadCap(b, r.key);
+    const body = uploadBody(req.raw, auth!, cap, (e) => ctrl.abort(e));
+    const contentType = req.headers['content-type'] || 'application/octet-stream';
+    try {
+      const info = await storage.put(b, r.key, body.stream, contentType, { signal: ctrl.signal, length: body.length });
+      return reply.header('etag', info.etag).send();
+    } catch (e) {
+      if (ctrl.signal.aborted) {
+        const reason = ctrl.signal.reason;
+        throw reason instanceof S3Error ? reason : new S3Error('IncompleteBody', 'The upload did not complete.');
+      }
+      throw e;
+    }
+  }
+  if (req.method === 'DELETE') {
+    await storage.deleteObject(b, r.key);
+    return reply.code(204).send();
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+
+  const range = parseRange(req.headers.range);
+  const got = req.method === 'HEAD' ? await storage.head(b, r.key).then((o) => o && { ...o, body: undefined, start: 0, end: o.size - 1 })
+    : await storage.get(b, r.key, range);
+  if (!got) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: r.key });
+  if ('unsatisfiable' in got) throw new S3Error('InvalidRange', 'The requested range is not satisfiable.', { 'Content-Range': `bytes */${got.size}`, ActualObjectSize: String(got.size) });
+  const partial = req.method === 'GET' && range !== undefined;
+  // Response overrides are for signed URLs only, as in S3.
+  const override = (name: string) => (auth ? r.query.get(name) : undefined);
+  const type = override('response-content-type') ?? got.content_type;
+  reply.header('content-type', type)
+    .header('etag', got.etag)
+    .header('last-modified', new Date(got.last_modified).toUTCString())
+    .header('accept-ranges', 'bytes')
+    .header('content-length', String(partial ? got.end - got.start + 1 : got.size));
+  const disposition = override('response-content-disposition');
+  const inlineAllowed = b.acl === 'public' && storage.config.allow_inline_html;
+  if (ACTIVE.test(type) && !inlineAllowed) reply.header('content-disposition', disposition?.startsWith('attachment') ? disposition : attachment(r.key));
+  else if (disposition) reply.header('content-disposition', disposition);
+  const cache = override('response-cache-control');
+  if (cache) reply.header('cache-control', cache);
+  if (partial) reply.code(206).header('content-range', `bytes ${got.start}-${got.end}/${got.size}`);
+  if (req.method === 'HEAD' || !got.body) return reply.send();
+  // Metered as served when the response starts; the owner's account pays for public reads.
+  storage.usage.served(b.account_id, partial ? got.end - got.start + 1 : got.size);
+  return reply.send(got.body);
+}

@@ -1,0 +1,128 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+// AWS Signature Version 4 for S3, both directions: the presigned URLs the API hands out and
+// the verification of every request to the gateway's S3 endpoint (query or header auth).
+
+export const ALGORITHM = 'AWS4-HMAC-SHA256';
+export const UNSIGNED = 'UNSIGNED-PAYLOAD';
+export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
+/** RFC 3986 encoding: encodeURIComponent leaves !'()* alone, SigV4 does not. */
+export function rfc3986(s: string): string {
+  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** An object path for a URL: each segment encoded once, "/" kept. */
+export function encodePath(path: string): string {
+  return path.split('/').map(rfc3986).join('/');
+}
+
+/** The canonical URI of a raw request path: each segment decoded, then encoded once. */
+export function canonicalUri(rawPath: string): string {
+  return rawPath.split('/').map((seg) => rfc3986(decodeURIComponent(seg))).join('/');
+}
+
+/** Decoded (name, value) pairs of a raw query string, in order. */
+export function parseQuery(raw: string): Array<[string, string]> {
+  if (!raw) return [];
+  return raw.split('&').filter(Boolean).map((part) => {
+    const i = part.indexOf('=');
+    const name = i < 0 ? part : part.slice(0, i);
+    const value = i < 0 ? '' : part.slice(i + 1);
+    return [decodeURIComponent(name), decodeURIComponent(value)];
+  });
+}
+
+export function canonicalQuery(pairs: Array<[string, string]>): string {
+  return pairs.map(([k, v]) => [rfc3986(k), rfc3986(v)])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`).join('&');
+}
+
+export function canonicalHeaderValue(v: string | string[] | undefined): string {
+  const s = Array.isArray(v) ? v.join(',') : v ?? '';
+  return s.trim().replace(/\s+/g, ' ');
+}
+
+export function sha256Hex(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** `YYYYMMDDTHHMMSSZ` */
+export function amzDate(ms: number): string {
+  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+}
+
+/** Epoch ms of an `YYYYMMDDTHHMMSSZ` date, or NaN. */
+export function parseAmzDate(s: string): number {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(s);
+  return m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : NaN;
+}
+
+const keyCache = new Map<string, Buffer>();
+
+/** The HMAC chain "AWS4"+secret → date → region → s3 → aws4_request (cached: it is per day). */
+export function signingKey(secret: string, date: string, region: string, service = 's3'): Buffer {
+  const id = `${sha256Hex(secret)}/${date}/${region}/${service}`;
+  let k = keyCache.get(id);
+  if (!k) {
+    const kDate = createHmac('sha256', `AWS4${secret}`).update(date).digest();
+    const kRegion = createHmac('sha256', kDate).update(region).digest();
+    const kService = createHmac('sha256', kRegion).update(service).digest();
+    k = createHmac('sha256', kService).update('aws4_request').digest();
+    if (keyCache.size > 1000) keyCache.clear();
+    keyCache.set(id, k);
+  }
+  return k;
+}
+
+export function stringToSign(amz: string, scope: string, canonicalRequest: string): string {
+  return `${ALGORITHM}\n${amz}\n${scope}\n${sha256Hex(canonicalRequest)}`;
+}
+
+export function hmacHex(key: Buffer, data: string): string {
+  return createHmac('sha256', key).update(data).digest('hex');
+}
+
+/** Constant-time comparison of two hex signatures. */
+export function sameSignature(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export interface PresignParams {
+  method: string;
+  /** Endpoint base, with any path prefix: `http://127.0.0.1:8787/s3`. */
+  endpoint: string;
+  bucket: string;
+  key: string;
+  region: string;
+  accessKeyId: string;
+  secret: string;
+  expiresSeconds: number;
+  now?: number;
+  /** More signed query parameters (response-content-disposition…). */
+  query?: Array<[string, string]>;
+}
+
+/** A path-style presigned URL signing only `host`, with an unsigned payload. */
+export function presignUrl(p: PresignParams): string {
+  const base = new URL(p.endpoint);
+  const path = `${base.pathname.replace(/\/+$/, '')}/${p.bucket}/${encodePath(p.key)}`;
+  const amz = amzDate(p.now ?? Date.now());
+  const date = amz.slice(0, 8);
+  const scope = `${date}/${p.region}/s3/aws4_request`;
+  const query: Array<[string, string]> = [
+    ['X-Amz-Algorithm', ALGORITHM],
+    ['X-Amz-Credential', `${p.accessKeyId}/${scope}`],
+    ['X-Amz-Date', amz],
+    ['X-Amz-Expires', String(p.expiresSeconds)],
+    ['X-Amz-SignedHeaders', 'host'],
+    ...(p.query ?? []),
+  ];
+  const cq = canonicalQuery(query);
+  const canonical = [p.method, path, cq, `host:${base.host}\n`, 'host', UNSIGNED].join('\n');
+  const sig = hmacHex(signingKey(p.secret, date, p.region), stringToSign(amz, scope, canonical));
+  return `${base.protocol}//${base.host}${path}?${cq}&X-Amz-Signature=${sig}`;
+}

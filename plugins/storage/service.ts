@@ -1,0 +1,160 @@
+import type { Readable } from 'node:stream';
+import type { Svc } from '../../core/context.js';
+import { apiError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { isUniqueViolation } from '../../core/http/idempotency.js';
+import type { CallOptions } from '../../core/router/router.js';
+import type { StorageConfig } from './config.js';
+import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput, PutOutput } from './contract.js';
+import type { CredentialStore } from './credentials.js';
+import { bucketNameProblem, keyProblem, formatBytes } from './names.js';
+import { UsageMeter } from './usage.js';
+import { RESULTS_BUCKET } from '../../core/results/result-store.js';
+
+export interface BucketRow {
+  bucket_id: string;
+  account_id: string;
+  name: string;
+  vendor: string;
+  region: string;
+  acl: 'private' | 'public';
+  created_at: number;
+}
+
+function row(r: any): BucketRow {
+  return { ...r, created_at: Number(r.created_at) };
+}
+
+export function checkKey(key: string, param = 'key'): void {
+  const problem = keyProblem(key);
+  if (problem) throw apiError('validation_failed', `${param} ${problem}.`, { param, details: { errors: [{ param, message: problem }] } });
+}
+
+/**
+ * Buckets and objects of an account, whoever asks (the JSON API, the S3 endpoint, the
+ * result store). Bucket records live in the database; the bytes live with the vendor that
+ * the bucket was created on, reached only through the router.
+ */
+export class StorageService {
+  readonly usage: UsageMeter;
+
+  constructor(readonly svc: Svc, readonly config: StorageConfig, readonly credentials: CredentialStore) {
+    this.usage = new UsageMeter(svc.db, config);
+  }
+
+  /** Base URL of the gateway's S3 endpoint. */
+  get endpoint(): string {
+    return this.svc.config.server.public_url + this.config.s3_path;
+  }
+
+  private opts(b: BucketRow, extra: Partial<CallOptions> = {}): CallOptions {
+    return { accountId: b.account_id, vendor: b.vendor, charge: false, ...extra };
+  }
+
+  async createBucket(accountId: string, name: string, o: { vendor?: string; region?: string; acl?: 'private' | 'public' } = {}): Promise<BucketRow> {
+    const problem = name === RESULTS_BUCKET ? 'is reserved for the results the gateway hands out' : bucketNameProblem(name);
+    if (problem) throw apiError('validation_failed', `bucket ${problem}.`, { param: 'bucket', details: { errors: [{ param: 'bucket', message: problem }] } });
+    if (await this.findBucket(accountId, name)) throw apiError('already_exists', `This account already has a bucket named "${name}".`, { param: 'bucket' });
+    const res = await this.svc.router.call<unknown, { region: string }>('storage.bucket.create', { account: accountId, bucket: name, region: o.region },
+      { accountId, vendor: o.vendor, charge: false });
+    const b: BucketRow = { bucket_id: newId('bkt'), account_id: accountId, name, vendor: res.vendor, region: o.region ?? res.output.region, acl: o.acl ?? 'private', created_at: Date.now() };
+    try {
+      await this.svc.db.insertInto('storage_buckets').values(b).execute();
+    } catch (e) {
+      if (isUniqueViolation(e)) throw apiError('already_exists', `This account already has a bucket named "${name}".`, { param: 'bucket' });
+      throw e;
+    }
+    return b;
+  }
+
+  async findBucket(accountId: string, name: string): Promise<BucketRow | undefined> {
+    const r = await this.svc.db.selectFrom('storage_buckets').selectAll().where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
+    return r && row(r);
+  }
+
+  /**
+   * The read-only view of the account's results (core/results) that their signed URLs use:
+   * the vendor is the one the result was written to; gone once retention deleted it.
+   */
+  async resultsBucket(accountId: string, key: string): Promise<BucketRow | undefined> {
+    const resultId = key.split('/')[0];
+    const r = await this.svc.db.selectFrom('results').select(['vendor', 'created_at', 'delete_at'])
+      .where('result_id', '=', resultId).where('account_id', '=', accountId).executeTakeFirst();
+    if (!r || Number(r.delete_at) <= Date.now()) return undefined;
+    return { bucket_id: resultId, account_id: accountId, name: RESULTS_BUCKET, vendor: r.vendor, region: this.config.region, acl: 'private', created_at: Number(r.created_at) };
+  }
+
+  /** The bucket, or 404 (also for another account's bucket of the same name). */
+  async requireBucket(accountId: string, name: string): Promise<BucketRow> {
+    const b = await this.findBucket(accountId, name);
+    if (!b) throw apiError('not_found', `No bucket "${name}" in this account.`, { param: 'bucket' });
+    return b;
+  }
+
+  async listBuckets(accountId: string, limit: number, before?: { t: number; id: string }): Promise<BucketRow[]> {
+    let q = this.svc.db.selectFrom('storage_buckets').selectAll().where('account_id', '=', accountId);
+    if (before) q = q.where((eb) => eb.or([eb('created_at', '<', before.t), eb.and([eb('created_at', '=', before.t), eb('bucket_id', '<', before.id)])]));
+    const rows = await q.orderBy('created_at', 'desc').orderBy('bucket_id', 'desc').limit(limit).execute();
+    return rows.map(row);
+  }
+
+  /** Delete an empty bucket; false when it still has objects. */
+  async deleteBucket(b: BucketRow): Promise<boolean> {
+    const res = await this.svc.router.call<unknown, { deleted: boolean }>('storage.bucket.delete', { account: b.account_id, bucket: b.name }, this.opts(b));
+    if (!res.output.deleted) return false;
+    await this.svc.db.deleteFrom('storage_buckets').where('bucket_id', '=', b.bucket_id).execute();
+    return true;
+  }
+
+  /**
+   * How many bytes a put of `key` may carry: the tier's object cap, or what is left of its
+   * total cap (counting the object it replaces), whichever is smaller, named for the 413.
+   * The object is only looked at when the account is near its total cap.
+   */
+  async uploadCap(b: BucketRow, key: string): Promise<{ bytes: number; what: string }> {
+    const [caps, used] = await Promise.all([this.usage.caps(b.account_id), this.usage.get(b.account_id)]);
+    const objectCap = { bytes: caps.maxObjectBytes, what: `the ${caps.tier} tier's object size cap of ${formatBytes(caps.maxObjectBytes)}` };
+    if (caps.maxTotalBytes === undefined || used.bytes_stored + caps.maxObjectBytes <= caps.maxTotalBytes) return objectCap;
+    const previousSize = (await this.head(b, key))?.size ?? 0;
+    const room = Math.max(0, caps.maxTotalBytes - used.bytes_stored + previousSize);
+    if (room >= caps.maxObjectBytes) return objectCap;
+    return { bytes: room, what: `the ${caps.tier} tier's storage cap of ${formatBytes(caps.maxTotalBytes)} (${formatBytes(room)} left)` };
+  }
+
+  async put(b: BucketRow, key: string, body: Readable, contentType: string, o: { signal?: AbortSignal; length?: number } = {}): Promise<ObjectInfo> {
+    const res = await this.svc.router.call<unknown, PutOutput>('storage.object.put', { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length },
+      this.opts(b, { signal: o.signal, timeoutMs: this.config.transfer_timeout_ms }));
+    await this.usage.add(b.account_id, { stored: res.output.size - (res.output.replaced_size ?? 0) });
+    return res.output;
+  }
+
+  async get(b: BucketRow, key: string, range?: ByteRange, signal?: AbortSignal): Promise<GetResult> {
+    const res = await this.svc.router.call<unknown, GetResult>('storage.object.get', { account: b.account_id, bucket: b.name, key, range }, this.opts(b, { signal }));
+    return res.output;
+  }
+
+  async head(b: BucketRow, key: string): Promise<ObjectInfo | null> {
+    return (await this.svc.router.call<unknown, ObjectInfo | null>('storage.object.head', { account: b.account_id, bucket: b.name, key }, this.opts(b))).output;
+  }
+
+  async deleteObject(b: BucketRow, key: string): Promise<boolean> {
+    const old = await this.head(b, key);
+    const deleted = (await this.svc.router.call<unknown, { deleted: boolean }>('storage.object.delete', { account: b.account_id, bucket: b.name, key }, this.opts(b))).output.deleted;
+    if (deleted && old) await this.usage.add(b.account_id, { stored: -old.size });
+    return deleted;
+  }
+
+  async list(b: BucketRow, q: { prefix: string; delimiter?: string; after?: string; limit: number }): Promise<ListOutput> {
+    return (await this.svc.router.call<unknown, ListOutput>('storage.object.list', { account: b.account_id, bucket: b.name, ...q }, this.opts(b))).output;
+  }
+
+  async presign(b: BucketRow, key: string, method: 'GET' | 'PUT', expiresSeconds: number, response?: PresignInput['response']): Promise<PresignOutput & { expiresAt: number }> {
+    const cred = await this.credentials.internal(b.account_id);
+    const expiresAt = Date.now() + expiresSeconds * 1000;
+    const res = await this.svc.router.call<unknown, PresignOutput>('storage.object.presign', {
+      account: b.account_id, bucket: b.name, key, method, expires_seconds: expiresSeconds, response,
+      signer: { endpoint: this.endpoint, region: this.config.region, access_key_id: cred.accessKeyId, secret: cred.secret },
+    }, this.opts(b));
+    return { ...res.output, expiresAt };
+  }
+}

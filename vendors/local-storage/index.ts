@@ -1,0 +1,89 @@
+import { Type } from '@sinclair/typebox';
+import { defineVendor, VendorFailure } from '../../core/define.js';
+import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
+import { presignUrl } from '../../plugins/storage/s3/sigv4.js';
+import { Layout } from './layout.js';
+import { FileStore } from './store.js';
+
+const free = () => 0;
+
+function responseOverrides(input: PresignInput): Array<[string, string]> {
+  const q: Array<[string, string]> = [];
+  if (input.response?.content_type) q.push(['response-content-type', input.response.content_type]);
+  if (input.response?.content_disposition) q.push(['response-content-disposition', input.response.content_disposition]);
+  return q;
+}
+
+/**
+ * The embedded storage vendor: objects as files under `<data_dir>/objects/`, streamed in
+ * and out. Its presigned URLs point at the gateway's own S3-compatible endpoint, which the
+ * storage area serves and verifies; this adapter only signs them and moves bytes.
+ */
+export default defineVendor({
+  name: 'local-storage',
+  embedded: true,
+  regions: ['global'],
+  configSchema: Type.Object({
+    dir: Type.String({ default: '', description: 'Directory for objects; default <data_dir>.' }),
+    fsync: Type.Boolean({ default: true, description: 'Sync each object to disk before it is committed (durable across power loss; slower for small objects).' }),
+  }, { additionalProperties: false }),
+  create(config, ctx) {
+    const store = new FileStore(new Layout(config.dir || ctx.dataDir), { fsync: config.fsync });
+    return {
+      capabilities: {
+        'storage.bucket.create': {
+          async invoke(input: BucketRef & { region?: string }) {
+            await store.createBucket(input.account, input.bucket);
+            return { region: input.region ?? 'local' };
+          },
+          price: free,
+        },
+        'storage.bucket.delete': {
+          async invoke(input: BucketRef) {
+            return { deleted: await store.deleteBucket(input.account, input.bucket) };
+          },
+          price: free,
+        },
+        'storage.object.put': {
+          invoke: (input: PutInput, opts): Promise<PutOutput> => store.put(input, opts.signal),
+          price: free,
+        },
+        'storage.object.get': {
+          invoke: (input: GetInput): Promise<GetResult> => store.get(input),
+          price: free,
+        },
+        'storage.object.head': {
+          invoke: (input: ObjectRef): Promise<ObjectInfo | null> => store.head(input),
+          price: free,
+        },
+        'storage.object.delete': {
+          async invoke(input: ObjectRef) {
+            return { deleted: await store.delete(input) };
+          },
+          price: free,
+        },
+        'storage.object.list': {
+          invoke: (input: ListInput): Promise<ListOutput> => store.list(input),
+          price: free,
+        },
+        'storage.object.presign': {
+          async invoke(input: PresignInput): Promise<PresignOutput> {
+            const s = input.signer;
+            if (!s) throw new VendorFailure('client_error', "local-storage URLs are served by the storage area's S3 endpoint; turn plugins.storage on");
+            return {
+              url: presignUrl({
+                method: input.method, endpoint: s.endpoint, bucket: input.bucket, key: input.key, region: s.region,
+                accessKeyId: s.access_key_id, secret: s.secret, expiresSeconds: input.expires_seconds,
+                query: responseOverrides(input),
+              }),
+            };
+          },
+          price: free,
+        },
+      },
+      async health() {
+        return { ok: true };
+      },
+    };
+  },
+});

@@ -1,0 +1,97 @@
+import { Type } from '@sinclair/typebox';
+import {
+  S3Client, GetObjectCommand, PutObjectCommand, DeleteObjectCommand, HeadBucketCommand,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { defineVendor, secret } from '../../core/define.js';
+import { kindFromStatus } from '../../core/router/failure.js';
+import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
+import { S3Objects } from './objects.js';
+
+/**
+ * Any S3-compatible service (AWS S3, R2, MinIO, Garage, the gateway's own endpoint) through
+ * the AWS SDK. Every gateway bucket of every account lives in the one configured bucket,
+ * under `<prefix><account>/<bucket>/`; presigned URLs point straight at the service.
+ */
+export default defineVendor({
+  name: 's3',
+  regions: ['global'],
+  configSchema: Type.Object({
+    bucket: Type.String({ minLength: 1, description: 'The bucket that holds every gateway bucket (as key prefixes).' }),
+    prefix: Type.String({ default: '', description: 'Key prefix inside that bucket, e.g. "svc/".' }),
+    endpoint: Type.String({ default: '', description: 'Service URL; empty means AWS S3 for the region.' }),
+    region: Type.String({ default: 'us-east-1' }),
+    force_path_style: Type.Boolean({ default: false, description: 'Path-style URLs (MinIO, Garage, most self-hosted services).' }),
+    access_key_id: secret(Type.String({ default: '' })),
+    secret_access_key: secret(Type.String({ default: '' })),
+    spool_dir: Type.String({ default: '', description: 'Where uploads of unknown length wait until their length is known; default <data_dir>/tmp.' }),
+  }, { additionalProperties: false }),
+  create(config, ctx) {
+    const client = new S3Client({
+      endpoint: config.endpoint || undefined,
+      region: config.region,
+      forcePathStyle: config.force_path_style,
+      credentials: config.access_key_id ? { accessKeyId: config.access_key_id, secretAccessKey: config.secret_access_key } : undefined,
+      maxAttempts: 1, // the router is the only retry loop
+      // Many S3-compatible services do not take aws-chunked trailers: checksum only when required.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+    const objects = new S3Objects(client, config.bucket, config.prefix, config.spool_dir || `${ctx.dataDir}/tmp`);
+    const free = () => 0;
+    return {
+      capabilities: {
+        'storage.bucket.create': {
+          async invoke(input: BucketRef & { region?: string }) {
+            return { region: input.region ?? config.region };
+          },
+          price: free,
+        },
+        'storage.bucket.delete': {
+          async invoke(input: BucketRef, opts) {
+            const some = await objects.list({ ...input, prefix: '', limit: 1 }, opts.signal);
+            return { deleted: some.objects.length === 0 && some.prefixes.length === 0 };
+          },
+          price: free,
+        },
+        'storage.object.put': { invoke: (input: PutInput, opts): Promise<PutOutput> => objects.put(input, opts.signal), price: free },
+        'storage.object.get': { invoke: (input: GetInput, opts): Promise<GetResult> => objects.get(input, opts.signal), price: free },
+        'storage.object.head': { invoke: (input: ObjectRef, opts): Promise<ObjectInfo | null> => objects.head(input, opts.signal), price: free },
+        'storage.object.delete': {
+          async invoke(input: ObjectRef, opts) {
+            const existed = !!(await objects.head(input, opts.signal));
+            await client.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: objects.keyOf(input) }), { abortSignal: opts.signal });
+            return { deleted: existed };
+          },
+          price: free,
+        },
+        'storage.object.list': { invoke: (input: ListInput, opts): Promise<ListOutput> => objects.list(input, opts.signal), price: free },
+        'storage.object.presign': {
+          async invoke(input: PresignInput): Promise<PresignOutput> {
+            const Key = objects.keyOf(input);
+            const cmd = input.method === 'PUT'
+              ? new PutObjectCommand({ Bucket: config.bucket, Key })
+              : new GetObjectCommand({ Bucket: config.bucket, Key, ResponseContentType: input.response?.content_type, ResponseContentDisposition: input.response?.content_disposition });
+            return { url: await getSignedUrl(client, cmd, { expiresIn: input.expires_seconds }) };
+          },
+          price: free,
+        },
+      },
+      async health({ signal }) {
+        try {
+          await client.send(new HeadBucketCommand({ Bucket: config.bucket }), { abortSignal: signal });
+          return { ok: true };
+        } catch (e) {
+          return { ok: false, error: (e as Error).name || (e as Error).message };
+        }
+      },
+      classify(err) {
+        const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        return typeof status === 'number' ? kindFromStatus(status) : undefined;
+      },
+      close() {
+        client.destroy();
+      },
+    };
+  },
+});
