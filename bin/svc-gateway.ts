@@ -64,20 +64,29 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * Exit once what was written has reached the pipe: stdout to a pipe is asynchronous, and
+ * process.exit() would cut off a large answer (the OpenAPI document) mid-way.
+ */
+function exit(code: number): void {
+  process.exitCode = code;
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
 main(process.argv.slice(2)).then((code) => {
-  if (code >= 0) process.exit(code);
+  if (code >= 0) exit(code);
 }, (e) => {
   if (e instanceof UsageError) {
     process.stderr.write(`svc-gateway: ${e.message}\n\n${MAIN_HELP}`);
-    process.exit(2);
+    exit(2);
   }
   if (isConfigError(e)) {
     process.stderr.write(`svc-gateway: ${e.message}\n`);
-    process.exit(2);
+    exit(2);
   }
   // SvcError and the like carry a message meant for people; anything else is a bug worth a stack.
   const err = e as { name?: string; message?: string; stack?: string; code?: string; requestId?: string };
   if (err?.name === 'SvcError') process.stderr.write(`svc-gateway: ${err.message} (${err.code}${err.requestId ? `, request ${err.requestId}` : ''})\n`);
   else process.stderr.write(`svc-gateway: ${err?.stack ?? e}\n`);
-  process.exit(1);
+  exit(1);
 });

@@ -31,8 +31,18 @@ function keyOf(req: FastifyRequest): string | undefined {
  * with a 5xx status are not kept, so the caller can retry them.
  */
 export function installIdempotency(app: FastifyInstance): void {
-  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!req.routeOptions.config?.idempotent || !req.principal) return;
+  // Route-level hooks, attached only to routes that declare `idempotent`: the rest of the
+  // API does not pay three hooks a request for nothing.
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.idempotent) return;
+    const add = <T>(existing: T | T[] | undefined, hook: T): T[] => [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
+    route.preHandler = add(route.preHandler as any, claim) as any;
+    route.onSend = add(route.onSend as any, store) as any;
+    route.onResponse = add(route.onResponse as any, release) as any;
+  });
+
+  async function claim(req: FastifyRequest, reply: FastifyReply) {
+    if (!req.principal) return;
     const key = keyOf(req);
     if (!key) return;
     if (key.length > 255) throw apiError('validation_failed', 'idempotency_key must be at most 255 characters.', { param: 'idempotency_key' });
@@ -66,9 +76,9 @@ export function installIdempotency(app: FastifyInstance): void {
       return reply.code(Number(row.status)).type('application/json; charset=utf-8').send(open(app.svc.idempotencyKey, row.response, `${accountId}|${endpoint}|${key}`));
     }
     throw apiError('idempotency_in_progress', 'The idempotency key is contended; retry.', { param: 'idempotency_key' });
-  });
+  }
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  async function store(req: FastifyRequest, reply: FastifyReply, payload: unknown) {
     const idem = req.idem;
     if (!idem) return payload;
     req.idem = undefined;
@@ -81,15 +91,15 @@ export function installIdempotency(app: FastifyInstance): void {
         .where('account_id', '=', idem.accountId).where('endpoint', '=', idem.endpoint).where('key', '=', idem.key).execute();
     }
     return payload;
-  });
+  }
 
   // A request that never reached onSend (client gone mid-handler) must not leave the key stuck.
-  app.addHook('onResponse', async (req) => {
+  async function release(req: FastifyRequest) {
     const idem = req.idem;
     if (!idem) return;
     await app.svc.db.deleteFrom('idempotency_keys').where('account_id', '=', idem.accountId).where('endpoint', '=', idem.endpoint).where('key', '=', idem.key)
       .where('state', '=', 'running').execute();
-  });
+  }
 }
 
 export function isUniqueViolation(e: unknown): boolean {

@@ -18,7 +18,8 @@ t.test('doctor before and after migrate', async (t) => {
   t.equal(first.code, 0, first.stderr);
   // Every migration the gateway has, each once, then the count (areas add migrations over time).
   const applied = first.stdout.split('\n').filter((l) => l.startsWith('applied '));
-  t.match(applied.slice(0, 2), ['applied core/0001_init', 'applied account/0001_topups']);
+  t.equal(applied[0], 'applied core/0001_init', 'the core first');
+  t.ok(applied.includes('applied account/0001_topups'), 'then the areas');
   t.equal(new Set(applied).size, applied.length);
   t.match(first.stdout, new RegExp(`\\n${applied.length} migrations applied`));
   const second = await runCli(['migrate'], { env });

@@ -36,7 +36,7 @@ t.test('boot fails with the config key path for every kind of bad plugin', async
   const good = { id: 'ok', use: 'svc-vendor-scripted', config: {} };
   const cases: [string, Record<string, unknown>, RegExp][] = [
     ['unknown adapter', { vendors: [good, { id: 'x', use: 'svc-vendor-nope' }] },
-      /^vendors\[1\]\.use: unknown vendor adapter "svc-vendor-nope": not built in \(sandbox-payments(, [a-z-]+)*\) and not an installed npm package \(npm install svc-vendor-nope\)$/],
+      /^vendors\[1\]\.use: unknown vendor adapter "svc-vendor-nope": not built in \(sandbox-payments(, [a-z0-9-]+)*\) and not an installed npm package \(npm install svc-vendor-nope\)$/],
     ['not a vendor plugin', { vendors: [{ id: 'x', use: 'svc-not-a-plugin' }] },
       /^vendors\[0\]\.use: "svc-not-a-plugin" is not a svc-gateway vendor plugin \(its default export must come from defineVendor\(\)\)$/],
     ['a newer plugin API', { vendors: [{ id: 'x', use: 'svc-vendor-future' }] },
