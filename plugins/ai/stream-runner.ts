@@ -61,12 +61,14 @@ export async function runStream(req: FastifyRequest, reply: FastifyReply, ai: Ai
     const cost = await charge();
     const u = usage ?? { input_tokens: Math.ceil(p.input.estimate.input_tokens / 4), output_tokens: produced };
     const metadata = ai.metadata(p, session.vendor, session.attempts, performance.now() - started, cost);
-    res.end(writer.end({ finish_reason: finish, usage: u, metadata }));
     const toolCalls = calls.filter(Boolean);
+    // Stored before the stream ends, so a caller who repeats the request on seeing [DONE]
+    // gets the cached answer.
     await onComplete?.({
       content: text || (toolCalls.length ? null : ''), finish_reason: finish, ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
       usage: { ...u, total_tokens: u.input_tokens + u.output_tokens }, metadata,
     }).catch((e) => req.log.warn({ err: e }, 'storing a streamed answer in the cache failed'));
+    res.end(writer.end({ finish_reason: finish, usage: u, metadata }));
   } catch (err) {
     const reason = session.signal.aborted ? session.signal.reason : err;
     await charge().catch((e) => req.log.error({ err: e }, 'settling a broken stream failed'));
