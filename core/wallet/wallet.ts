@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { newId } from '../ids.js';
 import { apiError } from '../errors.js';
 import { formatUsd } from './money.js';
@@ -36,9 +36,14 @@ export class Wallet {
     if (initialMicros > 0) await this.credit(accountId, initialMicros, 'trial', null, trx);
   }
 
+  // The balance read is on every metered response and GET /v1/account/balance: compiled once
+  // (the SQL differs by dialect, so Kysely writes it) and then run with each account's id.
+  private balanceQuery?: CompiledQuery;
+
   async balance(accountId: string, trx: Db = this.db): Promise<number> {
-    const row = await trx.selectFrom('wallets').select('balance_micros').where('account_id', '=', accountId).executeTakeFirst();
-    return row ? Number(row.balance_micros) : 0;
+    this.balanceQuery ??= this.db.selectFrom('wallets').select('balance_micros').where('account_id', '=', '').compile();
+    const { rows } = await trx.executeQuery<{ balance_micros: number }>({ ...this.balanceQuery, parameters: [accountId] });
+    return rows[0] ? Number(rows[0].balance_micros) : 0;
   }
 
   async credit(accountId: string, micros: number, kind: LedgerKind, ref: string | null, trx: Db = this.db): Promise<void> {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import * as Minio from 'minio';
+import type * as MinioTypes from 'minio';
 import type { Readable } from 'node:stream';
 import { defineVendor, secret } from '../../core/define.js';
 import type { FailureKind } from '../../core/router/failure.js';
@@ -34,7 +34,9 @@ export default defineVendor({
     secret_access_key: secret(Type.String({ default: '' })),
     spool_dir: Type.String({ default: '' }),
   }, { additionalProperties: false }),
-  create(config, ctx) {
+  async create(config, ctx) {
+    // Loaded when a minio instance is configured (~40 MB otherwise held for nothing).
+    const Minio = await import('minio');
     const u = new URL(config.endpoint);
     const client = new Minio.Client({
       endPoint: u.hostname, port: u.port ? Number(u.port) : undefined, useSSL: u.protocol === 'https:',
@@ -64,7 +66,7 @@ export default defineVendor({
       const objects: ObjectInfo[] = [];
       const prefixes: string[] = [];
       let truncated = false;
-      for await (const item of stream as AsyncIterable<Minio.BucketItem>) {
+      for await (const item of stream as AsyncIterable<MinioTypes.BucketItem>) {
         if (objects.length + prefixes.length >= input.limit) {
           truncated = true;
           break;

@@ -1,12 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import {
-  S3Client, GetObjectCommand, PutObjectCommand, DeleteObjectCommand, HeadBucketCommand,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { defineVendor, secret } from '../../core/define.js';
 import { kindFromStatus } from '../../core/router/failure.js';
 import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
-import { S3Objects } from './objects.js';
 
 /**
  * Any S3-compatible service (AWS S3, R2, MinIO, Garage, the gateway's own endpoint) through
@@ -26,7 +21,12 @@ export default defineVendor({
     secret_access_key: secret(Type.String({ default: '' })),
     spool_dir: Type.String({ default: '', description: 'Where uploads of unknown length wait until their length is known; default <data_dir>/tmp.' }),
   }, { additionalProperties: false }),
-  create(config, ctx) {
+  async create(config, ctx) {
+    // The AWS SDK is loaded when an s3 instance is configured: a gateway without one starts
+    // faster and holds ~25 MB less.
+    const [{ S3Client, GetObjectCommand, PutObjectCommand, DeleteObjectCommand, HeadBucketCommand }, { getSignedUrl }, { S3Objects }] = await Promise.all([
+      import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner'), import('./objects.js'),
+    ]);
     const client = new S3Client({
       endpoint: config.endpoint || undefined,
       region: config.region,
