@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../../core/ids.js';
 import { newWebhookSecret } from './signing.js';
+import { deriveKey, open, seal } from '../../core/auth/sealed.js';
 
 interface SecretRow {
   secret_id: string;
@@ -18,14 +19,24 @@ interface SecretRow {
 export class WebhookSecrets {
   private readonly cache = new Map<string, { rows: SecretRow[]; until: number }>();
 
-  constructor(private readonly db: Kysely<any>, private readonly cacheMs = 1000) {}
+  // Secrets are sealed at rest (AES-256-GCM under a key derived from the master key, bound to
+  // the row): a copy of the database alone cannot forge deliveries.
+  private readonly key: Buffer;
+
+  constructor(private readonly db: Kysely<any>, masterKey: Buffer, private readonly cacheMs = 1000) {
+    this.key = deriveKey(masterKey, 'svc-gateway webhook salt v1', 'webhook signing secrets v1');
+  }
+
+  private sealed(row: SecretRow & { account_id: string }) {
+    return { ...row, secret: seal(this.key, row.secret, `${row.account_id}|${row.secret_id}`) };
+  }
 
   private async rows(accountId: string, now = Date.now()): Promise<SecretRow[]> {
     const rows = await this.db.selectFrom('webhook_secrets').select(['secret_id', 'secret', 'created_at', 'expires_at'])
       .where('account_id', '=', accountId)
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
       .orderBy('created_at', 'desc').orderBy('secret_id', 'desc').execute();
-    return rows as SecretRow[];
+    return (rows as SecretRow[]).map((r) => ({ ...r, secret: open(this.key, r.secret, `${accountId}|${r.secret_id}`) }));
   }
 
   /** The current secret and those still in their grace period, newest first; creates the first one. */
@@ -36,9 +47,9 @@ export class WebhookSecrets {
     let rows = await this.rows(accountId, now);
     if (!rows.some((r) => r.expires_at === null)) {
       // A fixed id for the first secret: two nodes creating it at once make one row.
-      await this.db.insertInto('webhook_secrets').values({
+      await this.db.insertInto('webhook_secrets').values(this.sealed({
         secret_id: `whs_first_${accountId}`, account_id: accountId, secret: newWebhookSecret(), created_at: now, expires_at: null,
-      }).onConflict((oc) => oc.doNothing()).execute();
+      })).onConflict((oc) => oc.doNothing()).execute();
       rows = await this.rows(accountId, now);
     }
     this.cache.set(accountId, { rows, until: now + this.cacheMs });
@@ -57,7 +68,7 @@ export class WebhookSecrets {
     const current: SecretRow = { secret_id: newId('whs'), secret: newWebhookSecret(), created_at: now, expires_at: null };
     await this.db.transaction().execute(async (trx) => {
       await trx.updateTable('webhook_secrets').set({ expires_at: oldExpiresAt }).where('account_id', '=', accountId).where('expires_at', 'is', null).execute();
-      await trx.insertInto('webhook_secrets').values({ ...current, account_id: accountId }).execute();
+      await trx.insertInto('webhook_secrets').values(this.sealed({ ...current, account_id: accountId })).execute();
     });
     this.cache.delete(accountId);
     return { current, oldExpiresAt };
