@@ -31,8 +31,10 @@ export class TokenSigner {
   verify<T extends Record<string, unknown>>(purpose: string, token: string): T & { exp: number } {
     const parts = token.split('.');
     if (parts.length !== 3 || parts[0] !== 'svt1') throw apiError('unauthenticated', 'The token is malformed.');
-    const want = createHmac('sha256', this.key(purpose)).update(parts[1]).digest();
-    const got = Buffer.from(parts[2], 'base64url');
+    // Compared as text, not decoded bytes: base64url's last character carries spare bits,
+    // so several spellings decode to the same MAC, and only the canonical one is the token.
+    const want = Buffer.from(createHmac('sha256', this.key(purpose)).update(parts[1]).digest('base64url'));
+    const got = Buffer.from(parts[2]);
     if (got.length !== want.length || !timingSafeEqual(got, want)) throw apiError('unauthenticated', 'The token signature is not valid.');
     let claims: T & { exp: number };
     try {

@@ -32,3 +32,15 @@ t.test('scopes', async (t) => {
   t.notOk(isValidScope('Email'));
   t.notOk(isValidScope('a:b:c'));
 });
+
+t.test('a MAC spelled another way (spare bits of the last base64url character) is refused', async (t) => {
+  const s = new TokenSigner(randomBytes(32));
+  for (let i = 0; i < 20; i++) {
+    const { token } = s.sign('p', { i }, 60);
+    const last = token.at(-1)!;
+    // Flipping the lowest bit of the last character's value changes only padding bits.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const twin = alphabet[alphabet.indexOf(last) ^ 1];
+    t.throws(() => s.verify('p', token.slice(0, -1) + twin), { code: 'unauthenticated' });
+  }
+});
