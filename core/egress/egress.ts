@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import type { CoreConfig } from '../../config/schema.js';
 import { ApiError, apiError } from '../errors.js';
 import { classifyAddress, isIpLiteral, type AddressVerdict } from './address-policy.js';
@@ -55,12 +55,13 @@ export class Egress {
   readonly cfg: EgressConfig;
   private readonly resolve: Resolver;
   private readonly pins = new Map<string, Pinned>();
-  private readonly agent: Agent;
+  // undici (~20 MB, ~100 ms to load) is loaded on the first outbound fetch, not at start:
+  // most requests never fetch a caller's URL.
+  private undici?: Promise<{ agent: Agent; request: typeof import('undici').request }>;
 
   constructor(cfg: EgressConfig, opts: { resolver?: Resolver } = {}) {
     this.cfg = cfg;
     this.resolve = opts.resolver ?? systemResolver;
-    this.agent = new Agent({ connect: { lookup: this.pinnedLookup }, connections: 256, keepAliveTimeout: 4_000 });
   }
 
   private allowsHost(host: string): boolean {
@@ -147,7 +148,8 @@ export class Egress {
     let url = await this.check(raw, param);
     try {
       for (let hop = 0; ; hop++) {
-        const res = await request(url, { method: method as any, headers, body, signal, dispatcher: this.agent });
+        const { agent, request } = await this.client();
+        const res = await request(url, { method: method as any, headers, body, signal, dispatcher: agent });
         const resHeaders = flatHeaders(res.headers);
         if (follow && REDIRECTS.has(res.statusCode) && resHeaders.location) {
           res.body.resume();
@@ -194,8 +196,16 @@ export class Egress {
     }
   }
 
+  private client() {
+    this.undici ??= import('undici').then(({ Agent, request }) => ({
+      agent: new Agent({ connect: { lookup: this.pinnedLookup }, connections: 256, keepAliveTimeout: 4_000 }),
+      request,
+    }));
+    return this.undici;
+  }
+
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.undici) await (await this.undici).agent.close();
   }
 }
 
