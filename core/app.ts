@@ -126,6 +126,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     log,
     keys,
     tokens: new TokenSigner(masterKey),
+    masterKey,
     idempotencyKey: deriveKey(masterKey, 'svc-gateway idempotency salt v1', 'idempotent responses v1'),
     wallet,
     router,

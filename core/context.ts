@@ -31,6 +31,8 @@ export interface Svc {
   log: Logger;
   keys: KeyStore;
   tokens: TokenSigner;
+  /** Read once at start; areas derive their own keys from it (core/auth/sealed.ts deriveKey). Never logged. */
+  masterKey: Buffer;
   /** Key that seals stored idempotent responses (they may carry a new key's secret). */
   idempotencyKey: Buffer;
   wallet: Wallet;

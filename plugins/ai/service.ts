@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Svc } from '../../core/context.js';
 import { apiError, isApiError } from '../../core/errors.js';
-import { loadMasterKey } from '../../core/auth/master-key.js';
 import { microsToUsd, usdToMicros } from '../../core/wallet/money.js';
 import type { Attempt } from '../../core/router/router.js';
 import { streamCall, type StreamSession } from '../../core/router/stream-call.js';
@@ -50,7 +49,7 @@ export class AiService {
   /** The BYOK store, when the byok area is on. */
   byok(): ByokStore | null {
     if (this.store === undefined) {
-      this.store = this.svc.areas.some((a) => a.def.name === 'byok') ? new ByokStore(this.svc.db, loadMasterKey(this.svc.config.master_key, this.svc.config.data_dir)) : null;
+      this.store = this.svc.areas.some((a) => a.def.name === 'byok') ? new ByokStore(this.svc.db, this.svc.masterKey) : null;
     }
     return this.store;
   }

@@ -4,7 +4,6 @@ import type { FastifyRequest } from 'fastify';
 import { defineArea, type VendorDefinition } from '../../core/define.js';
 import { apiError } from '../../core/errors.js';
 import { iso } from '../../core/clock.js';
-import { loadMasterKey } from '../../core/auth/master-key.js';
 import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
 import { servesProvider } from './providers.js';
 import { ByokStore, type ByokRow, type TestResult as TestResultT } from './store.js';
@@ -35,7 +34,7 @@ export default defineArea({
   }, { additionalProperties: false }),
   register(app, ctx) {
     const svc = ctx.svc;
-    const store = new ByokStore(svc.db, loadMasterKey(svc.config.master_key, svc.config.data_dir));
+    const store = new ByokStore(svc.db, svc.masterKey);
     const instancesFor = (provider: string) => svc.vendors.all().filter((i) => servesProvider(i, provider));
     const definitionFor = (provider: string): VendorDefinition | undefined => instancesFor(provider)[0]?.def;
 

@@ -2,7 +2,6 @@ import { defineArea } from '../../core/define.js';
 import { SchedulingConfig } from './config.js';
 import { schedulingMigrations } from './migrations.js';
 import { WebhookSecrets } from './secrets.js';
-import { loadMasterKey } from '../../core/auth/master-key.js';
 import { KIND, type Deps } from './common.js';
 import { registerWebhooks, webhookHandler } from './webhooks.js';
 import { registerCron } from './cron.js';
@@ -15,7 +14,7 @@ export default defineArea({
   configSchema: SchedulingConfig,
   migrations: schedulingMigrations,
   register(app, ctx) {
-    const d: Deps = { svc: ctx.svc, cfg: ctx.config, secrets: new WebhookSecrets(ctx.svc.db, loadMasterKey(ctx.svc.config.master_key, ctx.svc.config.data_dir)), log: ctx.log, userAgent: `svc-gateway/${ctx.svc.version}` };
+    const d: Deps = { svc: ctx.svc, cfg: ctx.config, secrets: new WebhookSecrets(ctx.svc.db, ctx.svc.masterKey), log: ctx.log, userAgent: `svc-gateway/${ctx.svc.version}` };
     const jobs = ctx.svc.jobs;
     const db = ctx.svc.db;
     // A job whose last attempt died with its node: its record must not stay pending forever.

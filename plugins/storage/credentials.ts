@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
+import { deriveKey, open, seal } from '../../core/auth/sealed.js';
 import type { Kysely } from 'kysely';
 import { base62 } from '../../core/ids.js';
 import { apiError } from '../../core/errors.js';
@@ -37,24 +38,7 @@ export class CredentialStore {
   private readonly ttlMs = 30_000;
 
   constructor(private readonly db: Kysely<any>, masterKey: Buffer) {
-    this.key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'svc-gateway storage credentials', 32));
-  }
-
-  private seal(accessKeyId: string, secret: string): string {
-    const iv = randomBytes(12);
-    const c = createCipheriv('aes-256-gcm', this.key, iv);
-    c.setAAD(Buffer.from(accessKeyId));
-    const ct = Buffer.concat([c.update(secret, 'utf8'), c.final()]);
-    return `v1.${iv.toString('base64url')}.${ct.toString('base64url')}.${c.getAuthTag().toString('base64url')}`;
-  }
-
-  private open(accessKeyId: string, sealed: string): string {
-    const [v, iv, ct, tag] = sealed.split('.');
-    if (v !== 'v1') throw new Error('unknown credential format');
-    const d = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
-    d.setAAD(Buffer.from(accessKeyId));
-    d.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([d.update(Buffer.from(ct, 'base64url')), d.final()]).toString('utf8');
+    this.key = deriveKey(masterKey, '', 'svc-gateway storage credentials');
   }
 
   async create(accountId: string, kind: 'user' | 'internal', label: string): Promise<Credential & { createdAt: number }> {
@@ -62,7 +46,7 @@ export class CredentialStore {
     const secret = base62(40);
     const createdAt = Date.now();
     await this.db.insertInto('storage_credentials').values({
-      access_key_id: accessKeyId, account_id: accountId, kind, label, secret_enc: this.seal(accessKeyId, secret), created_at: createdAt, revoked_at: null,
+      access_key_id: accessKeyId, account_id: accountId, kind, label, secret_enc: seal(this.key, secret, accessKeyId), created_at: createdAt, revoked_at: null,
     }).execute();
     return { accessKeyId, accountId, secret, createdAt };
   }
@@ -73,7 +57,7 @@ export class CredentialStore {
       const row = await this.db.selectFrom('storage_credentials').select(['access_key_id', 'secret_enc'])
         .where('account_id', '=', accountId).where('kind', '=', 'internal').where('revoked_at', 'is', null)
         .orderBy('created_at').executeTakeFirst();
-      if (row) return { accessKeyId: row.access_key_id, accountId, secret: this.open(row.access_key_id, row.secret_enc) };
+      if (row) return { accessKeyId: row.access_key_id, accountId, secret: open(this.key, row.secret_enc, row.access_key_id) };
       if (i === 0) {
         try {
           await this.create(accountId, 'internal', 'presigned URLs');
@@ -93,7 +77,7 @@ export class CredentialStore {
     if (hit && hit.until > now) return hit.cred;
     const row = await this.db.selectFrom('storage_credentials').select(['account_id', 'secret_enc', 'revoked_at'])
       .where('access_key_id', '=', accessKeyId).executeTakeFirst();
-    const cred = row && row.revoked_at === null ? { accessKeyId, accountId: row.account_id, secret: this.open(accessKeyId, row.secret_enc) } : null;
+    const cred = row && row.revoked_at === null ? { accessKeyId, accountId: row.account_id, secret: open(this.key, row.secret_enc, accessKeyId) } : null;
     if (this.cache.size >= 10_000) this.cache.clear();
     this.cache.set(accessKeyId, { cred, until: now + this.ttlMs });
     return cred;

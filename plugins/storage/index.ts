@@ -1,5 +1,4 @@
 import { defineArea } from '../../core/define.js';
-import { loadMasterKey } from '../../core/auth/master-key.js';
 import { StorageConfigSchema } from './config.js';
 import { storageMigrations } from './migrations.js';
 import { STORAGE_CAPABILITIES } from './contract.js';
@@ -18,7 +17,7 @@ export default defineArea({
   migrations: storageMigrations,
   capabilities: STORAGE_CAPABILITIES,
   async register(app, ctx) {
-    const masterKey = loadMasterKey(ctx.svc.config.master_key, ctx.svc.config.data_dir);
+    const masterKey = ctx.svc.masterKey;
     const credentials = new CredentialStore(ctx.svc.db, masterKey);
     const storage = new StorageService(ctx.svc, ctx.config, credentials);
     // The core result store writes through the vendor chosen here, and its URLs for
