@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
 import { parseArgs } from 'node:util';
 import { UsageError, type Command } from './commands/command.js';
 import { serveCommand } from './commands/serve.js';

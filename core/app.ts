@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { CoreConfig } from '../config/schema.js';
 import { openDatabase } from './db/open.js';
@@ -113,7 +113,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   }
 
   const masterKey = loadMasterKey(config.master_key, config.data_dir);
-  const wallet = new Wallet(database.db);
+  const wallet = new Wallet(database.db, database.quickGet);
   const keys = new KeyStore(database.db);
   // Key revocation, rotation and tier changes reach every node's key cache at once.
   keys.onInvalidate = (accountId) => void bus.publish('keys.invalidate', { accountId }).catch((e) => log.warn({ err: e }, 'bus publish failed'));
@@ -145,6 +145,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   const app = Fastify({
     loggerInstance: log,
     childLoggerFactory: lazyChildLogger,
+    // Fastify's two log lines a request are built even when their level is off.
+    logController: new LogController({ disableRequestLogging: !(log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('info') }),
     bodyLimit: config.limits.body_bytes,
     trustProxy: config.server.trust_proxy,
     requestIdHeader: false,

@@ -93,7 +93,8 @@ export async function startGateway(root) {
   const env = { SVC_CONFIG: file, SVC_PORT: String(port), SVC_HOST: '127.0.0.1' };
   for (const k of ['SVC_DATABASE_URL', 'SVC_DATA_DIR', 'SVC_LOG_LEVEL', 'SVC_PUBLIC_URL', 'SVC_REDIS_URL', 'SVC_ADMIN_KEY', 'SVC_MASTER_KEY']) env[k] = '';
   const t0 = performance.now();
-  const child = start(process.execPath, [join(root, 'dist', 'bin', 'svc-gateway.js')], env);
+  const bin = join(root, 'dist', 'bin', 'svc-gateway.js');
+  const child = start(process.execPath, [...binNodeFlags(bin), bin], env);
   const base = `http://127.0.0.1:${port}`;
   const readyMs = await waitFor200(`${base}/readyz`, child, t0);
   return { child, base, readyMs };
@@ -105,6 +106,16 @@ export async function startBare(root) {
   const base = `http://127.0.0.1:${port}`;
   await waitFor200(`${base}/v1/account/balance`, child, performance.now());
   return { child, base };
+}
+
+/**
+ * The node flags of the CLI's shebang (`#!/usr/bin/env -S node --max-semi-space-size=8`):
+ * `npx svc-gateway` runs with them, so the bench does too.
+ */
+export function binNodeFlags(bin) {
+  const first = readFileSync(bin, 'utf8').split('\n', 1)[0];
+  const m = /^#!\/usr\/bin\/env -S node(.*)$/.exec(first);
+  return m ? m[1].trim().split(/\s+/).filter(Boolean) : [];
 }
 
 /** POST /v1/activate and return the key. */

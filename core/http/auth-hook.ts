@@ -2,6 +2,8 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../errors.js';
 import { scopeAllows } from '../auth/scopes.js';
+import type { Principal } from '../auth/keys.js';
+import type { RateDecision } from './rate-limit.js';
 
 /** The key from `Authorization: Bearer …` or `x-api-key`. */
 export function presentedKey(req: FastifyRequest): string | undefined {
@@ -20,43 +22,70 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb);
 }
 
-function setRateHeaders(reply: FastifyReply, d: { limit: number; remaining: number; resetSeconds: number; policy: string }) {
+function setRateHeaders(reply: FastifyReply, d: RateDecision) {
   reply.header('ratelimit-limit', d.limit);
   reply.header('ratelimit-remaining', d.remaining);
   reply.header('ratelimit-reset', d.resetSeconds);
   reply.header('ratelimit-policy', d.policy);
 }
 
+type Done = (err?: Error) => void;
+
 /**
  * Authenticates every route by its `config.auth` (default: a project key for /v1 paths),
  * checks the scope, and spends one token of the key's rate bucket.
+ *
+ * The hook is attached to each route that needs it when the route is added, with the
+ * route's mode and scope already known; routes without auth carry no hook at all. It takes
+ * a callback rather than returning a promise, and a cached key with the in-memory rate
+ * limiter finishes without a promise or a database read: this runs on every call.
  */
 export function installAuth(app: FastifyInstance): void {
-  app.addHook('onRequest', async (req, reply) => {
-    const cfg = req.routeOptions.config ?? {};
-    const mode = cfg.auth ?? (req.routeOptions.url?.startsWith('/v1/') ? 'key' : 'none');
+  app.addHook('onRoute', (route) => {
+    const cfg = route.config ?? {};
+    const mode = cfg.auth ?? (route.url.startsWith('/v1/') ? 'key' : 'none');
     if (mode === 'none') return;
-    const svc = app.svc;
-    const presented = presentedKey(req);
-    if (mode === 'admin') {
-      const admin = svc.config.admin_key;
-      if (!admin) throw apiError('not_found', 'The admin API is off: set admin_key (SVC_ADMIN_KEY) in the config to turn it on.');
-      if (!presented || !sameSecret(presented, admin)) throw apiError('unauthenticated', 'This endpoint needs the operator admin key.');
-      return;
-    }
-    if (!presented) throw apiError('unauthenticated', 'No API key. Send it as "Authorization: Bearer <API_KEY>" (or x-api-key). POST /v1/activate creates one.');
-    const principal = await svc.keys.lookup(presented);
-    if (!principal) throw apiError('unauthenticated', 'The API key is unknown, revoked or expired.');
-    if (principal.status !== 'active') throw apiError('forbidden', 'This account is suspended.');
-    req.principal = principal;
-    const tier = svc.config.tiers[principal.tier] ?? svc.config.tiers[svc.config.default_tier];
-    const d = await svc.rateLimits.take(principal.keyId, tier);
-    setRateHeaders(reply, d);
-    if (!d.allowed) {
-      throw apiError('rate_limited', `Over the ${principal.tier} tier's rate of ${tier.rate_per_minute} requests a minute (burst ${tier.burst}). Retry in ${d.retryAfterSeconds} s, or upgrade with POST /v1/account/tier/upgrade.`, {
-        headers: { 'retry-after': String(d.retryAfterSeconds) },
-      });
-    }
-    if (!scopeAllows(principal.scopes, cfg.scope)) throw apiError('forbidden', `This key's scopes (${principal.scopes.join(', ')}) do not include "${cfg.scope}".`);
+    const hook = mode === 'admin' ? adminHook : keyHook(cfg.scope);
+    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [hook as any, ...existing];
   });
+
+  function adminHook(req: FastifyRequest, _reply: FastifyReply, done: Done) {
+    const admin = app.svc.config.admin_key;
+    const presented = presentedKey(req);
+    if (!admin) return done(apiError('not_found', 'The admin API is off: set admin_key (SVC_ADMIN_KEY) in the config to turn it on.'));
+    if (!presented || !sameSecret(presented, admin)) return done(apiError('unauthenticated', 'This endpoint needs the operator admin key.'));
+    done();
+  }
+
+  function keyHook(scope: string | undefined) {
+    const admit = (req: FastifyRequest, reply: FastifyReply, principal: Principal | null, done: Done) => {
+      if (!principal) return done(apiError('unauthenticated', 'The API key is unknown, revoked or expired.'));
+      if (principal.status !== 'active') return done(apiError('forbidden', 'This account is suspended.'));
+      req.principal = principal;
+      const svc = app.svc;
+      const tier = svc.config.tiers[principal.tier] ?? svc.config.tiers[svc.config.default_tier];
+      const decide = (d: RateDecision) => {
+        setRateHeaders(reply, d);
+        if (!d.allowed) {
+          return done(apiError('rate_limited', `Over the ${principal.tier} tier's rate of ${tier.rate_per_minute} requests a minute (burst ${tier.burst}). Retry in ${d.retryAfterSeconds} s, or upgrade with POST /v1/account/tier/upgrade.`, {
+            headers: { 'retry-after': String(d.retryAfterSeconds) },
+          }));
+        }
+        if (!scopeAllows(principal.scopes, scope)) return done(apiError('forbidden', `This key's scopes (${principal.scopes.join(', ')}) do not include "${scope}".`));
+        done();
+      };
+      const d = svc.rateLimits.take(principal.keyId, tier);
+      if (d instanceof Promise) d.then(decide, done);
+      else decide(d);
+    };
+    return function authenticate(req: FastifyRequest, reply: FastifyReply, done: Done) {
+      const presented = presentedKey(req);
+      if (!presented) return done(apiError('unauthenticated', 'No API key. Send it as "Authorization: Bearer <API_KEY>" (or x-api-key). POST /v1/activate creates one.'));
+      const keys = app.svc.keys;
+      const cached = keys.peek(presented);
+      if (cached !== undefined) return admit(req, reply, cached, done);
+      keys.lookup(presented).then((p) => admit(req, reply, p, done), done);
+    };
+  }
 }

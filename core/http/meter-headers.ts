@@ -1,15 +1,29 @@
-import type { FastifyInstance } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUsd } from '../wallet/money.js';
 import { STALE_HOLD_MS } from '../wallet/wallet.js';
+import type { Meter } from '../router/router.js';
 
 /**
- * Every metered response says what it cost: x-svc-cost-usd, x-svc-balance-usd,
- * x-svc-vendor (where a vendor served it) and x-svc-latency-ms. The meter also carries a
- * signal that aborts when the client goes away, so a vendor call made with
- * `meter: req.meter` is cancelled and nothing is charged.
+ * What a request has cost so far, and a signal that aborts when the client goes away, so a
+ * vendor call made with `meter: req.meter` is cancelled and nothing is charged. A class, and
+ * the signal made on first use: this is on every request and most never call a vendor.
  */
+class RequestMeter implements Meter {
+  costMicros = 0;
+  metered = false;
+  vendor?: string;
+  private gone?: AbortSignal;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  get signal(): AbortSignal {
+    return (this.gone ??= clientGone(this.res));
+  }
+}
+
 /** Aborts when the client closes the connection before the response has been sent. */
-function clientGone(res: import('node:http').ServerResponse): AbortSignal {
+function clientGone(res: ServerResponse): AbortSignal {
   const gone = new AbortController();
   const reason = () => new Error('the client closed the connection');
   if (res.destroyed && !res.writableFinished) gone.abort(reason());
@@ -19,19 +33,17 @@ function clientGone(res: import('node:http').ServerResponse): AbortSignal {
   return gone.signal;
 }
 
+/**
+ * Every metered response says what it cost: x-svc-cost-usd, x-svc-balance-usd,
+ * x-svc-vendor (where a vendor served it) and x-svc-latency-ms. The hooks take callbacks,
+ * not promises: an unmetered request (most of them) then allocates nothing here.
+ */
 export function installMeterHeaders(app: FastifyInstance): void {
   app.decorateRequest('meter', null as any);
-  app.addHook('onRequest', async (req, reply) => {
-    let signal: AbortSignal | undefined;
-    req.meter = {
-      costMicros: 0,
-      metered: false,
-      // Made on first use: most requests never call a vendor, and this is on every request.
-      get signal() {
-        return (signal ??= clientGone(reply.raw));
-      },
-    };
+  app.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    req.meter = new RequestMeter(reply.raw);
     reply.header('x-request-id', req.id);
+    done();
   });
   // The holds behind these numbers: those of calls that died with an earlier process are
   // given back before this one serves its first request.
@@ -39,13 +51,15 @@ export function installMeterHeaders(app: FastifyInstance): void {
     const n = await app.svc.wallet.releaseStale(STALE_HOLD_MS);
     if (n) app.svc.log.warn({ holds: n }, 'released wallet holds left by calls that did not finish');
   });
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
     const m = req.meter;
-    if (!m?.metered || !req.principal) return payload;
+    if (!m?.metered || !req.principal) return done(null, payload);
     reply.header('x-svc-cost-usd', formatUsd(m.costMicros));
-    reply.header('x-svc-balance-usd', formatUsd(await app.svc.wallet.balance(req.principal.accountId)));
     if (m.vendor) reply.header('x-svc-vendor', m.vendor);
     reply.header('x-svc-latency-ms', String(Math.round(reply.elapsedTime)));
-    return payload;
+    app.svc.wallet.balance(req.principal.accountId).then((b) => {
+      reply.header('x-svc-balance-usd', formatUsd(b));
+      done(null, payload);
+    }, (e) => done(e));
   });
 }

@@ -10,6 +10,14 @@ export interface RateDecision {
   policy: string;
 }
 
+// The tiers are config objects that live as long as the process: their header text is made once.
+const policies = new WeakMap<object, string>();
+function policyOf(tier: Pick<TierConfig, 'rate_per_minute' | 'burst'>): string {
+  let p = policies.get(tier);
+  if (p === undefined) policies.set(tier, (p = `${tier.rate_per_minute};w=60;burst=${tier.burst}`));
+  return p;
+}
+
 interface Bucket {
   tokens: number;
   at: number;
@@ -34,7 +42,7 @@ export class RateLimiter {
     }
     b.tokens = Math.min(tier.burst, b.tokens + (now - b.at) * perMs);
     b.at = now;
-    const policy = `${tier.rate_per_minute};w=60;burst=${tier.burst}`;
+    const policy = policyOf(tier);
     if (b.tokens >= 1) {
       b.tokens -= 1;
       return { allowed: true, limit: tier.burst, remaining: Math.floor(b.tokens), resetSeconds: Math.ceil((tier.burst - b.tokens) / perMs / 1000), retryAfterSeconds: 0, policy };

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 // Prometheus metrics at GET /metrics, text exposition, no key. It tells anyone who can reach
@@ -90,10 +90,45 @@ export function registerMetrics(app: FastifyInstance): AppMetrics {
   const metrics: AppMetrics = { registry, httpRequests, httpDuration };
   app.decorate('metrics', metrics);
 
-  app.addHook('onResponse', async (req, reply) => {
-    const labels = { method: req.method, route: routeLabel(req.routeOptions.url), status: String(reply.statusCode) };
-    httpRequests.inc(labels);
-    httpDuration.observe(labels, reply.elapsedTime / 1000);
+  // prom-client hashes the label set on every inc/observe; the series of a route and status
+  // are looked up once and kept. Matched routes get their own hook, which knows its template;
+  // the global hook counts only what matched no route.
+  type Series = { count: ReturnType<typeof httpRequests.labels>; time: ReturnType<typeof httpDuration.labels> };
+  const seriesOf = (method: string, route: string) => {
+    const byStatus = new Map<number, Series>();
+    return (status: number): Series => {
+      let s = byStatus.get(status);
+      if (!s) {
+        const labels = { method, route, status: String(status) };
+        byStatus.set(status, (s = { count: httpRequests.labels(labels), time: httpDuration.labels(labels) }));
+      }
+      return s;
+    };
+  };
+  const observe = (series: (status: number) => Series, reply: FastifyReply) => {
+    const s = series(reply.statusCode);
+    s.count.inc();
+    s.time.observe(reply.elapsedTime / 1000);
+  };
+  app.addHook('onRoute', (route) => {
+    const byMethod = new Map<string, (status: number) => Series>();
+    const hook = (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      let series = byMethod.get(req.method);
+      if (!series) byMethod.set(req.method, (series = seriesOf(req.method, routeLabel(route.url))));
+      observe(series, reply);
+      done();
+    };
+    const existing = route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse];
+    route.onResponse = [...existing, hook as any];
+  });
+  const unmatched = new Map<string, (status: number) => Series>();
+  app.addHook('onResponse', (req, reply, done) => {
+    if (req.is404) {
+      let series = unmatched.get(req.method);
+      if (!series) unmatched.set(req.method, (series = seriesOf(req.method, routeLabel(undefined))));
+      observe(series, reply);
+    }
+    done();
   });
 
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } as any }, async (_req, reply) => {

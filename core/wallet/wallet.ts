@@ -2,6 +2,7 @@ import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { newId } from '../ids.js';
 import { apiError } from '../errors.js';
 import { formatUsd } from './money.js';
+import type { Database } from '../db/open.js';
 
 /**
  * A hold this old belongs to a call that died with its process (no call runs this long), so
@@ -28,7 +29,7 @@ type Db = Kysely<any> | Transaction<any>;
  * many calls race for it.
  */
 export class Wallet {
-  constructor(private readonly db: Kysely<any>) {}
+  constructor(private readonly db: Kysely<any>, private readonly quickGet?: Database['quickGet']) {}
 
   async open(accountId: string, initialMicros: number, trx: Db = this.db): Promise<void> {
     const t = Date.now();
@@ -42,6 +43,8 @@ export class Wallet {
 
   async balance(accountId: string, trx: Db = this.db): Promise<number> {
     this.balanceQuery ??= this.db.selectFrom('wallets').select('balance_micros').where('account_id', '=', '').compile();
+    const quick = trx === this.db ? this.quickGet?.(this.balanceQuery.sql, [accountId]) : undefined;
+    if (quick) return quick.row ? Number((quick.row as { balance_micros: number }).balance_micros) : 0;
     const { rows } = await trx.executeQuery<{ balance_micros: number }>({ ...this.balanceQuery, parameters: [accountId] });
     return rows[0] ? Number(rows[0].balance_micros) : 0;
   }
