@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Svc } from '../../core/context.js';
 import { newId } from '../../core/ids.js';
 import { usdToMicros } from '../../core/wallet/money.js';
-import type { RealtimeTokenInput, RealtimeTokenOutput } from './batch/contract.js';
+import type { RealtimeTokenInput, RealtimeTokenOutput } from './realtime-contract.js';
 
 export const REALTIME_CAPABILITY = 'ai.realtime.token';
 

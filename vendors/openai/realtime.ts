@@ -1,6 +1,6 @@
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
-import type { RealtimeTokenInput, RealtimeTokenOutput } from '../../plugins/ai/batch/contract.js';
+import type { RealtimeTokenInput, RealtimeTokenOutput } from '../../plugins/ai/realtime-contract.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 
 // OpenAI Realtime (GA): POST /realtime/client_secrets creates the session configuration and an

@@ -1,6 +1,6 @@
-// Capability contracts for chat batches (`ai.chat.batch` submits one chat to a vendor's batch
-// API, `ai.chat.batch.poll` asks how it went) and live sessions (`ai.realtime.token`).
-// Adapters import these types; the area never imports an adapter.
+// Capability contracts for chat batches: `ai.chat.batch` submits one chat to a vendor's batch
+// API, `ai.chat.batch.poll` asks how it went. Adapters import these types; the area never
+// imports an adapter.
 import type { ChatInput, ChatOutput } from '../contract.js';
 
 /** One chat for a vendor's batch API; the plan carries the batch prices. */
@@ -27,20 +27,3 @@ export type BatchPollOutput =
   | { status: 'succeeded'; output: ChatOutput }
   /** The vendor gave up: the request errored, the batch failed, expired or was cancelled. */
   | { status: 'failed'; error: string };
-
-export interface RealtimeTokenInput {
-  model?: string;
-  voice?: string;
-  ttl_seconds: number;
-  /** Flat charge in micro-USD for the session token, decided by the area's config. */
-  price: number;
-}
-
-export interface RealtimeTokenOutput {
-  /** The vendor's ephemeral client secret: handed to the caller once, never logged. */
-  token: string;
-  /** Ms since epoch. */
-  expires_at: number;
-  vendor_session_id?: string;
-  model: string;
-}

@@ -31,8 +31,11 @@ function callOpts(row: BatchRow, order: string[]): CallOptions {
   return { accountId: row.account_id, order, charge: false, ref: row.batch_id };
 }
 
+/** A poll that fails is retried with backoff for about an hour: a vendor's blip must not fail a day-long batch. */
+const POLL_ATTEMPTS = 12;
+
 async function nextStep(d: BatchDeps, row: BatchRow, step: number): Promise<void> {
-  await d.svc.jobs.enqueue({ kind: BATCH_JOB, payload: { batch_id: row.batch_id }, runAt: Date.now() + d.pollMs, uniqueKey: `${BATCH_JOB}:${row.batch_id}:${step}` });
+  await d.svc.jobs.enqueue({ kind: BATCH_JOB, payload: { batch_id: row.batch_id }, runAt: Date.now() + d.pollMs, maxAttempts: POLL_ATTEMPTS, uniqueKey: `${BATCH_JOB}:${row.batch_id}:${step}` });
 }
 
 async function succeed(d: BatchDeps, row: BatchRow, input: ChatInput, vendor: string, out: ChatOutput, attempts: Attempt[]): Promise<void> {

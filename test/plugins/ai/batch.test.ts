@@ -1,6 +1,9 @@
 import t from 'tap';
 import { aiApp, MODELS } from './setup.js';
-import { activate } from '../../helpers/app.js';
+import { activate, makeApp } from '../../helpers/app.js';
+import { loadConfig } from '../../../config/load.js';
+import { buildApp } from '../../../core/app.js';
+import { openAiFake } from '../../fakes/openai-fake.js';
 
 // alpha (OpenAI fake) and beta (Anthropic fake) get batch prices at half their normal ones;
 // gamma is served by an openai-compatible instance, which has no batch API.
@@ -164,4 +167,34 @@ t.test('another account\'s batch is 404; bad input changes nothing; idempotency 
   t.equal(await rows(), count + 1, 'one batch');
   await until(c, once.json().batch_id, ['succeeded']);
   t.equal(c.oa.batches.batches.size, 2, 'one vendor batch per submit');
+});
+
+t.test('a failed poll is retried, and a restarted gateway finishes the batch and charges it once', async (t) => {
+  const oa = await openAiFake({ key: 'sk-oa' }).start('/v1');
+  t.teardown(() => oa.close());
+  const { app, config } = await makeApp(t, { ...FAST, vendors: [{ id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: oa.url, models: ['alpha'] } }] });
+  const a = await activate(app);
+  const d = { app, oa, an: oa, key: a.key, auth: a.auth, accountId: a.account_id } as unknown as Ctx;
+  const before = await app.svc.wallet.balance(a.account_id);
+  oa.batches.pollsUntilDone = 1000;
+  const { batch_id } = (await submit(d, { messages: 'x', model: 'alpha', max_tokens: 10 })).json();
+  await until(d, batch_id, ['running']);
+  const polls = () => oa.requests.filter((r) => r.path.startsWith('/v1/batches/')).length;
+  const seen = polls();
+  oa.next({ status: 500 });
+  for (let i = 0; i < 200 && polls() < seen + 2; i++) await new Promise((ok) => setTimeout(ok, 10));
+  t.equal((await until(d, batch_id, ['running', 'failed'])).state, 'running', 'a poll that failed does not fail the batch');
+  await app.close();
+
+  oa.batches.pollsUntilDone = 0;
+  const next = await buildApp(loadConfig({ object: config as unknown as Record<string, unknown>, env: {} }));
+  t.teardown(() => next.close());
+  await next.ready();
+  const e = { ...d, app: next };
+  const done = await until(e, batch_id, ['succeeded', 'failed']);
+  t.equal(done.state, 'succeeded', JSON.stringify(done));
+  await settled(e);
+  // 12 input at 0.5 USD/M + 4 output at 1 USD/M.
+  t.equal(before - (await next.svc.wallet.balance(a.account_id)), 10, 'charged once, at the batch price');
+  t.equal(oa.batches.batches.size, 1, 'submitted once');
 });
