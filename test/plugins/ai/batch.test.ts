@@ -198,3 +198,18 @@ t.test('a failed poll is retried, and a restarted gateway finishes the batch and
   t.equal(before - (await next.svc.wallet.balance(a.account_id)), 10, 'charged once, at the batch price');
   t.equal(oa.batches.batches.size, 1, 'submitted once');
 });
+
+t.test('BYOK: the batch runs on the caller\'s key, costs the platform fee, and the key is not stored with it', async (t) => {
+  const c = await batchApp(t);
+  const reg = await c.app.inject({ method: 'POST', url: '/v1/byok', headers: c.auth, payload: { provider: 'anthropic', alias: 'mine', credentials: { api_key: 'sk-an' } } });
+  t.equal(reg.statusCode, 200, reg.body);
+  const before = await c.app.svc.wallet.balance(c.accountId);
+  const { batch_id } = (await submit(c, { messages: 'x', model: 'beta' })).json();
+  const row = await c.app.svc.db.selectFrom('ai_batches').selectAll().where('batch_id', '=', batch_id).executeTakeFirstOrThrow();
+  t.notOk(JSON.stringify(row).includes('sk-an'), 'no key in the batch row');
+  const done = await until(c, batch_id, ['succeeded', 'failed']);
+  t.equal(done.state, 'succeeded', JSON.stringify(done));
+  await settled(c);
+  t.equal(done.result.metadata.byok, true);
+  t.equal(before - (await c.app.svc.wallet.balance(c.accountId)), 100, 'the BYOK platform fee (0.0001 USD)');
+});
