@@ -115,6 +115,15 @@ export class Wallet {
     });
   }
 
+  /**
+   * Mark a long-lived hold (a chat batch waiting on its vendor for hours) as still owned, so
+   * a starting gateway does not take it for one left by a dead call. False: it is gone.
+   */
+  async refresh(hold: Hold): Promise<boolean> {
+    const r = await this.db.updateTable('wallet_holds').set({ created_at: Date.now() }).where('hold_id', '=', hold.holdId).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
   /** Holds older than `olderThanMs` belong to calls that died with their process: give them back. */
   async releaseStale(olderThanMs: number): Promise<number> {
     const rows = await this.db.selectFrom('wallet_holds').selectAll().where('created_at', '<', Date.now() - olderThanMs).execute();

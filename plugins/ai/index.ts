@@ -6,6 +6,11 @@ import { aiMigrations } from './migrations.js';
 import { AiService } from './service.js';
 import { registerAiRoutes } from './routes.js';
 import { registerOpenAiRoutes } from './openai/routes.js';
+import { BatchStore } from './batch/store.js';
+import { BATCH_JOB, type BatchDeps } from './batch/submit.js';
+import { batchJobHandler, failBatch } from './batch/runner.js';
+import { registerBatchRoutes } from './batch/routes.js';
+import { RealtimeConfig, registerRealtimeToken } from './realtime-token.js';
 
 const ConfigSchema = Type.Object({
   models: Type.Array(ModelEntrySchema, { default: [], description: 'Extra or overriding catalog entries.' }),
@@ -13,6 +18,8 @@ const ConfigSchema = Type.Object({
   cache_price_usd: Type.Number({ minimum: 0, default: 0, description: 'Charged for an answer served from the service cache.' }),
   default_max_tokens: Type.Integer({ minimum: 1, default: 4096, description: 'Output cap reserved and sent when the caller gives none.' }),
   first_token_timeout_ms: Type.Integer({ minimum: 1, default: 10000, description: 'A stream silent this long before its first token fails over.' }),
+  batch_poll_ms: Type.Integer({ minimum: 10, default: 30000, description: 'How often a vendor batch (`batch_mode: true`) is asked whether it is done.' }),
+  realtime: RealtimeConfig,
 }, { additionalProperties: false });
 
 /** AI runtime: routed chat (with streaming) and embeddings, and the OpenAI-compatible surface. */
@@ -24,6 +31,10 @@ export default defineArea({
     'ai.chat': { idempotent: true, description: 'Chat completion.' },
     'ai.chat.stream': { idempotent: true, description: 'Chat completion as a stream of events.' },
     'ai.embed': { idempotent: true, description: 'Text embeddings.' },
+    // A second vendor batch after one that may exist would run the chat twice.
+    'ai.chat.batch': { idempotent: false, description: 'Submit a chat to a vendor\'s batch API.' },
+    'ai.chat.batch.poll': { idempotent: true, description: 'Ask a vendor whether a chat batch is done, and for its answer.' },
+    'ai.realtime.token': { idempotent: true, description: 'Ephemeral client secret for a live (WebRTC) session.' },
   },
   async register(app, ctx) {
     const svc = ctx.svc;
@@ -41,7 +52,14 @@ export default defineArea({
       inst.byokOnly = true;
       ai.byokOnly.add(inst.id);
     }
-    registerAiRoutes(app, ai);
+    const batches: BatchDeps = { svc, ai, store: new BatchStore(svc.db), pollMs: ctx.config.batch_poll_ms, log: ctx.log };
+    svc.jobs.register(BATCH_JOB, batchJobHandler(batches), {
+      // Its last attempt died with its node: the batch must not wait forever holding money.
+      onExhausted: async (_id, p: { batch_id: string }, error) => failBatch(batches, p.batch_id, error),
+    });
+    registerAiRoutes(app, ai, batches);
+    registerBatchRoutes(app, batches);
+    registerRealtimeToken(app, svc, ctx.config.realtime);
     await app.register(async (scope) => registerOpenAiRoutes(scope, ai));
     const sweep = setInterval(() => void ai.cache.sweep().catch((e) => ctx.log.warn({ err: e }, 'cache sweep failed')), 60_000);
     sweep.unref();

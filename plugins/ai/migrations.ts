@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
+import { batchesMigration } from './batch/migration.js';
 
 const cache: Migration = {
   async up(db: Kysely<any>) {
@@ -14,4 +15,4 @@ const cache: Migration = {
   },
 };
 
-export const aiMigrations: Record<string, Migration> = { '0001_cache': cache };
+export const aiMigrations: Record<string, Migration> = { '0001_cache': cache, '0002_batches': batchesMigration };

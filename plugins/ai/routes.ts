@@ -3,6 +3,8 @@ import { errorBody } from '../../core/errors.js';
 import { ChatBody, ChatResult, EmbedBody, EmbedResult, type ChatBodyT, type ChatStreamChunkT, type EmbedBodyT } from './schemas.js';
 import type { AiService } from './service.js';
 import { replayStream, runStream, type StreamWriter } from './stream-runner.js';
+import { BatchAccepted } from './batch/routes.js';
+import { submitBatch, type BatchDeps } from './batch/submit.js';
 
 const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
 
@@ -21,15 +23,16 @@ function nativeWriter(requestId: string): StreamWriter {
   };
 }
 
-export function registerAiRoutes(app: FastifyInstance, ai: AiService): void {
+export function registerAiRoutes(app: FastifyInstance, ai: AiService, batches: BatchDeps): void {
   app.post('/v1/ai/chat', {
     config: { scope: 'ai', operation: 'ai.chat', capability: 'ai.chat', idempotent: true, errors: ['unprocessable'] },
     schema: {
       summary: 'Chat with a routed model; `stream: true` answers with Server-Sent Events', tags: ['ai'], body: ChatBody,
-      response: { 200: ChatResult },
+      response: { 200: ChatResult, 202: BatchAccepted },
     },
   }, async (req: FastifyRequest<{ Body: ChatBodyT }>, reply: FastifyReply) => {
     const body = req.body;
+    if (body.batch_mode) return reply.code(202).send(await submitBatch(batches, req, body));
     if (!body.stream) return ai.chat(req, body);
     const started = performance.now();
     const hash = body.cache_strategy === 'service' ? ai.cacheKey(req, body) : undefined;

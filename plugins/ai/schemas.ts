@@ -38,7 +38,7 @@ export const ChatBody = Type.Object({
   tools: Type.Optional(Type.Array(ToolSchema, { maxItems: 128 })),
   response_format: Type.Optional(ResponseFormatSchema),
   cache_strategy: Type.Optional(lit(['vendor', 'service', 'none'] as const, { default: 'vendor' })),
-  batch_mode: Type.Optional(Type.Boolean({ default: false })),
+  batch_mode: Type.Optional(Type.Boolean({ default: false, description: 'Run later at the batch price: 202 `{ batch_id, state }`, then GET /v1/ai/batches/{id}. Not with `stream`.' })),
   max_cost_multiplier: Type.Optional(Type.Number({ minimum: 1, maximum: 100, default: 1.5 })),
   timeout_seconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 600 })),
   stream: Type.Optional(Type.Boolean({ default: false })),

@@ -66,7 +66,6 @@ export class AiService {
   }
 
   async prepareChat(req: FastifyRequest, body: ChatBodyT, stream: boolean): Promise<Prepared<ChatInput>> {
-    if (body.batch_mode) throw apiError('unprocessable', 'batch_mode is not available on this gateway yet; send the call without it.', { param: 'batch_mode' });
     const needs: PlanRequest['needs'] = [];
     if (body.tools?.length) needs.push('tools');
     if (body.response_format && body.response_format.type !== 'text') needs.push('json');

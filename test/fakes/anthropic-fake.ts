@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { FakeServer, sse, words, type Script } from './script.js';
+import { AnthropicBatchFake } from './anthropic-batches.js';
 
 const ERR: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' };
 
@@ -14,8 +15,9 @@ function error(res: ServerResponse, status: number, message: string, retryAfter?
  * (message_start, content_block_start, ping, content_block_delta, content_block_stop,
  * message_delta, message_stop), `event: error` mid-stream, 529 overloaded.
  */
-export function anthropicFake(opts: { key?: string } = {}): FakeServer {
-  return new FakeServer(async (req, res, s: Script) => {
+export function anthropicFake(opts: { key?: string } = {}): FakeServer & { batches: AnthropicBatchFake } {
+  const batches = new AnthropicBatchFake(() => fake.url);
+  const fake = new FakeServer(async (req, res, s: Script) => {
     const key = req.headers['x-api-key'] ?? req.headers.authorization?.replace(/^Bearer /, '');
     if (opts.key && key !== opts.key) return error(res, 401, 'invalid x-api-key');
     if (s.status) return error(res, s.status, s.status === 529 ? 'Overloaded' : s.status === 429 ? 'Number of requests has exceeded your rate limit' : 'Internal server error', s.retryAfter);
@@ -23,6 +25,8 @@ export function anthropicFake(opts: { key?: string } = {}): FakeServer {
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end(JSON.stringify({ data: [{ type: 'model', id: 'claude-haiku-4-5', display_name: 'Claude Haiku 4.5' }], has_more: false }));
     }
+    if (!req.headers['anthropic-version'] && req.path.startsWith('/v1/messages')) return error(res, 400, 'anthropic-version: header is required');
+    if (batches.handle(req, res)) return;
     if (req.method !== 'POST' || req.path !== '/v1/messages') return error(res, 404, `Unknown path ${req.path}`);
     const b = req.body;
     if (!req.headers['anthropic-version']) return error(res, 400, 'anthropic-version: header is required');
@@ -63,4 +67,5 @@ export function anthropicFake(opts: { key?: string } = {}): FakeServer {
     ev('message_stop', {});
     res.end();
   });
+  return Object.assign(fake, { batches });
 }

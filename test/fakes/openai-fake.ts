@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { FakeServer, sse, words, type Script } from './script.js';
+import { OpenAiBatchFake } from './openai-batches.js';
 
 const ERR_TYPE: Record<number, [string, string | null]> = {
   400: ['invalid_request_error', null], 401: ['invalid_request_error', 'invalid_api_key'], 403: ['permission_denied', null],
@@ -23,7 +24,8 @@ function vector(text: string, dims: number): number[] {
  * chat.completion.chunk SSE ending in `data: [DONE]` (with the usage chunk when
  * stream_options.include_usage), streamed tool_calls, embeddings, models, error bodies.
  */
-export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServer {
+export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServer & { batches: OpenAiBatchFake } {
+  const batches = new OpenAiBatchFake();
   const fake: FakeServer = new FakeServer(async (req, res, s: Script) => {
     const auth = req.headers.authorization;
     if (opts.key && auth !== `Bearer ${opts.key}`) return error(res, 401, `Incorrect API key provided: ${String(auth).slice(7, 12)}***.`);
@@ -32,6 +34,7 @@ export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServ
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1700000000, owned_by: 'openai' }] }));
     }
+    if (batches.handle(req, res)) return;
     if (req.method === 'POST' && req.path.endsWith('/embeddings')) {
       const inputs: string[] = Array.isArray(req.body.input) ? req.body.input : [req.body.input];
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -84,5 +87,5 @@ export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServ
     sse(res, '[DONE]');
     res.end();
   });
-  return fake;
+  return Object.assign(fake, { batches });
 }

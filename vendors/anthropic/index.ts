@@ -3,6 +3,7 @@ import { defineVendor, secret } from '../../core/define.js';
 import { planFor, planPrice, type ChatInput, type ChatOutput, type ChatStreamEvent } from '../../plugins/ai/contract.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 import { messagesRequest, messagesResponse, messagesStream } from './wire.js';
+import { anthropicBatchCapabilities } from './batches.js';
 
 const VERSION = '2023-06-01';
 
@@ -46,6 +47,7 @@ export default defineVendor({
           },
           price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
         },
+        ...anthropicBatchCapabilities(config, ctx, headers),
       },
       // GET /v1/models is authenticated and costs nothing.
       async health(opts) {

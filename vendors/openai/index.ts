@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor, secret } from '../../core/define.js';
 import { openAiInstance } from './client.js';
+import { openAiBatchCapabilities } from './batches.js';
+import { openAiRealtimeCapability } from './realtime.js';
 
 /** OpenAI (api.openai.com or any `base_url`): chat, streaming, tools, JSON modes, embeddings. */
 export default defineVendor({
@@ -14,6 +16,9 @@ export default defineVendor({
   }, { additionalProperties: false }),
   byok: { provider: 'openai', credentials: Type.Object({ api_key: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
   create(config, ctx) {
-    return openAiInstance({ ...config, maxField: 'max_completion_tokens' }, ctx);
+    const inst = openAiInstance({ ...config, maxField: 'max_completion_tokens' }, ctx);
+    // Batch API and realtime client secrets are OpenAI's own, not the compatible servers'.
+    Object.assign(inst.capabilities, openAiBatchCapabilities(config, ctx), { 'ai.realtime.token': openAiRealtimeCapability(config, ctx) });
+    return inst;
   },
 });

@@ -125,3 +125,20 @@ t.test('amounts that are not numbers are refused before they reach the balance',
   await w.release(hold);
   t.same(await books(app, acct), { balance: TRIAL, ledger: TRIAL, held: 0 });
 });
+
+t.test('a refreshed long-lived hold (a chat batch) is not taken for a stale one', async (t) => {
+  const { app, config } = await makeApp(t);
+  const { account_id: acct } = await activate(app);
+  const w = app.svc.wallet;
+  const batch = await w.reserve(acct, 300_000, 'ai.chat.batch');
+  await app.svc.db.updateTable('wallet_holds').set({ created_at: Date.now() - STALE_HOLD_MS - 1000 }).where('hold_id', '=', batch.holdId).execute();
+  t.equal(await w.refresh(batch), true);
+  await app.close();
+
+  const next = await buildApp(loadConfig({ object: config as unknown as Record<string, unknown>, env: {} }));
+  t.teardown(() => next.close());
+  await next.ready();
+  t.same(await books(next, acct), { balance: TRIAL - 300_000, ledger: TRIAL, held: 300_000 }, 'still held');
+  t.equal(await next.svc.wallet.settle(batch, 120_000), 120_000);
+  t.equal(await next.svc.wallet.refresh(batch), false, 'a settled hold is gone');
+});

@@ -1,0 +1,29 @@
+// Capability contracts for chat batches: `ai.chat.batch` submits one chat to a vendor's batch
+// API, `ai.chat.batch.poll` asks how it went. Adapters import these types; the area never
+// imports an adapter.
+import type { ChatInput, ChatOutput } from '../contract.js';
+
+/** One chat for a vendor's batch API; the plan carries the batch prices. */
+export interface BatchSubmitInput extends ChatInput {
+  /** Our batch id: the vendor's `custom_id` of the one request in the batch. */
+  custom_id: string;
+}
+
+export interface BatchSubmitOutput {
+  vendor_batch_id: string;
+}
+
+export interface BatchPollInput {
+  vendor_batch_id: string;
+  custom_id: string;
+  /** The model the batch was submitted for (a result without one names it). */
+  model: string;
+  /** The caller's own key (BYOK) the batch was submitted with. */
+  credentials?: Record<string, string>;
+}
+
+export type BatchPollOutput =
+  | { status: 'running' }
+  | { status: 'succeeded'; output: ChatOutput }
+  /** The vendor gave up: the request errored, the batch failed, expired or was cancelled. */
+  | { status: 'failed'; error: string };

@@ -1,0 +1,122 @@
+import { isApiError } from '../../../core/errors.js';
+import { microsToUsd } from '../../../core/wallet/money.js';
+import type { Attempt, CallOptions } from '../../../core/router/router.js';
+import type { JobHandler } from '../../../core/jobs/engine.js';
+import { credentialsFor } from '../../byok/providers.js';
+import type { ChatInput, ChatOutput } from '../contract.js';
+import type { ChatResultT } from '../schemas.js';
+import type { BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from './contract.js';
+import { BATCH_CAPABILITY, FINAL, holdOf, parseInput, parseRoute, type BatchRoute, type BatchRow } from './store.js';
+import { BATCH_JOB, charged, type BatchDeps } from './submit.js';
+
+// One `ai.batch` job a step: submit (or, without a batch API, make the call), then one job per
+// poll, each enqueued by the last with a unique key per step, so a step runs once however
+// many nodes there are and a restart picks up where the database says the batch is.
+
+/** The caller's BYOK keys, read again: a batch stores none. A key revoked meanwhile drops its vendor. */
+async function restoreCredentials(d: BatchDeps, row: BatchRow, input: ChatInput, route: BatchRoute): Promise<string[]> {
+  if (!route.byok.length) return route.order;
+  const byok = (await d.ai.byok()?.active(row.account_id)) ?? new Map();
+  return route.order.filter((id) => {
+    if (!route.byok.includes(id)) return true;
+    const inst = d.svc.vendors.get(id);
+    const creds = inst && credentialsFor(inst, byok);
+    if (creds) input.plan[id] = { ...input.plan[id], credentials: creds };
+    return !!creds;
+  });
+}
+
+function callOpts(row: BatchRow, order: string[]): CallOptions {
+  // charge: false — the batch's own hold is settled when the answer arrives.
+  return { accountId: row.account_id, order, charge: false, ref: row.batch_id };
+}
+
+/** A poll that fails is retried with backoff for about an hour: a vendor's blip must not fail a day-long batch. */
+const POLL_ATTEMPTS = 12;
+
+async function nextStep(d: BatchDeps, row: BatchRow, step: number): Promise<void> {
+  await d.svc.jobs.enqueue({ kind: BATCH_JOB, payload: { batch_id: row.batch_id }, runAt: Date.now() + d.pollMs, maxAttempts: POLL_ATTEMPTS, uniqueKey: `${BATCH_JOB}:${row.batch_id}:${step}` });
+}
+
+async function succeed(d: BatchDeps, row: BatchRow, input: ChatInput, vendor: string, out: ChatOutput, attempts: Attempt[]): Promise<void> {
+  const cost = charged(d.svc, input, vendor, out.usage);
+  const now = Date.now();
+  const result: ChatResultT = {
+    content: out.content, finish_reason: out.finish_reason, ...(out.tool_calls?.length ? { tool_calls: out.tool_calls } : {}),
+    usage: { input_tokens: out.usage.input_tokens, output_tokens: out.usage.output_tokens, total_tokens: out.usage.input_tokens + out.usage.output_tokens },
+    metadata: {
+      vendor, model: input.plan[vendor]?.model ?? out.model, latency_ms: now - Number(row.created_at), cost_usd: microsToUsd(cost), cached: false,
+      byok: parseRoute(row).byok.includes(vendor), attempts: attempts.map((a) => ({ ...a, model: a.model ?? input.plan[a.vendor]?.model })),
+    },
+  };
+  // The row moves first: a node dying after it leaves a hold that is given back, never a second charge.
+  if (!(await d.store.move(row.batch_id, ['queued', 'running'], { state: 'succeeded', vendor, result: JSON.stringify(result), cost_micros: cost, completed_at: now }))) return;
+  await d.svc.wallet.settle(holdOf(row), cost, { vendor, ref: row.batch_id });
+}
+
+async function fail(d: BatchDeps, row: BatchRow, code: string, message: string): Promise<void> {
+  if (!(await d.store.move(row.batch_id, ['queued', 'running'], { state: 'failed', error: JSON.stringify({ code, message }), completed_at: Date.now() }))) return;
+  await d.svc.wallet.release(holdOf(row));
+  d.log.info({ batch_id: row.batch_id, code }, 'chat batch failed; its reservation is released');
+}
+
+async function runDirect(d: BatchDeps, row: BatchRow, input: ChatInput, order: string[]): Promise<void> {
+  if (row.state === 'queued') await d.store.move(row.batch_id, ['queued'], { state: 'running' });
+  const r = await d.svc.router.call<ChatInput, ChatOutput>('ai.chat', input, callOpts(row, order));
+  await succeed(d, row, input, r.vendor, r.output, r.attempts);
+}
+
+async function submit(d: BatchDeps, row: BatchRow, input: ChatInput, route: BatchRoute, order: string[]): Promise<void> {
+  const r = await d.svc.router.call<BatchSubmitInput, BatchSubmitOutput>(BATCH_CAPABILITY, { ...input, custom_id: row.batch_id }, callOpts(row, order));
+  const moved = await d.store.move(row.batch_id, ['queued'], {
+    state: 'running', vendor: r.vendor, vendor_batch_id: r.output.vendor_batch_id, step: 1, route: JSON.stringify({ ...route, attempts: r.attempts }),
+  });
+  if (moved) await nextStep(d, row, 1);
+}
+
+async function poll(d: BatchDeps, row: BatchRow, input: ChatInput): Promise<void> {
+  const vendor = row.vendor!;
+  // Hours may pass: keep the hold from being taken for one a dead call left behind.
+  await d.svc.wallet.refresh(holdOf(row));
+  const pollInput: BatchPollInput = { vendor_batch_id: row.vendor_batch_id!, custom_id: row.batch_id, model: input.plan[vendor]?.model ?? '', credentials: input.plan[vendor]?.credentials };
+  const r = await d.svc.router.call<BatchPollInput, BatchPollOutput>('ai.chat.batch.poll', pollInput, callOpts(row, [vendor]));
+  const o = r.output;
+  if (o.status === 'succeeded') return succeed(d, row, input, vendor, o.output, parseRoute(row).attempts ?? []);
+  if (o.status === 'failed') return fail(d, row, 'vendor_error', `${vendor}: ${o.error}`);
+  if (await d.store.move(row.batch_id, ['running'], { step: row.step + 1 }, row.step)) await nextStep(d, row, row.step + 1);
+}
+
+/** The router's summary and what each vendor said: a batch has no response to carry `details`. */
+function withAttempts(message: string, attempts: unknown): string {
+  const said = Array.isArray(attempts) ? (attempts as Attempt[]).filter((a) => a.error).map((a) => `${a.vendor}: ${a.error!.message}`) : [];
+  return said.length ? `${message} ${said.join('; ')}` : message;
+}
+
+export function batchJobHandler(d: BatchDeps): JobHandler<{ batch_id: string }> {
+  return async (job) => {
+    const row = await d.store.get(job.payload.batch_id);
+    if (!row || FINAL.includes(row.state)) return;
+    const input = parseInput(row);
+    const route = parseRoute(row);
+    try {
+      const order = await restoreCredentials(d, row, input, route);
+      if (!order.length) return fail(d, row, 'no_vendor_available', 'No vendor is left for this batch: the key it was submitted with was revoked.');
+      if (route.mode === 'direct') return await runDirect(d, row, input, order);
+      if (row.state === 'queued') return await submit(d, row, input, route, order);
+      return await poll(d, row, input);
+    } catch (e) {
+      // The router already tried every candidate: a submit that failed there is final. A poll
+      // that failed (the vendor briefly down) is tried again until the job's attempts run out.
+      const final = row.state === 'queued' || route.mode === 'direct' || job.attempt >= job.maxAttempts;
+      if (!final) throw e;
+      await fail(d, row, isApiError(e) ? e.code : 'internal_error', isApiError(e) ? withAttempts(e.message, e.details.attempts) : 'The batch could not be run.');
+      if (!isApiError(e)) d.log.error({ err: e, batch_id: row.batch_id }, 'chat batch step failed');
+    }
+  };
+}
+
+/** A batch whose job died with its node after its last attempt: fail it and give its money back. */
+export async function failBatch(d: BatchDeps, batchId: string, error: string): Promise<void> {
+  const row = await d.store.get(batchId);
+  if (row && !FINAL.includes(row.state)) await fail(d, row, 'internal_error', `The batch could not be run: ${error}`);
+}

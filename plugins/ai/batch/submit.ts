@@ -1,0 +1,75 @@
+import type { FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { Svc } from '../../../core/context.js';
+import { apiError } from '../../../core/errors.js';
+import { newId } from '../../../core/ids.js';
+import { planPrice, type CandidatePlan, type ChatInput } from '../contract.js';
+import type { AiService } from '../service.js';
+import type { ChatBodyT } from '../schemas.js';
+import { BATCH_CAPABILITY, BatchStore, type BatchRoute } from './store.js';
+
+export const BATCH_JOB = 'ai.batch';
+
+export interface BatchDeps {
+  svc: Svc;
+  ai: AiService;
+  store: BatchStore;
+  pollMs: number;
+  log: Logger;
+}
+
+/** Vendor cost with the operator's markup, as the router charges it. */
+export function charged(svc: Svc, input: ChatInput, instanceId: string, usage?: ChatInput['estimate']): number {
+  return Math.ceil(planPrice(input, instanceId, usage) * svc.config.wallet.markup);
+}
+
+/** The caller's key is stored nowhere: a batch reads it again from the BYOK store when it runs. */
+function withoutCredentials(plan: Record<string, CandidatePlan>): Record<string, CandidatePlan> {
+  return Object.fromEntries(Object.entries(plan).map(([id, { credentials: _drop, ...p }]) => [id, p]));
+}
+
+/**
+ * `batch_mode: true`: plan the chat as usual, price every candidate at its model's batch rate
+ * (the normal rate where the catalog has none), reserve the dearest estimate within the cost
+ * cap, and leave the rest to the `ai.batch` job. Answers 202 `{ batch_id, state }`.
+ */
+export async function submitBatch(d: BatchDeps, req: FastifyRequest, body: ChatBodyT): Promise<{ batch_id: string; state: 'queued' }> {
+  if (body.stream) {
+    const message = 'stream and batch_mode cannot be used together: a batch answers later, at GET /v1/ai/batches/{id}.';
+    throw apiError('validation_failed', message, { param: 'batch_mode', details: { errors: [{ param: 'batch_mode', message: 'cannot be true with stream' }] } });
+  }
+  const p = await d.ai.prepareChat(req, body, false);
+  const plan: Record<string, CandidatePlan> = {};
+  for (const c of p.candidates) {
+    plan[c.instanceId] = c.byok ? c.plan : { ...c.plan, price_in: c.entry.price.batch_in ?? c.entry.price.in, price_out: c.entry.price.batch_out ?? c.entry.price.out };
+  }
+  const input: ChatInput = { ...p.input, plan };
+  // The primary decides the route: its vendor's batch API when it has one, else a background call.
+  const serving = (id: string) => !!d.svc.vendors.get(id)?.instance.capabilities[BATCH_CAPABILITY];
+  const mode: BatchRoute['mode'] = serving(p.candidates[0].instanceId) ? 'vendor' : 'direct';
+  let order = p.candidates.map((c) => c.instanceId).filter((id) => mode === 'direct' || serving(id));
+  const primary = charged(d.svc, input, order[0]);
+  order = order.filter((id, i) => i === 0 || charged(d.svc, input, id) <= primary * (body.max_cost_multiplier ?? 1.5));
+  const reserve = Math.max(...order.map((id) => charged(d.svc, input, id)));
+  const accountId = req.principal!.accountId;
+  const hold = await d.svc.wallet.reserve(accountId, reserve, BATCH_CAPABILITY);
+  const batchId = newId('batch');
+  const route: BatchRoute = { mode, order, byok: p.candidates.filter((c) => c.byok).map((c) => c.instanceId) };
+  const now = Date.now();
+  try {
+    await d.svc.db.transaction().execute(async (trx) => {
+      await d.store.insert({
+        batch_id: batchId, account_id: accountId, state: 'queued', input: JSON.stringify({ ...input, plan: withoutCredentials(plan) }), route: JSON.stringify(route),
+        hold_id: hold.holdId, hold_micros: hold.amount, vendor: null, vendor_batch_id: null, step: 0, result: null, error: null, cost_micros: 0,
+        created_at: now, updated_at: now, completed_at: null,
+      }, trx);
+      await d.svc.jobs.enqueue({ kind: BATCH_JOB, payload: { batch_id: batchId }, uniqueKey: `${BATCH_JOB}:${batchId}:0` }, trx);
+    });
+  } catch (e) {
+    await d.svc.wallet.release(hold);
+    throw e;
+  }
+  d.svc.jobs.wake();
+  req.meter.metered = true;
+  return { batch_id: batchId, state: 'queued' };
+}
