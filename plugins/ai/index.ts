@@ -6,6 +6,9 @@ import { aiMigrations } from './migrations.js';
 import { AiService } from './service.js';
 import { registerAiRoutes } from './routes.js';
 import { registerOpenAiRoutes } from './openai/routes.js';
+import { SpeechService } from './speech/service.js';
+import { registerSpeechRoutes } from './speech/routes.js';
+import { registerOpenAiAudioRoutes } from './openai/audio-routes.js';
 
 const ConfigSchema = Type.Object({
   models: Type.Array(ModelEntrySchema, { default: [], description: 'Extra or overriding catalog entries.' }),
@@ -24,6 +27,8 @@ export default defineArea({
     'ai.chat': { idempotent: true, description: 'Chat completion.' },
     'ai.chat.stream': { idempotent: true, description: 'Chat completion as a stream of events.' },
     'ai.embed': { idempotent: true, description: 'Text embeddings.' },
+    'ai.tts': { idempotent: true, description: 'Speech synthesis: text to audio bytes.' },
+    'ai.asr': { idempotent: true, description: 'Transcription: audio to text.' },
   },
   async register(app, ctx) {
     const svc = ctx.svc;
@@ -42,7 +47,12 @@ export default defineArea({
       ai.byokOnly.add(inst.id);
     }
     registerAiRoutes(app, ai);
-    await app.register(async (scope) => registerOpenAiRoutes(scope, ai));
+    const speech = new SpeechService(svc, ai);
+    registerSpeechRoutes(app, speech);
+    await app.register(async (scope) => {
+      registerOpenAiRoutes(scope, ai);
+      await scope.register(async (audio) => registerOpenAiAudioRoutes(audio, speech));
+    });
     const sweep = setInterval(() => void ai.cache.sweep().catch((e) => ctx.log.warn({ err: e }, 'cache sweep failed')), 60_000);
     sweep.unref();
     app.addHook('onClose', async () => clearInterval(sweep));

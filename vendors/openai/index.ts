@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor, secret } from '../../core/define.js';
 import { openAiInstance } from './client.js';
+import { openAiAudio } from './audio.js';
 
 /** OpenAI (api.openai.com or any `base_url`): chat, streaming, tools, JSON modes, embeddings. */
 export default defineVendor({
@@ -14,6 +15,9 @@ export default defineVendor({
   }, { additionalProperties: false }),
   byok: { provider: 'openai', credentials: Type.Object({ api_key: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
   create(config, ctx) {
-    return openAiInstance({ ...config, maxField: 'max_completion_tokens' }, ctx);
+    const instance = openAiInstance({ ...config, maxField: 'max_completion_tokens' }, ctx);
+    // Speech is OpenAI's own API, not part of what openai-compatible servers speak.
+    Object.assign(instance.capabilities, openAiAudio(config, ctx));
+    return instance;
   },
 });
