@@ -54,7 +54,7 @@ const CRC = Array.from({ length: 256 }, (_, i) => {
   return r >>> 0;
 });
 
-function oggPage(packet: Buffer, seq: number, granule: bigint, flags: number): Buffer {
+export function oggPage(packet: Buffer, seq: number, granule: bigint, flags: number): Buffer {
   const lacing = [...Array(Math.floor(packet.length / 255)).fill(255), packet.length % 255];
   const h = Buffer.alloc(27 + lacing.length);
   h.write('OggS', 0, 'latin1');

@@ -15,7 +15,8 @@ const BY_MIME: Record<string, AudioKind> = {
 };
 const BY_EXT: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', mpga: 'audio/mpeg', mpeg: 'audio/mpeg', ogg: 'audio/ogg', oga: 'audio/ogg', opus: 'audio/ogg', flac: 'audio/flac', m4a: 'audio/mp4', mp4: 'video/mp4', webm: 'audio/webm' };
 
-function bad(param: string, message: string) {
+/** 400 validation_failed naming one field, shaped like the schema validator's. */
+export function bad(param: string, message: string) {
   return apiError('validation_failed', `${param} ${message}.`, { param, details: { errors: [{ param, message }] } });
 }
 

@@ -88,3 +88,19 @@ t.test('transcription errors in OpenAI shape; nothing charged', async (t) => {
   t.equal(oa.requests.length, 0);
   t.equal(await balance(), before);
 });
+
+t.test('a malformed or many-file multipart body is the caller\'s error, not a 500', async (t) => {
+  const { app, auth, oa } = await speechApp(t);
+  const part = (name: string, value: string, file?: string) => `--x\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${file}"` : ''}\r\n\r\n${value}\r\n`;
+  const cases: Array<[string, number, string]> = [
+    ['garbage', 400, 'invalid_request'],
+    [`${part('model', 'whisper-test')}--x\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFF`, 400, 'invalid_request'],
+    [`${part('file', 'abc', 'a.wav')}${part('file', 'abc', 'b.wav')}--x--\r\n`, 413, 'payload_too_large'],
+  ];
+  for (const [payload, status, code] of cases) {
+    const res = await app.inject({ method: 'POST', url: '/v1/openai/audio/transcriptions', headers: { ...auth, 'content-type': 'multipart/form-data; boundary=x' }, payload });
+    t.equal(res.statusCode, status);
+    t.equal(res.json().error.code, code);
+  }
+  t.equal(oa.requests.length, 0);
+});

@@ -25,12 +25,12 @@ export interface SpeechApp {
 }
 
 /** A gateway with an OpenAI fake serving the speech test models as instance `oa`. */
-export async function speechApp(t: Tap, overrides: Record<string, any> = {}): Promise<SpeechApp> {
+export async function speechApp(t: Tap, overrides: Record<string, any> = {}, opts: { apiKey?: string } = {}): Promise<SpeechApp> {
   const oa = await openAiFake({ key: 'sk-oa' }).start('/v1');
   t.teardown(() => oa.close());
   const { app } = await makeApp(t, {
-    vendors: [{ id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: oa.url, models: SPEECH_MODELS.map((m) => m.id) } }],
     ...overrides,
+    vendors: [{ id: 'oa', use: 'openai', config: { api_key: opts.apiKey ?? 'sk-oa', base_url: oa.url, models: SPEECH_MODELS.map((m) => m.id) } }, ...(overrides.vendors ?? [])],
     plugins: { ...(overrides.plugins ?? {}), ai: { models: SPEECH_MODELS } },
   });
   const a = await activate(app);

@@ -112,3 +112,34 @@ t.test('with no speech vendor: 503 no_vendor_available for tts and asr, nothing 
   const tts = disc.items.find((i: { path: string }) => i.path === '/v1/ai/tts');
   t.match(tts, { id: 'ai.tts', available: false });
 });
+
+t.test("speech with the caller's own key (BYOK): the key reaches the vendor, only the platform fee is charged", async (t) => {
+  const { app, oa, auth, balance } = await speechApp(t, { vendors: [], plugins: { byok: { platform_fee_usd: 0.000005 } } }, { apiKey: '' });
+  const without = await app.inject({ method: 'POST', url: '/v1/ai/tts', headers: auth, payload: { input: 'Hi' } });
+  t.equal(without.statusCode, 503, 'a key-less instance serves only callers with a key');
+  const k = await app.inject({ method: 'POST', url: '/v1/byok', headers: auth, payload: { provider: 'openai', alias: 'mine', credentials: { api_key: 'sk-oa' } } });
+  t.equal(k.statusCode, 200, k.body);
+  const before = await balance();
+  const res = await app.inject({ method: 'POST', url: '/v1/ai/tts', headers: auth, payload: { input: 'Hi there' } });
+  t.equal(res.statusCode, 200, res.statusCode === 200 ? 'ok' : res.body);
+  t.match(res.json().metadata, { vendor: 'oa', byok: true, cost_usd: 0.000005 });
+  t.equal(oa.requests.at(-1)!.headers.authorization, 'Bearer sk-oa');
+  const asr = await app.inject({ method: 'POST', url: '/v1/ai/asr', headers: auth, payload: { audio: { base64: wav(pcm(1000)).toString('base64') } } });
+  t.equal(asr.statusCode, 200, asr.statusCode === 200 ? 'ok' : asr.body);
+  t.match(asr.json().metadata, { byok: true, cost_usd: 0.000005 });
+  t.equal(before - (await balance()), 10);
+});
+
+t.test('an idempotency key replays the tts answer without a second vendor call or charge', async (t) => {
+  const { app, oa, auth, balance } = await speechApp(t);
+  const before = await balance();
+  const payload = { input: 'Once only', idempotency_key: 'tts-1' };
+  const first = await app.inject({ method: 'POST', url: '/v1/ai/tts', headers: auth, payload });
+  const again = await app.inject({ method: 'POST', url: '/v1/ai/tts', headers: auth, payload });
+  t.equal(again.statusCode, 200);
+  t.equal(again.headers['idempotent-replayed'], 'true');
+  t.equal(again.json().audio_url, first.json().audio_url);
+  t.equal(oa.requests.length, 1);
+  t.equal(before - (await balance()), 9_000);
+  t.equal(await resultCount(app), 1);
+});
