@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mp3, pcm, wav } from '../../fakes/openai-audio.js';
 import { uploadOf } from '../../fakes/openai-audio.js';
+import { openAiFake } from '../../fakes/openai-fake.js';
 import { speechApp } from './speech-setup.js';
 
 type Tap = Parameters<typeof speechApp>[0];
@@ -120,4 +121,18 @@ t.test('a private url is refused when egress does not allow it, before anything 
   t.equal(host.hits(), 0);
   t.equal(oa.requests.length, 0);
   t.equal(await balance(), before);
+});
+
+t.test('a failing vendor fails over to the next; the audio is charged once, for the one that answered', async (t) => {
+  const second = await openAiFake({ key: 'sk-two' }).start('/v1');
+  t.teardown(() => second.close());
+  const { app, oa, auth, balance } = await speechApp(t, { vendors: [{ id: 'oa2', use: 'openai', config: { api_key: 'sk-two', base_url: second.url, models: ['whisper-test'] } }] });
+  oa.next({ status: 503 });
+  const before = await balance();
+  const res = await app.inject({ method: 'POST', url: '/v1/ai/asr', headers: auth, payload: { audio: { base64: speech.toString('base64') }, model: 'whisper-test' } });
+  t.equal(res.statusCode, 200, res.statusCode === 200 ? 'ok' : res.body);
+  t.match(res.json().metadata, { vendor: 'oa2', attempts: [{ vendor: 'oa', status: 'unavailable' }, { vendor: 'oa2', status: 'ok' }] });
+  t.equal(oa.requests.length, 1);
+  t.same(Buffer.from(await ((await uploadOf(second.requests[0])).get('file') as File).arrayBuffer()), speech, 'the upload is sent again whole');
+  t.equal(before - (await balance()), 15_000);
 });
