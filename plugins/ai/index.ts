@@ -11,6 +11,9 @@ import { BATCH_JOB, type BatchDeps } from './batch/submit.js';
 import { batchJobHandler, failBatch } from './batch/runner.js';
 import { registerBatchRoutes } from './batch/routes.js';
 import { RealtimeConfig, registerRealtimeToken } from './realtime-token.js';
+import { SpeechService } from './speech/service.js';
+import { registerSpeechRoutes } from './speech/routes.js';
+import { registerOpenAiAudioRoutes } from './openai/audio-routes.js';
 
 const ConfigSchema = Type.Object({
   models: Type.Array(ModelEntrySchema, { default: [], description: 'Extra or overriding catalog entries.' }),
@@ -35,6 +38,8 @@ export default defineArea({
     'ai.chat.batch': { idempotent: false, description: 'Submit a chat to a vendor\'s batch API.' },
     'ai.chat.batch.poll': { idempotent: true, description: 'Ask a vendor whether a chat batch is done, and for its answer.' },
     'ai.realtime.token': { idempotent: true, description: 'Ephemeral client secret for a live (WebRTC) session.' },
+    'ai.tts': { idempotent: true, description: 'Speech synthesis: text to audio bytes.' },
+    'ai.asr': { idempotent: true, description: 'Transcription: audio to text.' },
   },
   async register(app, ctx) {
     const svc = ctx.svc;
@@ -60,7 +65,12 @@ export default defineArea({
     registerAiRoutes(app, ai, batches);
     registerBatchRoutes(app, batches);
     registerRealtimeToken(app, svc, ctx.config.realtime);
-    await app.register(async (scope) => registerOpenAiRoutes(scope, ai));
+    const speech = new SpeechService(svc, ai);
+    registerSpeechRoutes(app, speech);
+    await app.register(async (scope) => {
+      registerOpenAiRoutes(scope, ai);
+      await scope.register(async (audio) => registerOpenAiAudioRoutes(audio, speech));
+    });
     const sweep = setInterval(() => void ai.cache.sweep().catch((e) => ctx.log.warn({ err: e }, 'cache sweep failed')), 60_000);
     sweep.unref();
     app.addHook('onClose', async () => clearInterval(sweep));

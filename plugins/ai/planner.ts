@@ -1,13 +1,13 @@
 import type { RegisteredInstance, VendorRegistry } from '../../core/router/registry.js';
 import { apiError } from '../../core/errors.js';
-import type { Catalog, ModelEntry, Task } from './catalog/catalog.js';
+import type { Catalog, ModelEntry, ModelKind, Task } from './catalog/catalog.js';
 import type { CandidatePlan } from './contract.js';
 import { credentialsFor } from '../byok/providers.js';
 
 export type Prefer = 'balanced' | 'cheapest' | 'smartest';
 
 export interface PlanRequest {
-  capability: 'ai.chat' | 'ai.chat.stream' | 'ai.embed';
+  capability: 'ai.chat' | 'ai.chat.stream' | 'ai.embed' | 'ai.tts' | 'ai.asr';
   model?: string;
   vendor?: string;
   task: Task;
@@ -38,6 +38,15 @@ function inRegion(regions: string[], region: string): boolean {
   return region === 'auto' || regions.includes('global') || regions.includes(region);
 }
 
+const KIND: Record<PlanRequest['capability'], ModelKind> = { 'ai.chat': 'chat', 'ai.chat.stream': 'chat', 'ai.embed': 'embed', 'ai.tts': 'tts', 'ai.asr': 'asr' };
+
+/** The price a plan carries: per million tokens (chat, embed), characters (tts) or per minute (asr). */
+function unitPrice(e: ModelEntry, kind: ModelKind): { price_in: number; price_out: number } {
+  if (kind === 'tts') return { price_in: e.price.per_million_chars ?? 0, price_out: 0 };
+  if (kind === 'asr') return { price_in: e.price.per_minute ?? 0, price_out: 0 };
+  return { price_in: e.price.in, price_out: e.price.out };
+}
+
 /** A model an instance's config names but the catalog does not know: a local model, free. */
 function localEntry(id: string, vendor: string, kind: 'chat' | 'embed'): ModelEntry {
   return { id, vendor, family: id, tasks: ['general', 'reasoning', 'coding', 'long_context'], quality: 30, context_window: 8192, max_output: 4096,
@@ -52,7 +61,7 @@ function localEntry(id: string, vendor: string, kind: 'chat' | 'embed'): ModelEn
  * Instances that exist only for BYOK are used only with the caller's credentials.
  */
 export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokOnly: Set<string>, req: PlanRequest): Candidate[] {
-  const kind = req.capability === 'ai.embed' ? 'embed' : 'chat';
+  const kind = KIND[req.capability];
   let instances = registry.serving(req.capability);
   if (req.vendor) {
     instances = instances.filter((i) => i.id === req.vendor || i.adapter === req.vendor || vendorKey(i) === req.vendor);
@@ -69,7 +78,9 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
     const restricted = inst.instance.capabilities[req.capability]?.models;
     let entries = catalog.forVendor(key, kind);
     if (restricted?.length) {
-      entries = restricted.map((m) => catalog.find(m, key) ?? localEntry(m, key, kind)).filter((e) => e.capabilities.includes(kind));
+      // Unknown names are local chat or embedding models; a speech model must be in the catalog.
+      entries = restricted.map((m) => catalog.find(m, key) ?? (kind === 'chat' || kind === 'embed' ? localEntry(m, key, kind) : undefined))
+        .filter((e): e is ModelEntry => !!e && e.capabilities.includes(kind));
     }
     for (const entry of entries) {
       if (!inRegion(entry.regions, req.region)) continue;
@@ -77,7 +88,7 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
         instanceId: inst.id, entry, byok: !!creds,
         plan: creds
           ? { model: entry.id, price_in: 0, price_out: 0, fee: req.byokFeeMicros, credentials: creds }
-          : { model: entry.id, price_in: entry.price.in, price_out: entry.price.out, fee: 0 },
+          : { model: entry.id, ...unitPrice(entry, kind), fee: 0 },
       });
     }
   }
@@ -108,7 +119,7 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
 }
 
 function blended(e: ModelEntry): number {
-  return e.price.in + e.price.out;
+  return e.price.in + e.price.out + (e.price.per_million_chars ?? 0) + (e.price.per_minute ?? 0);
 }
 
 function rank(pool: Candidate[], prefer: Prefer): Candidate[] {

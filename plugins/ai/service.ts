@@ -59,7 +59,7 @@ export class AiService {
     return usdToMicros(cfg?.platform_fee_usd ?? 0);
   }
 
-  private async plan(req: FastifyRequest, p: Omit<PlanRequest, 'region' | 'byok' | 'byokFeeMicros'>): Promise<Candidate[]> {
+  async plan(req: FastifyRequest, p: Omit<PlanRequest, 'region' | 'byok' | 'byokFeeMicros'>): Promise<Candidate[]> {
     const principal = req.principal!;
     const byok = (await this.byok()?.active(principal.accountId)) ?? new Map();
     return planCandidates(this.svc.vendors, this.catalog, this.byokOnly, { ...p, region: principal.region, byok, byokFeeMicros: this.byokFeeMicros() });
@@ -87,7 +87,7 @@ export class AiService {
     return { input, candidates, modelOf: (v) => input.plan[v]?.model };
   }
 
-  private callOptions(req: FastifyRequest, candidates: Candidate[], body: { max_cost_multiplier?: number; timeout_seconds?: number }) {
+  callOptions(req: FastifyRequest, candidates: Candidate[], body: { max_cost_multiplier?: number; timeout_seconds?: number }) {
     return {
       accountId: req.principal!.accountId, meter: req.meter, order: candidates.map((c) => c.instanceId),
       maxCostMultiplier: body.max_cost_multiplier ?? 1.5, timeoutMs: body.timeout_seconds ? Math.round(body.timeout_seconds * 1000) : undefined,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { FakeServer, sse, words, type Script } from './script.js';
 import { OpenAiBatchFake } from './openai-batches.js';
+import { audioRoute } from './openai-audio.js';
 
 const ERR_TYPE: Record<number, [string, string | null]> = {
   400: ['invalid_request_error', null], 401: ['invalid_request_error', 'invalid_api_key'], 403: ['permission_denied', null],
@@ -35,6 +36,7 @@ export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServ
       return res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1700000000, owned_by: 'openai' }] }));
     }
     if (batches.handle(req, res)) return;
+    if (await audioRoute(req, res, s, error)) return;
     if (req.method === 'POST' && req.path.endsWith('/embeddings')) {
       const inputs: string[] = Array.isArray(req.body.input) ? req.body.input : [req.body.input];
       res.writeHead(200, { 'content-type': 'application/json' });

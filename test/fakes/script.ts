@@ -21,27 +21,39 @@ export interface Script {
   delayMs?: number;
 }
 
+export interface FakeRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  /** Parsed JSON, else the text. */
+  body: any;
+  /** The body as it arrived (multipart uploads, binary). */
+  bytes: Buffer;
+}
+
 /** A loopback HTTP server whose behaviour is scripted per request, closed with everything it holds open. */
 export class FakeServer {
   url = '';
-  readonly requests: Array<{ method: string; path: string; headers: IncomingMessage['headers']; body: any }> = [];
+  readonly requests: FakeRequest[] = [];
   private readonly queue: Script[] = [];
   defaults: Script = {};
   private server: Server;
   private readonly open = new Set<ServerResponse>();
 
-  constructor(private readonly handle: (req: { method: string; path: string; headers: IncomingMessage['headers']; body: any }, res: ServerResponse, s: Script) => void | Promise<void>) {
+  constructor(private readonly handle: (req: FakeRequest, res: ServerResponse, s: Script) => void | Promise<void>) {
     this.server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c) => (raw += c));
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', async () => {
+        const bytes = Buffer.concat(chunks);
+        const raw = bytes.toString('utf8');
         let body: any = null;
         try {
           body = raw ? JSON.parse(raw) : null;
         } catch {
           body = raw;
         }
-        const r = { method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0], headers: req.headers, body };
+        const r = { method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0], headers: req.headers, body, bytes };
         this.requests.push(r);
         const s = { ...this.defaults, ...(this.queue.shift() ?? {}) };
         this.open.add(res);

@@ -3,6 +3,7 @@ import { defineVendor, secret } from '../../core/define.js';
 import { openAiInstance } from './client.js';
 import { openAiBatchCapabilities } from './batches.js';
 import { openAiRealtimeCapability } from './realtime.js';
+import { openAiAudio } from './audio.js';
 
 /** OpenAI (api.openai.com or any `base_url`): chat, streaming, tools, JSON modes, embeddings. */
 export default defineVendor({
@@ -17,8 +18,9 @@ export default defineVendor({
   byok: { provider: 'openai', credentials: Type.Object({ api_key: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
   create(config, ctx) {
     const inst = openAiInstance({ ...config, maxField: 'max_completion_tokens' }, ctx);
-    // Batch API and realtime client secrets are OpenAI's own, not the compatible servers'.
-    Object.assign(inst.capabilities, openAiBatchCapabilities(config, ctx), { 'ai.realtime.token': openAiRealtimeCapability(config, ctx) });
+    // Batch API, realtime client secrets and speech are OpenAI's own, not part of what the
+    // openai-compatible servers speak.
+    Object.assign(inst.capabilities, openAiBatchCapabilities(config, ctx), { 'ai.realtime.token': openAiRealtimeCapability(config, ctx) }, openAiAudio(config, ctx));
     return inst;
   },
 });

@@ -1,5 +1,9 @@
 import { BUILTIN_MODELS } from './models.js';
+import { SPEECH_MODELS } from './speech-models.js';
 import type { ModelEntry, Task } from './types.js';
+
+/** What a catalog row is for: chat models, embedding models, speech synthesis, transcription. */
+export type ModelKind = 'chat' | 'embed' | 'tts' | 'asr';
 
 export type { ModelEntry, Task } from './types.js';
 
@@ -9,7 +13,7 @@ export class Catalog {
 
   constructor(extra: ModelEntry[] = []) {
     const byKey = new Map<string, ModelEntry>();
-    for (const m of [...BUILTIN_MODELS, ...extra]) byKey.set(`${m.vendor}\u0000${m.id}`, m);
+    for (const m of [...BUILTIN_MODELS, ...SPEECH_MODELS, ...extra]) byKey.set(`${m.vendor}\u0000${m.id}`, m);
     this.entries = [...byKey.values()];
   }
 
@@ -22,7 +26,7 @@ export class Catalog {
     return (vendor && this.entries.find((m) => m.id === id && m.vendor === vendor)) || this.entries.find((m) => m.id === id);
   }
 
-  forVendor(vendor: string, capability: 'chat' | 'embed' = 'chat'): ModelEntry[] {
+  forVendor(vendor: string, capability: ModelKind = 'chat'): ModelEntry[] {
     return this.entries.filter((m) => m.vendor === vendor && m.capabilities.includes(capability));
   }
 

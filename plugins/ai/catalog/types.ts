@@ -21,8 +21,10 @@ export const ModelEntrySchema = Type.Object({
     out: Type.Integer({ minimum: 0 }),
     batch_in: Type.Optional(Type.Integer({ minimum: 0 })),
     batch_out: Type.Optional(Type.Integer({ minimum: 0 })),
+    per_million_chars: Type.Optional(Type.Integer({ minimum: 0, description: 'Speech synthesis (`tts`): micro-USD per million input characters.' })),
+    per_minute: Type.Optional(Type.Integer({ minimum: 0, description: 'Transcription (`asr`): micro-USD per minute of audio.' })),
   }, { additionalProperties: false }),
-  capabilities: Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('tools'), Type.Literal('vision'), Type.Literal('json'), Type.Literal('embed')]), { default: ['chat'] }),
+  capabilities: Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('tools'), Type.Literal('vision'), Type.Literal('json'), Type.Literal('embed'), Type.Literal('tts'), Type.Literal('asr')]), { default: ['chat'] }),
   regions: Type.Array(Type.String(), { default: ['global'], description: '`global`, `western` or `china`.' }),
 }, { additionalProperties: false });
 

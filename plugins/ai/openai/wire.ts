@@ -4,7 +4,7 @@ import type { ChatBodyT, ChatResultT } from '../schemas.js';
 import type { StreamWriter } from '../stream-runner.js';
 import type { OaChatBodyT } from './schemas.js';
 
-const ROUTED = new Set(['auto', 'balanced', 'cheapest', 'smartest']);
+export const ROUTED = new Set(['auto', 'balanced', 'cheapest', 'smartest']);
 
 function text(content: OaChatBodyT['messages'][number]['content'], i: number): string | null {
   if (content === undefined || content === null || typeof content === 'string') return content ?? null;
