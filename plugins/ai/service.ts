@@ -54,9 +54,14 @@ export class AiService {
     return this.store;
   }
 
+  private feeMicros?: number;
+
   private byokFeeMicros(): number {
-    const cfg = this.svc.areas.find((a) => a.def.name === 'byok')?.config as { platform_fee_usd?: number } | undefined;
-    return usdToMicros(cfg?.platform_fee_usd ?? 0);
+    if (this.feeMicros === undefined) {
+      const cfg = this.svc.areas.find((a) => a.def.name === 'byok')?.config as { platform_fee_usd?: number } | undefined;
+      this.feeMicros = usdToMicros(cfg?.platform_fee_usd ?? 0);
+    }
+    return this.feeMicros;
   }
 
   private async plan(req: FastifyRequest, p: Omit<PlanRequest, 'region' | 'byok' | 'byokFeeMicros'>): Promise<Candidate[]> {

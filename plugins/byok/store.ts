@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import { newId } from '../../core/ids.js';
 import { byokKey, open, seal } from './crypto.js';
 
@@ -60,10 +60,15 @@ export class ByokStore {
     return JSON.parse(open(this.key, r.secret, `${byokId}|${accountId}`));
   }
 
+  // Run on every AI call: built and compiled once (the SQL differs by dialect, so Kysely
+  // writes it), then run with each account's id.
+  private activeQuery?: CompiledQuery;
+
   /** The newest active key per provider, decrypted: what the AI router uses first. */
   async active(accountId: string): Promise<Map<string, Record<string, string>>> {
-    const rows = await this.db.selectFrom('byok_keys').select(['byok_id', 'provider', 'secret'])
-      .where('account_id', '=', accountId).where('state', '=', 'active').orderBy('created_at', 'asc').execute();
+    this.activeQuery ??= this.db.selectFrom('byok_keys').select(['byok_id', 'provider', 'secret'])
+      .where('account_id', '=', '').where('state', '=', 'active').orderBy('created_at', 'asc').compile();
+    const { rows } = await this.db.executeQuery<{ byok_id: string; provider: string; secret: string }>({ ...this.activeQuery, parameters: [accountId, 'active'] });
     const out = new Map<string, Record<string, string>>();
     for (const r of rows) out.set(r.provider, JSON.parse(open(this.key, r.secret, `${r.byok_id}|${accountId}`)));
     return out;
