@@ -134,6 +134,11 @@ async function main() {
     const mean = (xs, f) => xs.reduce((acc, x) => acc + f(x), 0) / xs.length;
     const gRate = mean(g, (x) => x.rate);
     const kRate = mean(k, (x) => x.rate);
+    // Printed for diagnosis: on a shared machine the rates follow the CPU each server gets,
+    // the CPU a request costs much less so.
+    const gCpu = mean(g, (x) => x.cpuUs);
+    const kCpu = mean(k, (x) => x.cpuUs);
+    process.stdout.write(`server CPU per request: gateway ${fmt(gCpu)} µs, portkey ${fmt(kCpu)} µs (${fmt(kCpu / gCpu, 2)}×)\n`);
 
     const added = (p) => pct(lat.gateway, p) - pct(lat.direct, p);
     const a50 = added(0.5);
