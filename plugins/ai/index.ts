@@ -4,6 +4,7 @@ import { ModelEntrySchema } from './catalog/types.js';
 import { PRESETS } from './catalog/presets.js';
 import { aiMigrations } from './migrations.js';
 import { AiService } from './service.js';
+import { BYOK_CHANGED } from '../byok/store.js';
 import { registerAiRoutes } from './routes.js';
 import { registerOpenAiRoutes } from './openai/routes.js';
 
@@ -41,6 +42,8 @@ export default defineArea({
       inst.byokOnly = true;
       ai.byokOnly.add(inst.id);
     }
+    const unsubscribe = await svc.bus.subscribe(BYOK_CHANGED, (m) => ai.noByok.changed((m as { accountId: string }).accountId));
+    app.addHook('onClose', async () => unsubscribe().catch(() => undefined));
     registerAiRoutes(app, ai);
     await app.register(async (scope) => registerOpenAiRoutes(scope, ai));
     const sweep = setInterval(() => void ai.cache.sweep().catch((e) => ctx.log.warn({ err: e }, 'cache sweep failed')), 60_000);
