@@ -75,9 +75,10 @@ export async function waitFor200(url, child, since, timeoutMs = 20_000) {
 
 /**
  * A gateway from dist on a fresh temp data dir with SQLite, log level warn, and a tier whose
- * rate limit is far above what one machine can send, set through a temp config file.
+ * rate limit is far above what one machine can send, set through a temp config file;
+ * `opts.config` adds lines to that file, `opts.nodeArgs` flags to node.
  */
-export async function startGateway(root) {
+export async function startGateway(root, opts = {}) {
   const dir = tempDir('svc-bench-');
   const port = await freePort();
   const file = join(dir, 'svc.config.yaml');
@@ -88,13 +89,14 @@ export async function startGateway(root) {
     'default_tier: bench',
     'tiers:',
     '  bench: { rate_per_minute: 600000000, burst: 10000000, price_usd: 0 }',
+    ...(opts.config ?? []),
     '',
   ].join('\n'));
   const env = { SVC_CONFIG: file, SVC_PORT: String(port), SVC_HOST: '127.0.0.1' };
   for (const k of ['SVC_DATABASE_URL', 'SVC_DATA_DIR', 'SVC_LOG_LEVEL', 'SVC_PUBLIC_URL', 'SVC_REDIS_URL', 'SVC_ADMIN_KEY', 'SVC_MASTER_KEY']) env[k] = '';
   const t0 = performance.now();
   const bin = join(root, 'dist', 'bin', 'svc-gateway.js');
-  const child = start(process.execPath, [...binNodeFlags(bin), bin], env);
+  const child = start(process.execPath, [...(opts.nodeArgs ?? binNodeFlags(bin)), bin], env);
   const base = `http://127.0.0.1:${port}`;
   const readyMs = await waitFor200(`${base}/readyz`, child, t0);
   return { child, base, readyMs };

@@ -4,6 +4,7 @@ import { ModelEntrySchema } from './catalog/types.js';
 import { PRESETS } from './catalog/presets.js';
 import { aiMigrations } from './migrations.js';
 import { AiService } from './service.js';
+import { BYOK_CHANGED } from '../byok/store.js';
 import { registerAiRoutes } from './routes.js';
 import { registerOpenAiRoutes } from './openai/routes.js';
 import { BatchStore } from './batch/store.js';
@@ -57,6 +58,8 @@ export default defineArea({
       inst.byokOnly = true;
       ai.byokOnly.add(inst.id);
     }
+    const unsubscribe = await svc.bus.subscribe(BYOK_CHANGED, (m) => ai.noByok.changed((m as { accountId: string }).accountId));
+    app.addHook('onClose', async () => unsubscribe().catch(() => undefined));
     const batches: BatchDeps = { svc, ai, store: new BatchStore(svc.db), pollMs: ctx.config.batch_poll_ms, log: ctx.log };
     svc.jobs.register(BATCH_JOB, batchJobHandler(batches), {
       // Its last attempt died with its node: the batch must not wait forever holding money.

@@ -83,6 +83,8 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
         .filter((e): e is ModelEntry => !!e && e.capabilities.includes(kind));
     }
     for (const entry of entries) {
+      // A pinned model keeps only its own rows (the pool below would drop the rest anyway).
+      if (req.model && entry.id !== req.model) continue;
       if (!inRegion(entry.regions, req.region)) continue;
       pairs.push({
         instanceId: inst.id, entry, byok: !!creds,
@@ -94,7 +96,7 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
   }
   let pool: Candidate[];
   if (req.model) {
-    pool = pairs.filter((p) => p.entry.id === req.model);
+    pool = pairs; // only the pinned model's rows were kept
   } else {
     pool = pairs.filter((p) => p.entry.tasks.includes(req.task));
     if (!pool.length) pool = pairs;

@@ -5,6 +5,7 @@ import { microsToUsd, usdToMicros } from '../../core/wallet/money.js';
 import type { Attempt } from '../../core/router/router.js';
 import { streamCall, type StreamSession } from '../../core/router/stream-call.js';
 import { ByokStore } from '../byok/store.js';
+import { NoByokCache } from './no-byok-cache.js';
 import { Catalog, type ModelEntry } from './catalog/catalog.js';
 import { ChatCache } from './cache.js';
 import { planCandidates, type Candidate, type PlanRequest } from './planner.js';
@@ -39,6 +40,8 @@ export class AiService {
   readonly catalog: Catalog;
   readonly cache: ChatCache;
   readonly byokOnly = new Set<string>();
+  /** Accounts known to have no active BYOK key (the area's index drops them on BYOK_CHANGED). */
+  readonly noByok = new NoByokCache();
   private store?: ByokStore | null;
 
   constructor(private readonly svc: Svc, readonly cfg: AiConfig) {
@@ -54,14 +57,29 @@ export class AiService {
     return this.store;
   }
 
+  /** The caller's active BYOK credentials; most accounts have none, and that answer is cached. */
+  private async activeByok(accountId: string): Promise<Map<string, Record<string, string>>> {
+    const store = this.byok();
+    if (!store || this.noByok.has(accountId)) return new Map();
+    const epoch = this.noByok.epoch;
+    const keys = await store.active(accountId);
+    if (!keys.size) this.noByok.add(accountId, epoch);
+    return keys;
+  }
+
+  private feeMicros?: number;
+
   private byokFeeMicros(): number {
-    const cfg = this.svc.areas.find((a) => a.def.name === 'byok')?.config as { platform_fee_usd?: number } | undefined;
-    return usdToMicros(cfg?.platform_fee_usd ?? 0);
+    if (this.feeMicros === undefined) {
+      const cfg = this.svc.areas.find((a) => a.def.name === 'byok')?.config as { platform_fee_usd?: number } | undefined;
+      this.feeMicros = usdToMicros(cfg?.platform_fee_usd ?? 0);
+    }
+    return this.feeMicros;
   }
 
   async plan(req: FastifyRequest, p: Omit<PlanRequest, 'region' | 'byok' | 'byokFeeMicros'>): Promise<Candidate[]> {
     const principal = req.principal!;
-    const byok = (await this.byok()?.active(principal.accountId)) ?? new Map();
+    const byok = await this.activeByok(principal.accountId);
     return planCandidates(this.svc.vendors, this.catalog, this.byokOnly, { ...p, region: principal.region, byok, byokFeeMicros: this.byokFeeMicros() });
   }
 

@@ -34,7 +34,7 @@ export default defineArea({
   }, { additionalProperties: false }),
   register(app, ctx) {
     const svc = ctx.svc;
-    const store = new ByokStore(svc.db, svc.masterKey);
+    const store = new ByokStore(svc.db, svc.masterKey, svc.bus);
     const instancesFor = (provider: string) => svc.vendors.all().filter((i) => servesProvider(i, provider));
     const definitionFor = (provider: string): VendorDefinition | undefined => instancesFor(provider)[0]?.def;
 

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
+import type { Bus } from '../../core/bus/bus.js';
 import { newId } from '../../core/ids.js';
 import { byokKey, open, seal } from './crypto.js';
 
@@ -22,12 +23,21 @@ function row(r: any): ByokRow {
   };
 }
 
+/** Bus topic announcing that an account's BYOK keys changed (created, tested, revoked): `{ accountId }`. */
+export const BYOK_CHANGED = 'byok.changed';
+
 /** BYOK credentials, sealed at rest; the clear text exists only in memory for one call. */
 export class ByokStore {
   private readonly key: Buffer;
 
-  constructor(private readonly db: Kysely<any>, master: Buffer) {
+  /** `bus`: where a change to an account's keys is announced (BYOK_CHANGED), for caches on every node. */
+  constructor(private readonly db: Kysely<any>, master: Buffer, private readonly bus?: Bus) {
     this.key = byokKey(master);
+  }
+
+  private changed(accountId: string): void {
+    // A lost announcement costs at most a cache's expiry (the AI area's is seconds).
+    this.bus?.publish(BYOK_CHANGED, { accountId }).catch(() => undefined);
   }
 
   async create(accountId: string, provider: string, alias: string, credentials: Record<string, string>): Promise<ByokRow> {
@@ -37,6 +47,7 @@ export class ByokStore {
       byok_id, account_id: accountId, provider, alias, state: 'active', secret: seal(this.key, JSON.stringify(credentials), `${byok_id}|${accountId}`),
       test_result: null, created_at, updated_at: created_at,
     }).execute();
+    this.changed(accountId);
     return { byok_id, account_id: accountId, provider, alias, state: 'active', created_at };
   }
 
@@ -60,10 +71,15 @@ export class ByokStore {
     return JSON.parse(open(this.key, r.secret, `${byokId}|${accountId}`));
   }
 
+  // Run on every AI call: built and compiled once (the SQL differs by dialect, so Kysely
+  // writes it), then run with each account's id.
+  private activeQuery?: CompiledQuery;
+
   /** The newest active key per provider, decrypted: what the AI router uses first. */
   async active(accountId: string): Promise<Map<string, Record<string, string>>> {
-    const rows = await this.db.selectFrom('byok_keys').select(['byok_id', 'provider', 'secret'])
-      .where('account_id', '=', accountId).where('state', '=', 'active').orderBy('created_at', 'asc').execute();
+    this.activeQuery ??= this.db.selectFrom('byok_keys').select(['byok_id', 'provider', 'secret'])
+      .where('account_id', '=', '').where('state', '=', 'active').orderBy('created_at', 'asc').compile();
+    const { rows } = await this.db.executeQuery<{ byok_id: string; provider: string; secret: string }>({ ...this.activeQuery, parameters: [accountId, 'active'] });
     const out = new Map<string, Record<string, string>>();
     for (const r of rows) out.set(r.provider, JSON.parse(open(this.key, r.secret, `${r.byok_id}|${accountId}`)));
     return out;
@@ -73,12 +89,14 @@ export class ByokStore {
   async recordTest(accountId: string, byokId: string, result: TestResult): Promise<void> {
     await this.db.updateTable('byok_keys').set({ test_result: JSON.stringify(result), state: result.ok ? 'active' : 'invalid', updated_at: Date.now() })
       .where('account_id', '=', accountId).where('byok_id', '=', byokId).where('state', '!=', 'revoked').execute();
+    this.changed(accountId);
   }
 
   /** Revoke for good, and drop the sealed secret: a revoked key can never be used again. */
   async revoke(accountId: string, byokId: string): Promise<boolean> {
     const res = await this.db.updateTable('byok_keys').set({ state: 'revoked', secret: '', updated_at: Date.now() })
       .where('account_id', '=', accountId).where('byok_id', '=', byokId).where('state', '!=', 'revoked').executeTakeFirst();
+    this.changed(accountId);
     return Number(res.numUpdatedRows) === 1;
   }
 }

@@ -1,6 +1,7 @@
 import type { VendorContext, VendorInstance } from '../../core/define.js';
 import { planFor, planPrice, type ChatInput, type ChatOutput, type ChatStreamEvent, type EmbedInput, type EmbedOutput } from '../../plugins/ai/contract.js';
-import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
+import { vendorFetch, joinUrl } from '../shared/http.js';
+import { PooledHttp } from '../shared/pooled-http.js';
 import { chatRequest, chatResponse, chatStream, embedRequest, embedResponse } from './wire.js';
 
 export interface OpenAiClientConfig {
@@ -28,16 +29,21 @@ export function openAiInstance(cfg: OpenAiClientConfig, ctx: VendorContext): Ven
     };
   };
   const models = cfg.models?.length ? cfg.models : undefined;
+  // Model calls go through a keep-alive pool of undici's own request (far less CPU a call
+  // than fetch); the rare health check keeps the core's fetch.
+  const http = new PooledHttp(id);
+  const chatUrl = joinUrl(cfg.base_url, '/chat/completions');
+  const embedUrl = joinUrl(cfg.base_url, '/embeddings');
   return {
     capabilities: {
       'ai.chat': {
         models,
         async invoke(input: ChatInput, opts): Promise<ChatOutput> {
           const p = planFor(input, id);
-          const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/chat/completions'), {
+          const res = await http.request(chatUrl, {
             method: 'POST', headers: headers(p.credentials), body: JSON.stringify(chatRequest(input, p.model, false, cfg.maxField)), signal: opts.signal,
-          }, id);
-          return chatResponse(await readJson(res, id), p.model, id);
+          });
+          return chatResponse(await http.json(res, opts.signal), p.model, id);
         },
         price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
       },
@@ -45,9 +51,9 @@ export function openAiInstance(cfg: OpenAiClientConfig, ctx: VendorContext): Ven
         models,
         async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
           const p = planFor(input, id);
-          const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/chat/completions'), {
+          const res = await http.request(chatUrl, {
             method: 'POST', headers: headers(p.credentials), body: JSON.stringify(chatRequest(input, p.model, true, cfg.maxField)), signal: opts.signal,
-          }, id);
+          });
           return chatStream(res.body, id);
         },
         price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
@@ -56,10 +62,10 @@ export function openAiInstance(cfg: OpenAiClientConfig, ctx: VendorContext): Ven
         models,
         async invoke(input: EmbedInput, opts): Promise<EmbedOutput> {
           const p = planFor(input, id);
-          const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/embeddings'), {
+          const res = await http.request(embedUrl, {
             method: 'POST', headers: headers(p.credentials), body: JSON.stringify(embedRequest(input, p.model)), signal: opts.signal,
-          }, id);
-          return embedResponse(await readJson(res, id), p.model, id);
+          });
+          return embedResponse(await http.json(res, opts.signal), p.model, id);
         },
         price: (input: EmbedInput, out?: EmbedOutput) => planPrice(input, id, out?.usage),
       },
@@ -74,5 +80,6 @@ export function openAiInstance(cfg: OpenAiClientConfig, ctx: VendorContext): Ven
         return { ok: false, error: (e as Error).message };
       }
     },
+    close: () => http.close(),
   };
 }

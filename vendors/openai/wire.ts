@@ -63,7 +63,7 @@ interface OaChunk {
 }
 
 /** chat.completion.chunk events until `[DONE]`; a stream that ends without it is broken. */
-export async function* chatStream(body: ReadableStream<Uint8Array> | null, vendor: string): AsyncGenerator<ChatStreamEvent> {
+export async function* chatStream(body: AsyncIterable<Uint8Array> | null, vendor: string): AsyncGenerator<ChatStreamEvent> {
   let done = false;
   for await (const ev of readSse(body, vendor)) {
     if (ev.data === '[DONE]') {

@@ -12,17 +12,27 @@ export async function vendorFetch(fetchFn: typeof fetch, url: string, init: Requ
   try {
     res = await fetchFn(url, init);
   } catch (e) {
-    if (init.signal.aborted) throw init.signal.reason ?? e;
-    const code = (e as { cause?: { code?: string } }).cause?.code;
-    if (code && NOT_SENT.has(code)) throw new VendorFailure('not_sent', `${vendor}: cannot connect (${code})`, { cause: e });
-    throw new VendorFailure('unavailable', `${vendor}: ${(e as Error).message}`, { cause: e });
+    throw sendFailure(e, init.signal, vendor);
   }
   if (res.ok) return res;
   const text = await res.text().catch(() => '');
-  const kind = res.status === 529 ? 'unavailable' : kindFromStatus(res.status);
-  throw new VendorFailure(kind, `${vendor} answered ${res.status}: ${errorMessage(text)}`, {
-    status: res.status, retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
-  });
+  throw statusFailure(vendor, res.status, text, res.headers.get('retry-after'));
+}
+
+/** A request that failed before any answer: the caller's abort as it is, else `not_sent` or `unavailable`. */
+export function sendFailure(e: unknown, signal: AbortSignal, vendor: string): unknown {
+  if (signal.aborted) return signal.reason ?? e;
+  // fetch wraps the socket error in `cause`; undici's own request throws it as it is.
+  const err = e as { code?: string; cause?: { code?: string } };
+  const code = err.code ?? err.cause?.code;
+  if (code && NOT_SENT.has(code)) return new VendorFailure('not_sent', `${vendor}: cannot connect (${code})`, { cause: e });
+  return new VendorFailure('unavailable', `${vendor}: ${(e as Error).message}`, { cause: e });
+}
+
+/** A vendor's non-2xx answer as the router's failure kind, with its message and retry-after. */
+export function statusFailure(vendor: string, status: number, text: string, retryAfter: string | null | undefined): VendorFailure {
+  const kind = status === 529 ? 'unavailable' : kindFromStatus(status);
+  return new VendorFailure(kind, `${vendor} answered ${status}: ${errorMessage(text)}`, { status, retryAfterMs: parseRetryAfter(retryAfter) });
 }
 
 /** The message inside OpenAI's `{error:{message}}` or Anthropic's `{type:"error",error:{message}}`. */

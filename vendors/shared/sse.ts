@@ -5,19 +5,22 @@ export interface SseEvent {
   data: string;
 }
 
-/** Parse a text/event-stream body into events (blank-line separated, multi-line data joined). */
-export async function* readSse(body: ReadableStream<Uint8Array> | null, vendor: string): AsyncGenerator<SseEvent> {
+/**
+ * Parse a text/event-stream body into events (blank-line separated, multi-line data joined).
+ * The body is a web stream (fetch) or a Node stream (undici's request): both iterate as chunks.
+ */
+export async function* readSse(body: AsyncIterable<Uint8Array> | null, vendor: string): AsyncGenerator<SseEvent> {
   if (!body) throw new VendorFailure('unavailable', `${vendor} sent an empty stream`);
   const decoder = new TextDecoder();
   let buf = '';
   let event: string | undefined;
   let data: string[] = [];
-  const reader = body.getReader();
+  const chunks = body[Symbol.asyncIterator]();
   try {
     for (;;) {
       let chunk;
       try {
-        chunk = await reader.read();
+        chunk = await chunks.next();
       } catch (e) {
         if ((e as Error).name === 'AbortError') throw e;
         throw new VendorFailure('unavailable', `${vendor}: the stream broke off (${(e as Error).message})`, { cause: e });
@@ -43,8 +46,8 @@ export async function* readSse(body: ReadableStream<Uint8Array> | null, vendor: 
     }
     if (data.length) yield { event, data: data.join('\n') };
   } finally {
-    reader.releaseLock();
-    await body.cancel().catch(() => undefined);
+    // Stops the body (cancels a web stream, destroys a Node one) when the reader leaves early.
+    await chunks.return?.().catch(() => undefined);
   }
 }
 

@@ -26,8 +26,17 @@ export class Catalog {
     return (vendor && this.entries.find((m) => m.id === id && m.vendor === vendor)) || this.entries.find((m) => m.id === id);
   }
 
-  forVendor(vendor: string, capability: ModelKind = 'chat'): ModelEntry[] {
-    return this.entries.filter((m) => m.vendor === vendor && m.capabilities.includes(capability));
+  // Asked on every call for the same few vendors; the catalog never changes once built.
+  private readonly byVendor = new Map<string, readonly ModelEntry[]>();
+
+  forVendor(vendor: string, capability: ModelKind = 'chat'): readonly ModelEntry[] {
+    const key = `${vendor}\u0000${capability}`;
+    let list = this.byVendor.get(key);
+    if (!list) {
+      list = this.entries.filter((m) => m.vendor === vendor && m.capabilities.includes(capability));
+      this.byVendor.set(key, list);
+    }
+    return list;
   }
 
   fits(m: ModelEntry, task: Task): boolean {
