@@ -6,6 +6,9 @@ import { aiMigrations } from './migrations.js';
 import { AiService } from './service.js';
 import { registerAiRoutes } from './routes.js';
 import { registerOpenAiRoutes } from './openai/routes.js';
+import { MediaService } from './media/media-service.js';
+import { registerMediaRoutes } from './media/routes.js';
+import { registerOpenAiImageRoutes } from './openai/images-route.js';
 
 const ConfigSchema = Type.Object({
   models: Type.Array(ModelEntrySchema, { default: [], description: 'Extra or overriding catalog entries.' }),
@@ -15,7 +18,7 @@ const ConfigSchema = Type.Object({
   first_token_timeout_ms: Type.Integer({ minimum: 1, default: 10000, description: 'A stream silent this long before its first token fails over.' }),
 }, { additionalProperties: false });
 
-/** AI runtime: routed chat (with streaming) and embeddings, and the OpenAI-compatible surface. */
+/** AI runtime: routed chat (with streaming), embeddings, vision, image generation, and the OpenAI-compatible surface. */
 export default defineArea({
   name: 'ai',
   configSchema: ConfigSchema,
@@ -24,6 +27,8 @@ export default defineArea({
     'ai.chat': { idempotent: true, description: 'Chat completion.' },
     'ai.chat.stream': { idempotent: true, description: 'Chat completion as a stream of events.' },
     'ai.embed': { idempotent: true, description: 'Text embeddings.' },
+    'ai.vision': { idempotent: true, description: 'Chat about images (user turns carry inline images).' },
+    'ai.image': { idempotent: true, description: 'Image generation from a prompt.' },
   },
   async register(app, ctx) {
     const svc = ctx.svc;
@@ -42,7 +47,12 @@ export default defineArea({
       ai.byokOnly.add(inst.id);
     }
     registerAiRoutes(app, ai);
-    await app.register(async (scope) => registerOpenAiRoutes(scope, ai));
+    const media = new MediaService(svc, ai);
+    registerMediaRoutes(app, media);
+    await app.register(async (scope) => {
+      registerOpenAiRoutes(scope, ai);
+      registerOpenAiImageRoutes(scope, media);
+    });
     const sweep = setInterval(() => void ai.cache.sweep().catch((e) => ctx.log.warn({ err: e }, 'cache sweep failed')), 60_000);
     sweep.unref();
     app.addHook('onClose', async () => clearInterval(sweep));

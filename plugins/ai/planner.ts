@@ -7,7 +7,7 @@ import { credentialsFor } from '../byok/providers.js';
 export type Prefer = 'balanced' | 'cheapest' | 'smartest';
 
 export interface PlanRequest {
-  capability: 'ai.chat' | 'ai.chat.stream' | 'ai.embed';
+  capability: 'ai.chat' | 'ai.chat.stream' | 'ai.embed' | 'ai.vision' | 'ai.image';
   model?: string;
   vendor?: string;
   task: Task;
@@ -39,10 +39,14 @@ function inRegion(regions: string[], region: string): boolean {
 }
 
 /** A model an instance's config names but the catalog does not know: a local model, free. */
-function localEntry(id: string, vendor: string, kind: 'chat' | 'embed'): ModelEntry {
+function localEntry(id: string, vendor: string, kind: Kind): ModelEntry {
   return { id, vendor, family: id, tasks: ['general', 'reasoning', 'coding', 'long_context'], quality: 30, context_window: 8192, max_output: 4096,
-    price: { in: 0, out: 0 }, capabilities: kind === 'chat' ? ['chat', 'tools', 'json'] : ['embed'], regions: ['global'] };
+    price: { in: 0, out: 0 }, capabilities: kind === 'chat' ? ['chat', 'tools', 'json'] : kind === 'embed' ? ['embed'] : [], regions: ['global'] };
 }
+
+type Kind = ModelEntry['capabilities'][number];
+// Vision and image models are never guessed: an unknown model needs a catalog entry saying it can.
+const KIND: Record<PlanRequest['capability'], Kind> = { 'ai.chat': 'chat', 'ai.chat.stream': 'chat', 'ai.embed': 'embed', 'ai.vision': 'vision', 'ai.image': 'image' };
 
 /**
  * Routing for the AI area: which vendor instances, with which model each, in what order.
@@ -52,7 +56,7 @@ function localEntry(id: string, vendor: string, kind: 'chat' | 'embed'): ModelEn
  * Instances that exist only for BYOK are used only with the caller's credentials.
  */
 export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokOnly: Set<string>, req: PlanRequest): Candidate[] {
-  const kind = req.capability === 'ai.embed' ? 'embed' : 'chat';
+  const kind = KIND[req.capability];
   let instances = registry.serving(req.capability);
   if (req.vendor) {
     instances = instances.filter((i) => i.id === req.vendor || i.adapter === req.vendor || vendorKey(i) === req.vendor);
@@ -77,7 +81,7 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
         instanceId: inst.id, entry, byok: !!creds,
         plan: creds
           ? { model: entry.id, price_in: 0, price_out: 0, fee: req.byokFeeMicros, credentials: creds }
-          : { model: entry.id, price_in: entry.price.in, price_out: entry.price.out, fee: 0 },
+          : { model: entry.id, price_in: entry.price.in, price_out: entry.price.out, fee: 0, ...(entry.price.image !== undefined ? { price_image: entry.price.image } : {}) },
       });
     }
   }
@@ -108,7 +112,7 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
 }
 
 function blended(e: ModelEntry): number {
-  return e.price.in + e.price.out;
+  return e.price.in + e.price.out + (e.price.image ?? 0);
 }
 
 function rank(pool: Candidate[], prefer: Prefer): Candidate[] {

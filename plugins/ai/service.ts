@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Svc } from '../../core/context.js';
 import { apiError, isApiError } from '../../core/errors.js';
 import { microsToUsd, usdToMicros } from '../../core/wallet/money.js';
-import type { Attempt } from '../../core/router/router.js';
+import type { Attempt, CallResult } from '../../core/router/router.js';
 import { streamCall, type StreamSession } from '../../core/router/stream-call.js';
 import { ByokStore } from '../byok/store.js';
 import { Catalog, type ModelEntry } from './catalog/catalog.js';
@@ -59,7 +59,7 @@ export class AiService {
     return usdToMicros(cfg?.platform_fee_usd ?? 0);
   }
 
-  private async plan(req: FastifyRequest, p: Omit<PlanRequest, 'region' | 'byok' | 'byokFeeMicros'>): Promise<Candidate[]> {
+  async plan(req: FastifyRequest, p: Omit<PlanRequest, 'region' | 'byok' | 'byokFeeMicros'>): Promise<Candidate[]> {
     const principal = req.principal!;
     const byok = (await this.byok()?.active(principal.accountId)) ?? new Map();
     return planCandidates(this.svc.vendors, this.catalog, this.byokOnly, { ...p, region: principal.region, byok, byokFeeMicros: this.byokFeeMicros() });
@@ -88,7 +88,7 @@ export class AiService {
     return { input, candidates, modelOf: (v) => input.plan[v]?.model };
   }
 
-  private callOptions(req: FastifyRequest, candidates: Candidate[], body: { max_cost_multiplier?: number; timeout_seconds?: number }) {
+  callOptions(req: FastifyRequest, candidates: Candidate[], body: { max_cost_multiplier?: number; timeout_seconds?: number }) {
     return {
       accountId: req.principal!.accountId, meter: req.meter, order: candidates.map((c) => c.instanceId),
       maxCostMultiplier: body.max_cost_multiplier ?? 1.5, timeoutMs: body.timeout_seconds ? Math.round(body.timeout_seconds * 1000) : undefined,
@@ -143,14 +143,19 @@ export class AiService {
     } catch (e) {
       throw this.withModels(e, p);
     }
+    const result = this.chatResult(p, r, started);
+    if (useCache) await this.cache.put(req.principal!.accountId, hash, result);
+    return result;
+  }
+
+  /** A router result as the wire's ChatResult (chat and vision). */
+  chatResult(p: Prepared<unknown>, r: CallResult<ChatOutput>, started: number): ChatResultT {
     const o = r.output;
-    const result: ChatResultT = {
+    return {
       content: o.content, finish_reason: o.finish_reason, ...(o.tool_calls?.length ? { tool_calls: o.tool_calls } : {}),
       usage: { input_tokens: o.usage.input_tokens, output_tokens: o.usage.output_tokens, total_tokens: o.usage.input_tokens + o.usage.output_tokens },
       metadata: this.metadata(p, r.vendor, r.attempts, performance.now() - started, r.costMicros),
     };
-    if (useCache) await this.cache.put(req.principal!.accountId, hash, result);
-    return result;
   }
 
   async openStream(req: FastifyRequest, body: ChatBodyT): Promise<{ p: Prepared<ChatInput>; session: StreamSession<ChatStreamEvent, Usage> }> {

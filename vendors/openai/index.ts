@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor, secret } from '../../core/define.js';
 import { openAiInstance } from './client.js';
+import { openAiImages } from './images.js';
 
-/** OpenAI (api.openai.com or any `base_url`): chat, streaming, tools, JSON modes, embeddings. */
+/** OpenAI (api.openai.com or any `base_url`): chat, streaming, tools, JSON modes, embeddings, vision, image generation. */
 export default defineVendor({
   name: 'openai',
   regions: ['western'],
@@ -14,6 +15,11 @@ export default defineVendor({
   }, { additionalProperties: false }),
   byok: { provider: 'openai', credentials: Type.Object({ api_key: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
   create(config, ctx) {
-    return openAiInstance({ ...config, maxField: 'max_completion_tokens' }, ctx);
+    const cfg = { ...config, maxField: 'max_completion_tokens' as const };
+    const inst = openAiInstance(cfg, ctx);
+    // Vision is chat with image_url content parts (the same call); images have their own API.
+    inst.capabilities['ai.vision'] = inst.capabilities['ai.chat'];
+    inst.capabilities['ai.image'] = openAiImages(cfg, ctx);
+    return inst;
   },
 });

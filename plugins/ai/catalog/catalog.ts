@@ -1,4 +1,4 @@
-import { BUILTIN_MODELS } from './models.js';
+import { BUILTIN_IMAGE_MODELS, BUILTIN_MODELS } from './models.js';
 import type { ModelEntry, Task } from './types.js';
 
 export type { ModelEntry, Task } from './types.js';
@@ -9,7 +9,7 @@ export class Catalog {
 
   constructor(extra: ModelEntry[] = []) {
     const byKey = new Map<string, ModelEntry>();
-    for (const m of [...BUILTIN_MODELS, ...extra]) byKey.set(`${m.vendor}\u0000${m.id}`, m);
+    for (const m of [...BUILTIN_MODELS, ...BUILTIN_IMAGE_MODELS, ...extra]) byKey.set(`${m.vendor}\u0000${m.id}`, m);
     this.entries = [...byKey.values()];
   }
 
@@ -22,7 +22,7 @@ export class Catalog {
     return (vendor && this.entries.find((m) => m.id === id && m.vendor === vendor)) || this.entries.find((m) => m.id === id);
   }
 
-  forVendor(vendor: string, capability: 'chat' | 'embed' = 'chat'): ModelEntry[] {
+  forVendor(vendor: string, capability: ModelEntry['capabilities'][number] = 'chat'): ModelEntry[] {
     return this.entries.filter((m) => m.vendor === vendor && m.capabilities.includes(capability));
   }
 

@@ -21,8 +21,9 @@ export const ModelEntrySchema = Type.Object({
     out: Type.Integer({ minimum: 0 }),
     batch_in: Type.Optional(Type.Integer({ minimum: 0 })),
     batch_out: Type.Optional(Type.Integer({ minimum: 0 })),
+    image: Type.Optional(Type.Integer({ minimum: 0, description: 'Micro-USD per generated image (models with the `image` capability).' })),
   }, { additionalProperties: false }),
-  capabilities: Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('tools'), Type.Literal('vision'), Type.Literal('json'), Type.Literal('embed')]), { default: ['chat'] }),
+  capabilities: Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('tools'), Type.Literal('vision'), Type.Literal('json'), Type.Literal('embed'), Type.Literal('image')]), { default: ['chat'] }),
   regions: Type.Array(Type.String(), { default: ['global'], description: '`global`, `western` or `china`.' }),
 }, { additionalProperties: false });
 

@@ -1,0 +1,72 @@
+import type { FastifyRequest } from 'fastify';
+import type { Svc } from '../../../core/context.js';
+import type { CallResult } from '../../../core/router/router.js';
+import type { ChatInput, ChatOutput, ImageInput, ImageOutput } from '../contract.js';
+import type { ChatResultT } from '../schemas.js';
+import { tokenBound, type AiService, type Prepared } from '../service.js';
+import { resolveImages, sniffImage } from './image-input.js';
+import type { ImageBodyT, ImageResultT, VisionBodyT } from './schemas.js';
+
+/**
+ * Input tokens reserved for each image of a vision call. Vendors bill an image by its pixels
+ * (OpenAI ≤ ~1,500 at high detail, Anthropic ~1,600 at its largest size); the reservation
+ * is this bound, the settlement the vendor's actual count.
+ */
+export const VISION_TOKENS_PER_IMAGE = 1600;
+
+const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
+
+/** Vision (chat about images) and image generation, routed and charged like chat. */
+export class MediaService {
+  constructor(private readonly svc: Svc, private readonly ai: AiService) {}
+
+  private prepared<I extends { plan: ChatInput['plan'] }>(input: I, candidates: Prepared<I>['candidates']): Prepared<I> {
+    return { input, candidates, modelOf: (v) => input.plan[v]?.model };
+  }
+
+  private async call<I, O>(capability: string, req: FastifyRequest, p: Prepared<I>): Promise<CallResult<O>> {
+    try {
+      return await this.svc.router.call<I, O>(capability, p.input, this.ai.callOptions(req, p.candidates, {}));
+    } catch (e) {
+      throw this.ai.withModels(e, p);
+    }
+  }
+
+  async vision(req: FastifyRequest, body: VisionBodyT): Promise<ChatResultT> {
+    // Routing first: with no vision vendor, nothing is fetched.
+    const candidates = await this.ai.plan(req, { capability: 'ai.vision', model: body.model, vendor: body.vendor, task: 'general', prefer: 'balanced', needs: [] });
+    const images = await resolveImages(body.images, this.svc.egress);
+    const maxTokens = body.max_tokens ?? Math.min(this.ai.cfg.default_max_tokens, candidates[0].entry.max_output);
+    const input: ChatInput = {
+      messages: [{ role: 'user', content: body.prompt, images }], max_tokens: maxTokens, cache_strategy: 'none',
+      plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
+      estimate: { input_tokens: 12 + tokenBound(body.prompt) + images.length * VISION_TOKENS_PER_IMAGE, output_tokens: maxTokens },
+    };
+    const p = this.prepared(input, candidates);
+    const started = performance.now();
+    const r = await this.call<ChatInput, ChatOutput>('ai.vision', req, p);
+    return this.ai.chatResult(p, r, started);
+  }
+
+  async image(req: FastifyRequest, body: ImageBodyT): Promise<ImageResultT> {
+    const candidates = await this.ai.plan(req, { capability: 'ai.image', model: body.model, vendor: body.vendor, task: 'general', prefer: body.prefer ?? 'balanced', needs: [] });
+    const input: ImageInput = {
+      prompt: body.prompt, n: body.n ?? 1, ...(body.size ? { size: body.size } : {}),
+      plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
+    };
+    const p = this.prepared(input, candidates);
+    const started = performance.now();
+    const r = await this.call<ImageInput, ImageOutput>('ai.image', req, p);
+    const accountId = req.principal!.accountId;
+    // Saved through the result store: the caller gets signed URLs, kept for the retention period.
+    const saved = await Promise.all(r.output.images.map((img, i) => {
+      const mime = sniffImage(img.data) ?? img.mime;
+      return this.svc.results.save(accountId, img.data, { contentType: mime, filename: `image-${i + 1}.${EXT[mime] ?? 'bin'}`, inline: true });
+    }));
+    const b64 = body.response_format === 'b64_json';
+    return {
+      images: saved.map((s, i) => ({ url: s.url, ...(b64 ? { b64: r.output.images[i].data.toString('base64') } : {}) })),
+      metadata: this.ai.metadata(p, r.vendor, r.attempts, performance.now() - started, r.costMicros),
+    };
+  }
+}

@@ -1,0 +1,46 @@
+import t from 'tap';
+import OpenAI from 'openai';
+import { mediaApp } from './media-setup.js';
+import { imageType } from '../../fakes/images.js';
+
+async function sdk(t: any) {
+  const env = await mediaApp(t);
+  return { ...env, client: new OpenAI({ apiKey: env.key, baseURL: `${env.base}/v1/openai`, maxRetries: 0 }) };
+}
+
+t.test('the official openai SDK: images.generate as URLs and as b64_json, through the same wallet', async (t) => {
+  const { client, app, accountId, oa } = await sdk(t);
+  const before = await app.svc.wallet.balance(accountId);
+  const r = await client.images.generate({ model: 'pix', prompt: 'a green hill', n: 2, size: '256x256' as any });
+  t.equal(r.data!.length, 2);
+  t.type(r.created, 'number');
+  for (const d of r.data!) {
+    t.notOk(d.b64_json, 'URL format by default');
+    const bytes = Buffer.from(await (await fetch(d.url!)).arrayBuffer());
+    t.equal(imageType(bytes), 'image/png');
+    t.equal(bytes.readUInt32BE(16), 256);
+  }
+  t.equal(before - (await app.svc.wallet.balance(accountId)), 80_000, '2 × 0.04 USD, as on /v1/ai/image');
+
+  const b = await client.images.generate({ model: 'auto', prompt: 'a blue lake', size: '32x32' as any, response_format: 'b64_json', quality: 'standard', style: 'vivid' }).withResponse();
+  t.equal(b.response.headers.get('x-svc-vendor'), 'oa');
+  t.equal(b.response.headers.get('x-svc-cost-usd'), '0.040000');
+  const [img] = b.data.data!;
+  t.notOk(img.url);
+  t.equal(imageType(Buffer.from(img.b64_json!, 'base64')), 'image/png');
+  t.equal(oa.requests.at(-1)!.body.model, 'pix', '`auto` routes to the best image model');
+});
+
+t.test('SDK errors: bad n is a 400 BadRequestError in OpenAI shape; no image vendor for a model is 503', async (t) => {
+  const { client, app, accountId } = await sdk(t);
+  const before = await app.svc.wallet.balance(accountId);
+  const bad = await client.images.generate({ model: 'pix', prompt: 'x', n: 11 }).catch((e) => e);
+  t.ok(bad instanceof OpenAI.BadRequestError);
+  t.equal(bad.status, 400);
+  t.equal(bad.code, 'validation_failed');
+  t.equal(bad.param, 'n');
+  const none = await client.images.generate({ model: 'seer', prompt: 'x' }).catch((e) => e);
+  t.equal(none.status, 503);
+  t.equal(none.code, 'no_vendor_available');
+  t.equal(await app.svc.wallet.balance(accountId), before);
+});
