@@ -112,4 +112,8 @@ t.test('503 no_vendor_available when no configured vendor makes images', async (
   t.match(res.json().error.message, /vendors:|POST \/v1\/byok/);
   t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).json().balance_usd, 5);
   t.equal(an.requests.length, 0);
+  const disc = (await app.inject({ method: 'GET', url: '/v1/discovery' })).json();
+  const image = disc.items.find((i: { path: string }) => i.path === '/v1/ai/image');
+  t.equal(image.available, false, 'discovery says image generation needs a vendor');
+  t.equal(disc.items.find((i: { path: string }) => i.path === '/v1/ai/vision').available, true, 'the anthropic instance does vision');
 });
