@@ -9,6 +9,7 @@ import type { ChatInput, ImageInput } from '../../plugins/ai/contract.js';
 import { openAiFake } from '../fakes/openai-fake.js';
 import { anthropicFake } from '../fakes/anthropic-fake.js';
 import { geminiFake } from '../fakes/gemini-fake.js';
+import type { FakeServer } from '../fakes/script.js';
 import { imageType, makePng, sha12 } from '../fakes/images.js';
 
 const ctx = (id: string) => ({ instanceId: id, fetch: globalThis.fetch, publicUrl: 'http://127.0.0.1', dataDir: '/tmp', log: pino({ level: 'silent' }) });
@@ -21,6 +22,15 @@ const vision = (id: string, model: string, data = png.toString('base64')): ChatI
 const image = (id: string, model: string, n: number, size?: string): ImageInput => ({
   prompt: 'a cat', n, ...(size ? { size } : {}), plan: { [id]: { model, price_in: 0, price_out: 0, fee: 0, price_image: 40_000 } },
 });
+
+/** An adapter instance on a started fake, and what its `ai.vision` makes of the test PNG. */
+async function seeing(t: any, fake: FakeServer, make: (url: string) => Promise<VendorInstance>, id: string, model: string) {
+  t.teardown(() => fake.close());
+  const inst = await make(fake.url);
+  const out = await inst.capabilities['ai.vision'].invoke(vision(id, model), opts());
+  t.equal(out.content, `Saw 1 image(s): image/png ${sha12(png)}`, 'the vendor saw the image, byte for byte');
+  return inst;
+}
 
 async function failure(p: Promise<unknown>): Promise<VendorFailure> {
   const e = await p.then(() => undefined, (err) => err);
@@ -60,10 +70,7 @@ t.test('openai ai.image: gpt-image and DALL·E requests, PNGs back, priced per i
 
 t.test('openai ai.vision: image_url data: parts the vendor decodes', async (t) => {
   const fake = await openAiFake({ key: 'sk' }).start('/v1');
-  t.teardown(() => fake.close());
-  const inst = (await openai.create({ api_key: 'sk', base_url: fake.url } as any, ctx('oa'))) as VendorInstance;
-  const out = await inst.capabilities['ai.vision'].invoke(vision('oa', 'gpt-4o'), opts());
-  t.equal(out.content, `Saw 1 image(s): image/png ${sha12(png)}`);
+  const inst = await seeing(t, fake, async (url) => (await openai.create({ api_key: 'sk', base_url: url } as any, ctx('oa'))) as VendorInstance, 'oa', 'gpt-4o');
   t.same(fake.requests.at(-1)!.body.messages[0], { role: 'system', content: 'Be brief.' }, 'text-only turns stay strings');
   const lie = await failure(inst.capabilities['ai.vision'].invoke(vision('oa', 'gpt-4o', Buffer.from('not an image').toString('base64')), opts()));
   t.equal(lie.kind, 'client_error', 'the fake refuses a data: URL that is not the image it says');
@@ -71,10 +78,7 @@ t.test('openai ai.vision: image_url data: parts the vendor decodes', async (t) =
 
 t.test('anthropic ai.vision: base64 image blocks, checked by the fake as the Messages API does', async (t) => {
   const fake = await anthropicFake({ key: 'ak' }).start();
-  t.teardown(() => fake.close());
-  const inst = (await anthropic.create({ api_key: 'ak', base_url: fake.url, default_max_tokens: 100 } as any, ctx('an'))) as VendorInstance;
-  const out = await inst.capabilities['ai.vision'].invoke(vision('an', 'claude-haiku-4-5'), opts());
-  t.equal(out.content, `Saw 1 image(s): image/png ${sha12(png)}`);
+  const inst = await seeing(t, fake, async (url) => (await anthropic.create({ api_key: 'ak', base_url: url, default_max_tokens: 100 } as any, ctx('an'))) as VendorInstance, 'an', 'claude-haiku-4-5');
   const sent = fake.requests.at(-1)!.body;
   t.equal(sent.system, 'Be brief.');
   t.same(sent.messages, [{ role: 'user', content: [
@@ -89,9 +93,6 @@ t.test('anthropic ai.vision: base64 image blocks, checked by the fake as the Mes
 
 t.test('gemini ai.vision: inlineData parts before the text', async (t) => {
   const fake = await geminiFake({ key: 'gk' }).start('/v1beta');
-  t.teardown(() => fake.close());
-  const inst = (await gemini.create({ api_key: 'gk', base_url: fake.url } as any, ctx('gm'))) as VendorInstance;
-  const out = await inst.capabilities['ai.vision'].invoke(vision('gm', 'gemini-2.5-flash'), opts());
-  t.equal(out.content, `Saw 1 image(s): image/png ${sha12(png)}`);
+  await seeing(t, fake, async (url) => (await gemini.create({ api_key: 'gk', base_url: url } as any, ctx('gm'))) as VendorInstance, 'gm', 'gemini-2.5-flash');
   t.same(fake.requests.at(-1)!.body.contents, [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: png.toString('base64') } }, { text: 'What is it?' }] }]);
 });
