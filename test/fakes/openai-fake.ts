@@ -26,7 +26,6 @@ function vector(text: string, dims: number): number[] {
  * image_url content parts and /images/generations (openai-images.ts).
  */
 export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServer {
-  const files = new Map<string, Buffer>(); // images generated as URLs, served at /files/<name>
   const fake: FakeServer = new FakeServer(async (req, res, s: Script) => {
     const auth = req.headers.authorization;
     if (opts.key && auth !== `Bearer ${opts.key}`) return error(res, 401, `Incorrect API key provided: ${String(auth).slice(7, 12)}***.`);
@@ -44,9 +43,7 @@ export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServ
         data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: vector(t, req.body.dimensions ?? 8) })),
       }));
     }
-    if (req.method === 'POST' && req.path.endsWith('/images/generations')) return imagesGenerations(req.body, res, (st, m) => error(res, st, m), files, fake.url);
-    const file = req.method === 'GET' && /\/files\/([\w.-]+)$/.exec(req.path)?.[1];
-    if (file && files.has(file)) return void res.writeHead(200, { 'content-type': 'image/png' }).end(files.get(file));
+    if (req.method === 'POST' && req.path.endsWith('/images/generations')) return imagesGenerations(req.body, res, (st, m) => error(res, st, m));
     if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return error(res, 404, `Unknown path ${req.path}`);
     const b = req.body;
     if (!b?.model || !Array.isArray(b.messages)) return error(res, 400, "Missing required parameter: 'messages'.");

@@ -12,8 +12,11 @@ const SIZES: Record<string, string[]> = {
   'gpt-image-1': ['1024x1024', '1536x1024', '1024x1536', 'auto'],
 };
 
-/** POST /images/generations: `{ created, data: [{ b64_json }] }` (or `{ url }` for DALL·E asked for URLs), real PNGs. */
-export function imagesGenerations(body: any, res: ServerResponse, fail: Fail, files: Map<string, Buffer>, baseUrl: string): void {
+/**
+ * POST /images/generations: `{ created, data: [{ b64_json }] }` with real PNGs; DALL·E without
+ * `response_format: b64_json` answers `{ url }` on OpenAI's blob host, as OpenAI does (not served here).
+ */
+export function imagesGenerations(body: any, res: ServerResponse, fail: Fail): void {
   const model: string = body?.model ?? 'dall-e-2';
   if (typeof body?.prompt !== 'string' || !body.prompt) return fail(400, "Missing required parameter: 'prompt'.");
   const n = body.n ?? 1;
@@ -26,12 +29,7 @@ export function imagesGenerations(body: any, res: ServerResponse, fail: Fail, fi
   const [w, h] = size === 'auto' ? [1024, 1024] : size.split('x').map(Number);
   const pngs = Array.from({ length: n }, (_, i) => seededPng(w, h, `${body.prompt}#${i}`));
   const asUrl = !gptImage && (body.response_format ?? 'url') === 'url';
-  const data = pngs.map((png, i) => {
-    if (!asUrl) return { b64_json: png.toString('base64') };
-    const name = `img-${files.size + 1}-${i}.png`;
-    files.set(name, png);
-    return { url: `${baseUrl}/files/${name}` };
-  });
+  const data = pngs.map((png, i) => (asUrl ? { url: `https://oaidalleapiprodscus.blob.core.windows.net/private/img-${i}.png?sig=fake` } : { b64_json: png.toString('base64') }));
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify({
     created: Math.floor(Date.now() / 1000), data,

@@ -14,6 +14,9 @@ import type { ImageBodyT, ImageResultT, VisionBodyT } from './schemas.js';
  */
 export const VISION_TOKENS_PER_IMAGE = 1600;
 
+/** Image models take tens of seconds an image: the whole call (failover included) gets longer than chat's 60 s. */
+export const IMAGE_TIMEOUT_MS = 180_000;
+
 const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
 
 /** Vision (chat about images) and image generation, routed and charged like chat. */
@@ -24,9 +27,9 @@ export class MediaService {
     return { input, candidates, modelOf: (v) => input.plan[v]?.model };
   }
 
-  private async call<I, O>(capability: string, req: FastifyRequest, p: Prepared<I>): Promise<CallResult<O>> {
+  private async call<I, O>(capability: string, req: FastifyRequest, p: Prepared<I>, timeoutMs?: number): Promise<CallResult<O>> {
     try {
-      return await this.svc.router.call<I, O>(capability, p.input, this.ai.callOptions(req, p.candidates, {}));
+      return await this.svc.router.call<I, O>(capability, p.input, { ...this.ai.callOptions(req, p.candidates, {}), ...(timeoutMs ? { timeoutMs } : {}) });
     } catch (e) {
       throw this.ai.withModels(e, p);
     }
@@ -56,7 +59,7 @@ export class MediaService {
     };
     const p = this.prepared(input, candidates);
     const started = performance.now();
-    const r = await this.call<ImageInput, ImageOutput>('ai.image', req, p);
+    const r = await this.call<ImageInput, ImageOutput>('ai.image', req, p, IMAGE_TIMEOUT_MS);
     const accountId = req.principal!.accountId;
     // Saved through the result store: the caller gets signed URLs, kept for the retention period.
     const saved = await Promise.all(r.output.images.map((img, i) => {
