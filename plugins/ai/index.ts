@@ -50,7 +50,7 @@ export default defineArea({
     const media = new MediaService(svc, ai);
     registerMediaRoutes(app, media);
     await app.register(async (scope) => {
-      registerOpenAiRoutes(scope, ai);
+      registerOpenAiRoutes(scope, ai, media);
       registerOpenAiImageRoutes(scope, media);
     });
     const sweep = setInterval(() => void ai.cache.sweep().catch((e) => ctx.log.warn({ err: e }, 'cache sweep failed')), 60_000);

@@ -65,13 +65,13 @@ export class AiService {
     return planCandidates(this.svc.vendors, this.catalog, this.byokOnly, { ...p, region: principal.region, byok, byokFeeMicros: this.byokFeeMicros() });
   }
 
-  async prepareChat(req: FastifyRequest, body: ChatBodyT, stream: boolean): Promise<Prepared<ChatInput>> {
+  async prepareChat(req: FastifyRequest, body: ChatBodyT, stream: boolean, capability: PlanRequest['capability'] = stream ? 'ai.chat.stream' : 'ai.chat'): Promise<Prepared<ChatInput>> {
     if (body.batch_mode) throw apiError('unprocessable', 'batch_mode is not available on this gateway yet; send the call without it.', { param: 'batch_mode' });
     const needs: PlanRequest['needs'] = [];
     if (body.tools?.length) needs.push('tools');
     if (body.response_format && body.response_format.type !== 'text') needs.push('json');
     const candidates = await this.plan(req, {
-      capability: stream ? 'ai.chat.stream' : 'ai.chat', model: body.model, vendor: body.vendor,
+      capability, model: body.model, vendor: body.vendor,
       task: body.task ?? 'general', prefer: body.prefer ?? 'balanced', needs,
     });
     const messages = toMessages(body.messages);

@@ -45,15 +45,17 @@ export function checkImage(bytes: Buffer, param: string, declared?: string): Inl
 }
 
 export type ImageRef = { url?: string; base64?: string; mime?: string };
+/** The request field an image came from, for error `param`s. */
+export type ParamOf = (index: number, field?: 'url' | 'base64') => string;
 
 /**
  * The caller's images as inline bytes. URLs are fetched here, through the egress guard
  * (SSRF rules, time and size caps), so a vendor never reaches a caller's URL and a refused
  * or broken one fails before anything is reserved.
  */
-export async function resolveImages(refs: ImageRef[], egress: Egress, param = 'images'): Promise<InlineImage[]> {
+export async function resolveImages(refs: ImageRef[], egress: Egress, paramOf: ParamOf = (i, field) => `images[${i}]${field ? `.${field}` : ''}`): Promise<InlineImage[]> {
   for (const [i, ref] of refs.entries()) {
-    if ((ref.url === undefined) === (ref.base64 === undefined)) throw invalid(`${param}[${i}]`, 'needs exactly one of url or base64');
+    if ((ref.url === undefined) === (ref.base64 === undefined)) throw invalid(paramOf(i), 'needs exactly one of url or base64');
   }
   const out: InlineImage[] = [];
   let total = 0;
@@ -62,17 +64,17 @@ export async function resolveImages(refs: ImageRef[], egress: Egress, param = 'i
     let declared: string | undefined;
     let p: string;
     if (ref.url !== undefined) {
-      p = `${param}[${i}].url`;
+      p = paramOf(i, 'url');
       const res = await egress.fetch(ref.url, { param: p, maxBytes: Math.min(MAX_IMAGE_BYTES, MAX_TOTAL_BYTES - total) });
       if (res.status < 200 || res.status > 299) throw apiError('unprocessable', `${p} answered HTTP ${res.status}, not an image.`, { param: p, details: { status: res.status } });
       bytes = res.body;
     } else {
-      p = `${param}[${i}].base64`;
+      p = paramOf(i, 'base64');
       ({ bytes, declared } = decodeBase64(ref.base64!, p));
     }
     declared = ref.mime ?? declared;
     total += bytes.length;
-    if (total > MAX_TOTAL_BYTES) throw apiError('payload_too_large', `The images are over ${MAX_TOTAL_BYTES} bytes together.`, { param, details: { max_bytes: MAX_TOTAL_BYTES } });
+    if (total > MAX_TOTAL_BYTES) throw apiError('payload_too_large', `The images are over ${MAX_TOTAL_BYTES} bytes together.`, { param: p, details: { max_bytes: MAX_TOTAL_BYTES } });
     out.push(checkImage(bytes, p, declared));
   }
   return out;

@@ -2,9 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { Svc } from '../../../core/context.js';
 import type { CallResult } from '../../../core/router/router.js';
 import type { ChatInput, ChatOutput, ImageInput, ImageOutput } from '../contract.js';
-import type { ChatResultT } from '../schemas.js';
-import { tokenBound, type AiService, type Prepared } from '../service.js';
-import { resolveImages, sniffImage } from './image-input.js';
+import type { ChatBodyT, ChatResultT } from '../schemas.js';
+import type { AiService, Prepared } from '../service.js';
+import { resolveImages, sniffImage, type ImageRef } from './image-input.js';
 import type { ImageBodyT, ImageResultT, VisionBodyT } from './schemas.js';
 
 /**
@@ -17,15 +17,18 @@ export const VISION_TOKENS_PER_IMAGE = 1600;
 /** Image models take tens of seconds an image: the whole call (failover included) gets longer than chat's 60 s. */
 export const IMAGE_TIMEOUT_MS = 180_000;
 
+/** One image of a vision chat: the message it belongs to, and its request field for errors. */
+export interface ImageSource {
+  message: number;
+  ref: ImageRef;
+  param(field?: 'url' | 'base64'): string;
+}
+
 const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
 
 /** Vision (chat about images) and image generation, routed and charged like chat. */
 export class MediaService {
   constructor(private readonly svc: Svc, private readonly ai: AiService) {}
-
-  private prepared<I extends { plan: ChatInput['plan'] }>(input: I, candidates: Prepared<I>['candidates']): Prepared<I> {
-    return { input, candidates, modelOf: (v) => input.plan[v]?.model };
-  }
 
   private async call<I, O>(capability: string, req: FastifyRequest, p: Prepared<I>, timeoutMs?: number): Promise<CallResult<O>> {
     try {
@@ -36,16 +39,19 @@ export class MediaService {
   }
 
   async vision(req: FastifyRequest, body: VisionBodyT): Promise<ChatResultT> {
+    return this.visionChat(req, { messages: [{ role: 'user', content: body.prompt }], model: body.model, vendor: body.vendor, max_tokens: body.max_tokens },
+      body.images.map((ref, i) => ({ message: 0, ref, param: (field) => `images[${i}]${field ? `.${field}` : ''}` })));
+  }
+
+  /** A chat whose turns carry images (the native vision body, or an OpenAI chat with image parts), on `ai.vision`. */
+  async visionChat(req: FastifyRequest, body: ChatBodyT, images: ImageSource[]): Promise<ChatResultT> {
     // Routing first: with no vision vendor, nothing is fetched.
-    const candidates = await this.ai.plan(req, { capability: 'ai.vision', model: body.model, vendor: body.vendor, task: 'general', prefer: 'balanced', needs: [] });
-    const images = await resolveImages(body.images, this.svc.egress);
-    const maxTokens = body.max_tokens ?? Math.min(this.ai.cfg.default_max_tokens, candidates[0].entry.max_output);
-    const input: ChatInput = {
-      messages: [{ role: 'user', content: body.prompt, images }], max_tokens: maxTokens, cache_strategy: 'none',
-      plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
-      estimate: { input_tokens: 12 + tokenBound(body.prompt) + images.length * VISION_TOKENS_PER_IMAGE, output_tokens: maxTokens },
-    };
-    const p = this.prepared(input, candidates);
+    const p = await this.ai.prepareChat(req, { ...body, cache_strategy: 'none' }, false, 'ai.vision');
+    const inline = await resolveImages(images.map((i) => i.ref), this.svc.egress, (i, field) => images[i].param(field));
+    const messages = p.input.messages.map((m) => ({ ...m }));
+    inline.forEach((img, i) => (messages[images[i].message].images ??= []).push(img));
+    p.input.messages = messages;
+    p.input.estimate.input_tokens += inline.length * VISION_TOKENS_PER_IMAGE;
     const started = performance.now();
     const r = await this.call<ChatInput, ChatOutput>('ai.vision', req, p);
     return this.ai.chatResult(p, r, started);
@@ -57,7 +63,7 @@ export class MediaService {
       prompt: body.prompt, n: body.n ?? 1, ...(body.size ? { size: body.size } : {}),
       plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
     };
-    const p = this.prepared(input, candidates);
+    const p: Prepared<ImageInput> = { input, candidates, modelOf: (v) => input.plan[v]?.model };
     const started = performance.now();
     const r = await this.call<ImageInput, ImageOutput>('ai.image', req, p, IMAGE_TIMEOUT_MS);
     const accountId = req.principal!.accountId;

@@ -1,7 +1,7 @@
 import t from 'tap';
 import OpenAI from 'openai';
-import { mediaApp } from './media-setup.js';
-import { imageType } from '../../fakes/images.js';
+import { imageHost, mediaApp } from './media-setup.js';
+import { imageType, makePng, sha12 } from '../../fakes/images.js';
 
 async function sdk(t: any) {
   const env = await mediaApp(t);
@@ -43,4 +43,43 @@ t.test('SDK errors: bad n is a 400 BadRequestError in OpenAI shape; no image ven
   t.equal(none.status, 503);
   t.equal(none.code, 'no_vendor_available');
   t.equal(await app.svc.wallet.balance(accountId), before);
+});
+
+t.test('the official openai SDK: chat.completions with image_url parts goes to a vision model, streamed or not', async (t) => {
+  const { client, oa, an, app, accountId } = await sdk(t);
+  const png = makePng(4, 4, [9, 9, 9]);
+  const host = await imageHost(t, png);
+  const before = await app.svc.wallet.balance(accountId);
+  const c = await client.chat.completions.create({
+    model: 'seer',
+    messages: [{ role: 'user', content: [
+      { type: 'text', text: 'Compare' },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}`, detail: 'low' } },
+      { type: 'image_url', image_url: { url: `${host}/b.png` } },
+    ] }],
+  });
+  t.equal(c.choices[0].message.content, `Saw 2 image(s): image/png ${sha12(png)}, image/png ${sha12(png)}`);
+  t.equal(c.model, 'seer');
+  const parts = oa.requests.at(-1)!.body.messages[0].content;
+  t.same(parts.map((p: any) => p.type), ['text', 'image_url', 'image_url']);
+  t.equal(parts[2].image_url.url, `data:image/png;base64,${png.toString('base64')}`, 'the URL was fetched by the gateway and sent inline');
+  t.equal(before - (await app.svc.wallet.balance(accountId)), 12 + 7 * 2);
+
+  const stream = await client.chat.completions.create({
+    model: 'smartest', stream: true, stream_options: { include_usage: true },
+    messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } }] }],
+  });
+  let text = '';
+  let usage: any;
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.delta?.content ?? '';
+    if (chunk.usage) usage = chunk.usage;
+  }
+  t.equal(text, `Saw 1 image(s): image/png ${sha12(png)}`, '`smartest` routes to the best vision model (eye, on Anthropic)');
+  t.equal(an.requests.at(-1)!.body.messages[0].content[0].type, 'image');
+  t.ok(usage.total_tokens > 0);
+
+  const bad = await client.chat.completions.create({ model: 'seer', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,aGVsbG8=' } }] }] }).catch((e) => e);
+  t.equal(bad.status, 422);
+  t.equal(bad.param, 'messages[0].content[0].image_url.url');
 });
