@@ -65,7 +65,7 @@ export async function resolveImages(refs: ImageRef[], egress: Egress, paramOf: P
     let p: string;
     if (ref.url !== undefined) {
       p = paramOf(i, 'url');
-      const res = await egress.fetch(ref.url, { param: p, maxBytes: Math.min(MAX_IMAGE_BYTES, MAX_TOTAL_BYTES - total) });
+      const res = await egress.fetch(ref.url, { param: p, maxBytes: Math.min(egress.cfg.max_bytes, MAX_IMAGE_BYTES, MAX_TOTAL_BYTES - total) });
       if (res.status < 200 || res.status > 299) throw apiError('unprocessable', `${p} answered HTTP ${res.status}, not an image.`, { param: p, details: { status: res.status } });
       bytes = res.body;
     } else {

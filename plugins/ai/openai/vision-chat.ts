@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { apiError } from '../../../core/errors.js';
 import type { ImageSource, MediaService } from '../media/media-service.js';
 import { replayStream } from '../stream-runner.js';
 import type { OaChatBodyT } from './schemas.js';
@@ -20,6 +21,8 @@ export function splitImageParts(b: OaChatBodyT): { text: OaChatBodyT; images: Im
     if (!Array.isArray(m.content)) return m;
     const content = m.content.filter((part, pi) => {
       if (part.type !== 'image_url') return true;
+      // Every vendor takes images in user turns only.
+      if (m.role !== 'user') throw apiError('validation_failed', `messages[${mi}]: image parts are only allowed in user messages.`, { param: `messages[${mi}].content[${pi}]` });
       const url = (part as ImagePart).image_url?.url;
       const ref = typeof url === 'string' && url.startsWith('data:') ? { base64: url } : { url: typeof url === 'string' ? url : '' };
       images.push({ message: mi, ref, param: () => `messages[${mi}].content[${pi}].image_url.url` });

@@ -82,4 +82,8 @@ t.test('the official openai SDK: chat.completions with image_url parts goes to a
   const bad = await client.chat.completions.create({ model: 'seer', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,aGVsbG8=' } }] }] }).catch((e) => e);
   t.equal(bad.status, 422);
   t.equal(bad.param, 'messages[0].content[0].image_url.url');
+  const sys = await client.chat.completions.create({ model: 'seer', messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: `${host}/b.png` } }] as any }, { role: 'user', content: 'Hi' }] }).catch((e) => e);
+  t.equal(sys.status, 400);
+  t.equal(sys.param, 'messages[0].content[0]');
+  t.equal(await app.svc.wallet.balance(accountId), before - (12 + 7 * 2) - Number(usage.prompt_tokens * 2 + usage.completion_tokens * 4), 'refused calls charge nothing');
 });
