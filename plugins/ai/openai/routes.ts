@@ -23,7 +23,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, ai: AiService, media?
 
   app.post('/v1/openai/chat/completions', {
     bodyLimit: app.svc.config.limits.large_body_bytes, // image parts carry base64
-    config: { scope: 'ai', operation: 'openai.chat.completions', capability: 'ai.chat', errors: ['unprocessable'] },
+    config: { scope: 'ai', operation: 'openai.chat.completions', capability: 'ai.chat', errors: ['unprocessable', 'fetch_failed', 'fetch_timeout'] },
     schema: { summary: 'OpenAI Chat Completions (stream and not)', tags: ['openai'], body: OaChatBody },
   }, async (req: FastifyRequest<{ Body: OaChatBodyT }>, reply: FastifyReply) => {
     const split = media && splitImageParts(req.body);
