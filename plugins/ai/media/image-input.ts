@@ -32,7 +32,8 @@ export function decodeBase64(raw: string, param: string): { bytes: Buffer; decla
   const m = DATA_URL.exec(raw);
   const text = (m ? raw.slice(m[0].length) : raw).replace(/\s+/g, '');
   if (!text || !BASE64.test(text) || text.replace(/=+$/, '').length % 4 === 1) throw invalid(param, 'is not valid base64');
-  return { bytes: Buffer.from(text, 'base64'), declared: m?.[1].toLowerCase() };
+  const declared = m?.[1].toLowerCase();
+  return { bytes: Buffer.from(text, 'base64'), declared: declared === 'image/jpg' ? 'image/jpeg' : declared };
 }
 
 /** Bytes that must be one of the four image types, and the type the caller said if they said one. */

@@ -77,6 +77,7 @@ t.test('bad images are refused before any vendor call and charge nothing', async
     [{ prompt: 'x', images: [{ base64: b64, mime: 'image/bmp' }] }, 400, 'validation_failed', 'images[0].mime'],
     [{ prompt: 'x', images: [{ base64: Buffer.from('hello world').toString('base64') }] }, 422, 'unprocessable', 'images[0].base64'],
     [{ prompt: 'x', images: [{ base64: b64 }, { base64: b64, mime: 'image/jpeg' }] }, 422, 'unprocessable', 'images[1].base64'],
+    [{ prompt: 'x', images: [{ base64: `data:image/jpg;base64,${b64}` }] }, 422, 'unprocessable', 'images[0].base64'],
     [{ prompt: 'x', images: [{ url: 'ftp://example.com/a.png' }] }, 400, 'validation_failed', 'images[0].url'],
     [{ prompt: 'x', images: [{ url: `${notFound}/a.png` }] }, 422, 'unprocessable', 'images[0].url'],
     [{ prompt: 'x', images: [{ url: `${html}/a.png` }] }, 422, 'unprocessable', 'images[0].url'],
@@ -113,4 +114,12 @@ t.test('the vision body limit is the large one (25 MiB), and the total of the im
   t.equal(res.json().error.code, 'payload_too_large');
   const ok = await app.inject({ method: 'POST', url: '/v1/ai/vision', headers: auth, payload: { prompt: 'x', images: [{ base64: Buffer.concat([png, Buffer.alloc(20 * 1024)]).toString('base64') }] } });
   t.equal(ok.statusCode, 200, 'over the 1 MiB default body limit of other routes is fine here');
+});
+
+t.test('a data: URL saying image/jpg is taken as image/jpeg', async (t) => {
+  const { app, oa, auth } = await mediaApp(t);
+  const res = await app.inject({ method: 'POST', url: '/v1/ai/vision', headers: auth, payload: { prompt: 'x', images: [{ base64: `data:image/jpg;base64,${jpeg.toString('base64')}` }], model: 'seer' } });
+  t.equal(res.statusCode, 200, res.body);
+  t.equal(res.json().content, `Saw 1 image(s): image/jpeg ${sha12(jpeg)}`);
+  t.equal(oa.requests.length, 1);
 });
