@@ -15,7 +15,7 @@ export function registerMediaRoutes(app: FastifyInstance, media: MediaService): 
 
   app.post('/v1/ai/image', {
     bodyLimit,
-    config: { scope: 'ai', operation: 'ai.image', capability: 'ai.image', idempotent: true },
+    config: { scope: 'ai', operation: 'ai.image', capability: 'ai.image', idempotent: true, errors: ['unprocessable'] },
     schema: { summary: 'Generate images from a prompt; each is saved and returned as a signed URL', tags: ['ai'], body: ImageBody, response: { 200: ImageResult } },
   }, async (req: FastifyRequest<{ Body: ImageBodyT }>) => media.image(req, req.body));
 }

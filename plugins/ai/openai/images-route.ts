@@ -20,7 +20,7 @@ export type OaImageBodyT = Static<typeof OaImageBody>;
 export function registerOpenAiImageRoutes(app: FastifyInstance, media: MediaService): void {
   app.post('/v1/openai/images/generations', {
     bodyLimit: app.svc.config.limits.large_body_bytes,
-    config: { scope: 'ai', operation: 'openai.images.generations', capability: 'ai.image' },
+    config: { scope: 'ai', operation: 'openai.images.generations', capability: 'ai.image', errors: ['unprocessable'] },
     schema: { summary: 'OpenAI Images: generations', tags: ['openai'], body: OaImageBody },
   }, async (req: FastifyRequest<{ Body: OaImageBodyT }>) => {
     const b = req.body;

@@ -117,3 +117,15 @@ t.test('503 no_vendor_available when no configured vendor makes images', async (
   t.equal(image.available, false, 'discovery says image generation needs a vendor');
   t.equal(disc.items.find((i: { path: string }) => i.path === '/v1/ai/vision').available, true, 'the anthropic instance does vision');
 });
+
+t.test("a request the vendor rejects (400) is 422 with the vendor's message: no failover, no charge", async (t) => {
+  const { app, oa, oa2, auth, accountId } = await mediaApp(t);
+  oa.next({ status: 400 });
+  const before = await app.svc.wallet.balance(accountId);
+  const res = await app.inject({ method: 'POST', url: '/v1/ai/image', headers: auth, payload: { prompt: 'a boat', size: '16x16' } });
+  t.equal(res.statusCode, 422);
+  t.equal(res.json().error.code, 'unprocessable');
+  t.match(res.json().error.message, /oa rejected the request/);
+  t.equal(oa2.requests.length, 0, 'no other vendor would do better');
+  t.equal(await app.svc.wallet.balance(accountId), before);
+});
