@@ -145,7 +145,13 @@ export class Egress {
     let method = (opts.method ?? 'GET').toUpperCase();
     let body = opts.body;
     let headers = { ...(opts.headers ?? {}) };
-    let url = await this.check(raw, param);
+    let url: URL;
+    try {
+      url = await this.check(raw, param);
+    } catch (e) {
+      clearTimeout(t); // a refused URL must not leave the timer holding the process open
+      throw e;
+    }
     try {
       for (let hop = 0; ; hop++) {
         const { agent, request } = await this.client();

@@ -1,6 +1,7 @@
 // The capability contracts the AI area calls and AI vendor adapters implement:
-// `ai.chat` (ChatInput -> ChatOutput), `ai.chat.stream` (ChatInput -> AsyncIterable<ChatStreamEvent>)
-// and `ai.embed` (EmbedInput -> EmbedOutput). Adapters import these types; the area never
+// `ai.chat` (ChatInput -> ChatOutput), `ai.chat.stream` (ChatInput -> AsyncIterable<ChatStreamEvent>),
+// `ai.embed` (EmbedInput -> EmbedOutput), `ai.vision` (ChatInput whose user turns carry
+// `images` -> ChatOutput) and `ai.image` (ImageInput -> ImageOutput). Adapters import these types; the area never
 // imports an adapter.
 
 export interface ToolCall {
@@ -15,6 +16,15 @@ export interface ChatMessage {
   content: string | null;
   tool_calls?: ToolCall[];
   tool_call_id?: string;
+  /** Images attached to a user turn (the `ai.vision` capability): already fetched and checked. */
+  images?: InlineImage[];
+}
+
+/** An image as bytes: the area fetches URLs through the egress guard, so vendors never reach a caller's URL. */
+export interface InlineImage {
+  mime: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+  /** Standard base64, no data: prefix. */
+  data: string;
 }
 
 export interface Tool {
@@ -37,6 +47,8 @@ export interface CandidatePlan {
   fee: number;
   /** The caller's own credentials for this vendor (BYOK), decrypted for this call only. */
   credentials?: Record<string, string>;
+  /** Micro-USD per generated image (`ai.image`). */
+  price_image?: number;
 }
 
 export interface ChatInput {
@@ -95,4 +107,25 @@ export function planFor(input: { plan: Record<string, CandidatePlan> }, instance
   const p = input.plan[instanceId];
   if (!p) throw new Error(`no plan for vendor instance ${instanceId}`);
   return p;
+}
+
+/** `ai.image`: generate `n` images from a prompt. */
+export interface ImageInput {
+  prompt: string;
+  n: number;
+  /** `WIDTHxHEIGHT` or `auto`; the vendor's default when absent. */
+  size?: string;
+  plan: Record<string, CandidatePlan>;
+}
+
+export interface ImageOutput {
+  images: Array<{ data: Buffer; mime: string }>;
+  model: string;
+}
+
+/** Price of an image call for one instance: per image × the images asked for (estimate) or made (actual, never above the estimate). */
+export function imagePrice(input: ImageInput, instanceId: string, out?: ImageOutput): number {
+  const p = input.plan[instanceId];
+  if (!p) return 0;
+  return p.fee + (p.price_image ?? 0) * (out ? Math.min(out.images.length, input.n) : input.n);
 }

@@ -15,6 +15,9 @@ import { RealtimeConfig, registerRealtimeToken } from './realtime-token.js';
 import { SpeechService } from './speech/service.js';
 import { registerSpeechRoutes } from './speech/routes.js';
 import { registerOpenAiAudioRoutes } from './openai/audio-routes.js';
+import { MediaService } from './media/media-service.js';
+import { registerMediaRoutes } from './media/routes.js';
+import { registerOpenAiImageRoutes } from './openai/images-route.js';
 
 const ConfigSchema = Type.Object({
   models: Type.Array(ModelEntrySchema, { default: [], description: 'Extra or overriding catalog entries.' }),
@@ -26,7 +29,7 @@ const ConfigSchema = Type.Object({
   realtime: RealtimeConfig,
 }, { additionalProperties: false });
 
-/** AI runtime: routed chat (with streaming) and embeddings, and the OpenAI-compatible surface. */
+/** AI runtime: routed chat (with streaming), embeddings, vision, image generation, and the OpenAI-compatible surface. */
 export default defineArea({
   name: 'ai',
   configSchema: ConfigSchema,
@@ -41,6 +44,8 @@ export default defineArea({
     'ai.realtime.token': { idempotent: true, description: 'Ephemeral client secret for a live (WebRTC) session.' },
     'ai.tts': { idempotent: true, description: 'Speech synthesis: text to audio bytes.' },
     'ai.asr': { idempotent: true, description: 'Transcription: audio to text.' },
+    'ai.vision': { idempotent: true, description: 'Chat about images (user turns carry inline images).' },
+    'ai.image': { idempotent: true, description: 'Image generation from a prompt.' },
   },
   async register(app, ctx) {
     const svc = ctx.svc;
@@ -66,12 +71,15 @@ export default defineArea({
       onExhausted: async (_id, p: { batch_id: string }, error) => failBatch(batches, p.batch_id, error),
     });
     registerAiRoutes(app, ai, batches);
+    const media = new MediaService(svc, ai);
+    registerMediaRoutes(app, media);
     registerBatchRoutes(app, batches);
     registerRealtimeToken(app, svc, ctx.config.realtime);
     const speech = new SpeechService(svc, ai);
     registerSpeechRoutes(app, speech);
     await app.register(async (scope) => {
-      registerOpenAiRoutes(scope, ai);
+      registerOpenAiRoutes(scope, ai, media);
+      registerOpenAiImageRoutes(scope, media);
       await scope.register(async (audio) => registerOpenAiAudioRoutes(audio, speech));
     });
     const sweep = setInterval(() => void ai.cache.sweep().catch((e) => ctx.log.warn({ err: e }, 'cache sweep failed')), 60_000);

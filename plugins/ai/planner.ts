@@ -7,7 +7,7 @@ import { credentialsFor } from '../byok/providers.js';
 export type Prefer = 'balanced' | 'cheapest' | 'smartest';
 
 export interface PlanRequest {
-  capability: 'ai.chat' | 'ai.chat.stream' | 'ai.embed' | 'ai.tts' | 'ai.asr';
+  capability: 'ai.chat' | 'ai.chat.stream' | 'ai.embed' | 'ai.tts' | 'ai.asr' | 'ai.vision' | 'ai.image';
   model?: string;
   vendor?: string;
   task: Task;
@@ -38,8 +38,6 @@ function inRegion(regions: string[], region: string): boolean {
   return region === 'auto' || regions.includes('global') || regions.includes(region);
 }
 
-const KIND: Record<PlanRequest['capability'], ModelKind> = { 'ai.chat': 'chat', 'ai.chat.stream': 'chat', 'ai.embed': 'embed', 'ai.tts': 'tts', 'ai.asr': 'asr' };
-
 /** The price a plan carries: per million tokens (chat, embed), characters (tts) or per minute (asr). */
 function unitPrice(e: ModelEntry, kind: ModelKind): { price_in: number; price_out: number } {
   if (kind === 'tts') return { price_in: e.price.per_million_chars ?? 0, price_out: 0 };
@@ -48,10 +46,14 @@ function unitPrice(e: ModelEntry, kind: ModelKind): { price_in: number; price_ou
 }
 
 /** A model an instance's config names but the catalog does not know: a local model, free. */
-function localEntry(id: string, vendor: string, kind: 'chat' | 'embed'): ModelEntry {
+function localEntry(id: string, vendor: string, kind: Kind): ModelEntry {
   return { id, vendor, family: id, tasks: ['general', 'reasoning', 'coding', 'long_context'], quality: 30, context_window: 8192, max_output: 4096,
-    price: { in: 0, out: 0 }, capabilities: kind === 'chat' ? ['chat', 'tools', 'json'] : ['embed'], regions: ['global'] };
+    price: { in: 0, out: 0 }, capabilities: kind === 'chat' ? ['chat', 'tools', 'json'] : kind === 'embed' ? ['embed'] : [], regions: ['global'] };
 }
+
+type Kind = ModelEntry['capabilities'][number];
+// Vision, image and speech models are never guessed: an unknown model needs a catalog entry saying it can.
+const KIND: Record<PlanRequest['capability'], Kind> = { 'ai.chat': 'chat', 'ai.chat.stream': 'chat', 'ai.embed': 'embed', 'ai.vision': 'vision', 'ai.image': 'image', 'ai.tts': 'tts', 'ai.asr': 'asr' };
 
 /**
  * Routing for the AI area: which vendor instances, with which model each, in what order.
@@ -90,7 +92,7 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
         instanceId: inst.id, entry, byok: !!creds,
         plan: creds
           ? { model: entry.id, price_in: 0, price_out: 0, fee: req.byokFeeMicros, credentials: creds }
-          : { model: entry.id, ...unitPrice(entry, kind), fee: 0 },
+          : { model: entry.id, ...unitPrice(entry, kind), fee: 0, ...(entry.price.image !== undefined ? { price_image: entry.price.image } : {}) },
       });
     }
   }
@@ -121,7 +123,7 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
 }
 
 function blended(e: ModelEntry): number {
-  return e.price.in + e.price.out + (e.price.per_million_chars ?? 0) + (e.price.per_minute ?? 0);
+  return e.price.in + e.price.out + (e.price.per_million_chars ?? 0) + (e.price.per_minute ?? 0) + (e.price.image ?? 0);
 }
 
 function rank(pool: Candidate[], prefer: Prefer): Candidate[] {

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Svc } from '../../core/context.js';
 import { apiError, isApiError } from '../../core/errors.js';
 import { microsToUsd, usdToMicros } from '../../core/wallet/money.js';
-import type { Attempt } from '../../core/router/router.js';
+import type { Attempt, CallResult } from '../../core/router/router.js';
 import { streamCall, type StreamSession } from '../../core/router/stream-call.js';
 import { ByokStore } from '../byok/store.js';
 import { NoByokCache } from './no-byok-cache.js';
@@ -83,12 +83,12 @@ export class AiService {
     return planCandidates(this.svc.vendors, this.catalog, this.byokOnly, { ...p, region: principal.region, byok, byokFeeMicros: this.byokFeeMicros() });
   }
 
-  async prepareChat(req: FastifyRequest, body: ChatBodyT, stream: boolean): Promise<Prepared<ChatInput>> {
+  async prepareChat(req: FastifyRequest, body: ChatBodyT, stream: boolean, capability: PlanRequest['capability'] = stream ? 'ai.chat.stream' : 'ai.chat'): Promise<Prepared<ChatInput>> {
     const needs: PlanRequest['needs'] = [];
     if (body.tools?.length) needs.push('tools');
     if (body.response_format && body.response_format.type !== 'text') needs.push('json');
     const candidates = await this.plan(req, {
-      capability: stream ? 'ai.chat.stream' : 'ai.chat', model: body.model, vendor: body.vendor,
+      capability, model: body.model, vendor: body.vendor,
       task: body.task ?? 'general', prefer: body.prefer ?? 'balanced', needs,
     });
     const messages = toMessages(body.messages);
@@ -160,14 +160,19 @@ export class AiService {
     } catch (e) {
       throw this.withModels(e, p);
     }
+    const result = this.chatResult(p, r, started);
+    if (useCache) await this.cache.put(req.principal!.accountId, hash, result);
+    return result;
+  }
+
+  /** A router result as the wire's ChatResult (chat and vision). */
+  chatResult(p: Prepared<unknown>, r: CallResult<ChatOutput>, started: number): ChatResultT {
     const o = r.output;
-    const result: ChatResultT = {
+    return {
       content: o.content, finish_reason: o.finish_reason, ...(o.tool_calls?.length ? { tool_calls: o.tool_calls } : {}),
       usage: { input_tokens: o.usage.input_tokens, output_tokens: o.usage.output_tokens, total_tokens: o.usage.input_tokens + o.usage.output_tokens },
       metadata: this.metadata(p, r.vendor, r.attempts, performance.now() - started, r.costMicros),
     };
-    if (useCache) await this.cache.put(req.principal!.accountId, hash, result);
-    return result;
   }
 
   async openStream(req: FastifyRequest, body: ChatBodyT): Promise<{ p: Prepared<ChatInput>; session: StreamSession<ChatStreamEvent, Usage> }> {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { FakeServer, sse, words, type Script } from './script.js';
 import { AnthropicBatchFake } from './anthropic-batches.js';
+import { imageBlocks } from './anthropic-images.js';
 
 const ERR: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' };
 
@@ -13,7 +14,7 @@ function error(res: ServerResponse, status: number, message: string, retryAfter?
  * A fake of Anthropic's Messages API on loopback: x-api-key or Bearer auth, anthropic-version,
  * required max_tokens, top-level system, tool_use blocks, the streaming event sequence
  * (message_start, content_block_start, ping, content_block_delta, content_block_stop,
- * message_delta, message_stop), `event: error` mid-stream, 529 overloaded.
+ * message_delta, message_stop), `event: error` mid-stream, 529 overloaded, image blocks (anthropic-images.ts).
  */
 export function anthropicFake(opts: { key?: string } = {}): FakeServer & { batches: AnthropicBatchFake } {
   const batches = new AnthropicBatchFake(() => fake.url);
@@ -32,7 +33,9 @@ export function anthropicFake(opts: { key?: string } = {}): FakeServer & { batch
     if (!req.headers['anthropic-version']) return error(res, 400, 'anthropic-version: header is required');
     if (typeof b?.max_tokens !== 'number') return error(res, 400, 'max_tokens: Field required');
     if (b.messages?.some((m: any) => m.role === 'system')) return error(res, 400, 'messages: Unexpected role "system". Use the top-level `system` parameter.');
-    const content = s.content ?? 'Hello from fake-anthropic.';
+    const seen = imageBlocks(b.messages, (st, m) => error(res, st, m));
+    if (seen === null) return;
+    const content = s.content ?? seen ?? 'Hello from fake-anthropic.';
     const parts = words(content);
     const usage = { input_tokens: s.usage?.input ?? 14, output_tokens: s.usage?.output ?? parts.length, cache_creation_input_tokens: s.usage?.cacheWrite ?? 0, cache_read_input_tokens: s.usage?.cacheRead ?? 0 };
     const id = `msg_${Math.random().toString(36).slice(2)}`;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { FakeServer, words, type Script } from './script.js';
+import { inlineImages } from './gemini-images.js';
 
 const STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
 
@@ -38,7 +39,9 @@ export function geminiFake(opts: { key?: string } = {}): FakeServer {
       }) }));
     }
     if (!Array.isArray(b?.contents) || b.contents.some((c: any) => !['user', 'model'].includes(c.role))) return error(res, 400, 'Please use a valid role: user, model.');
-    const content = s.content ?? 'Hello from fake-gemini.';
+    const seen = inlineImages(b.contents, (st, m) => error(res, st, m));
+    if (seen === null) return;
+    const content = s.content ?? seen ?? 'Hello from fake-gemini.';
     const usageMetadata = { promptTokenCount: s.usage?.input ?? 9, candidatesTokenCount: s.usage?.output ?? words(content).length, totalTokenCount: 0 };
     usageMetadata.totalTokenCount = usageMetadata.promptTokenCount + usageMetadata.candidatesTokenCount;
     const lastIsResult = JSON.stringify(b.contents.at(-1)).includes('functionResponse');

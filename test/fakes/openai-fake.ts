@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { FakeServer, sse, words, type Script } from './script.js';
 import { OpenAiBatchFake } from './openai-batches.js';
 import { audioRoute } from './openai-audio.js';
+import { imagesGenerations, visionParts } from './openai-images.js';
 
 const ERR_TYPE: Record<number, [string, string | null]> = {
   400: ['invalid_request_error', null], 401: ['invalid_request_error', 'invalid_api_key'], 403: ['permission_denied', null],
@@ -23,7 +24,8 @@ function vector(text: string, dims: number): number[] {
 /**
  * A fake of OpenAI's API on loopback, speaking its real wire format: chat.completion,
  * chat.completion.chunk SSE ending in `data: [DONE]` (with the usage chunk when
- * stream_options.include_usage), streamed tool_calls, embeddings, models, error bodies.
+ * stream_options.include_usage), streamed tool_calls, embeddings, models, error bodies,
+ * image_url content parts and /images/generations (openai-images.ts).
  */
 export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServer & { batches: OpenAiBatchFake } {
   const batches = new OpenAiBatchFake();
@@ -46,10 +48,13 @@ export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServ
         data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: vector(t, req.body.dimensions ?? 8) })),
       }));
     }
+    if (req.method === 'POST' && req.path.endsWith('/images/generations')) return imagesGenerations(req.body, res, (st, m) => error(res, st, m));
     if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return error(res, 404, `Unknown path ${req.path}`);
     const b = req.body;
     if (!b?.model || !Array.isArray(b.messages)) return error(res, 400, "Missing required parameter: 'messages'.");
-    const content = s.content ?? `Hello from ${opts.name ?? 'fake-openai'}.`;
+    const seen = visionParts(b.messages, (st, m) => error(res, st, m));
+    if (seen === null) return;
+    const content = s.content ?? seen ?? `Hello from ${opts.name ?? 'fake-openai'}.`;
     const parts = words(content);
     const usage = { prompt_tokens: s.usage?.input ?? 12, completion_tokens: s.usage?.output ?? parts.length };
     const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;

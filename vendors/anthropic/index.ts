@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor, secret } from '../../core/define.js';
+import { defineVendor, secret, type CapabilityImpl } from '../../core/define.js';
 import { planFor, planPrice, type ChatInput, type ChatOutput, type ChatStreamEvent } from '../../plugins/ai/contract.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 import { messagesRequest, messagesResponse, messagesStream } from './wire.js';
@@ -29,16 +29,19 @@ export default defineVendor({
       return vendorFetch(ctx.fetch, joinUrl(config.base_url, '/v1/messages'), { method: 'POST', headers: headers(p.credentials), body: JSON.stringify(body), signal }, id);
     };
     const models = config.models?.length ? config.models : undefined;
+    // Vision is chat whose user turns carry image blocks: the same call.
+    const chat: CapabilityImpl<ChatInput, ChatOutput> = {
+      models,
+      async invoke(input: ChatInput, opts): Promise<ChatOutput> {
+        const res = await post(input, false, opts.signal);
+        return messagesResponse(await readJson(res, id), planFor(input, id).model, id);
+      },
+      price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
+    };
     return {
       capabilities: {
-        'ai.chat': {
-          models,
-          async invoke(input: ChatInput, opts): Promise<ChatOutput> {
-            const res = await post(input, false, opts.signal);
-            return messagesResponse(await readJson(res, id), planFor(input, id).model, id);
-          },
-          price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
-        },
+        'ai.chat': chat,
+        'ai.vision': chat,
         'ai.chat.stream': {
           models,
           async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {

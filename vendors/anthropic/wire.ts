@@ -8,7 +8,8 @@ import { readSse, parseChunk } from '../shared/sse.js';
 type Block =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: string };
+  | { type: 'tool_result'; tool_use_id: string; content: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } };
 
 const STOP: Record<string, string> = { end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', refusal: 'content_filter' };
 
@@ -42,7 +43,9 @@ export function messagesRequest(input: ChatInput, model: string, maxTokens: numb
       for (const t of m.tool_calls ?? []) blocks.push({ type: 'tool_use', id: t.id, name: t.name, input: parseArgs(t.arguments) });
       push('assistant', blocks);
     } else {
-      push('user', [{ type: 'text', text: m.content ?? '' }]);
+      // Vision: image blocks before the text, as Anthropic recommends.
+      const images = (m.images ?? []).map((i): Block => ({ type: 'image', source: { type: 'base64', media_type: i.mime, data: i.data } }));
+      push('user', [...images, { type: 'text', text: m.content ?? '' }]);
     }
   }
   const body: Record<string, unknown> = { model, max_tokens: maxTokens, messages };

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor, secret, VendorFailure } from '../../core/define.js';
+import { defineVendor, secret, VendorFailure, type CapabilityImpl } from '../../core/define.js';
 import { planFor, planPrice, type ChatInput, type ChatOutput, type ChatStreamEvent, type EmbedInput, type EmbedOutput } from '../../plugins/ai/contract.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 import { generateRequest, generateResponse, generateStream } from './wire.js';
@@ -19,17 +19,20 @@ export default defineVendor({
     const headers = (creds?: Record<string, string>) => ({ 'content-type': 'application/json', 'x-goog-api-key': creds?.api_key ?? config.api_key });
     const url = (model: string, method: string, query = '') => joinUrl(config.base_url, `/models/${encodeURIComponent(model)}:${method}${query}`);
     const models = config.models?.length ? config.models : undefined;
+    // Vision is chat whose user turns carry inlineData parts: the same call.
+    const chat: CapabilityImpl<ChatInput, ChatOutput> = {
+      models,
+      async invoke(input: ChatInput, opts): Promise<ChatOutput> {
+        const p = planFor(input, id);
+        const res = await vendorFetch(ctx.fetch, url(p.model, 'generateContent'), { method: 'POST', headers: headers(p.credentials), body: JSON.stringify(generateRequest(input)), signal: opts.signal }, id);
+        return generateResponse(await readJson(res, id), p.model, id);
+      },
+      price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
+    };
     return {
       capabilities: {
-        'ai.chat': {
-          models,
-          async invoke(input: ChatInput, opts): Promise<ChatOutput> {
-            const p = planFor(input, id);
-            const res = await vendorFetch(ctx.fetch, url(p.model, 'generateContent'), { method: 'POST', headers: headers(p.credentials), body: JSON.stringify(generateRequest(input)), signal: opts.signal }, id);
-            return generateResponse(await readJson(res, id), p.model, id);
-          },
-          price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
-        },
+        'ai.chat': chat,
+        'ai.vision': chat,
         'ai.chat.stream': {
           models,
           async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {

@@ -5,7 +5,7 @@ import { readSse, parseChunk } from '../shared/sse.js';
 // Gemini's generateContent wire format: roles `user` / `model`, a top-level
 // `systemInstruction`, `functionCall` / `functionResponse` parts, `generationConfig`.
 
-type Part = { text?: string; functionCall?: { name: string; args?: unknown }; functionResponse?: { name: string; response: unknown } };
+type Part = { text?: string; inlineData?: { mimeType: string; data: string }; functionCall?: { name: string; args?: unknown }; functionResponse?: { name: string; response: unknown } };
 interface Content { role: 'user' | 'model'; parts: Part[] }
 
 const FINISH: Record<string, string> = { STOP: 'stop', MAX_TOKENS: 'length', SAFETY: 'content_filter', RECITATION: 'content_filter', PROHIBITED_CONTENT: 'content_filter', BLOCKLIST: 'content_filter' };
@@ -39,7 +39,7 @@ export function generateRequest(input: ChatInput): Record<string, unknown> {
       const name = names.get(m.tool_call_id ?? '') ?? m.tool_call_id ?? 'tool';
       push('user', [{ functionResponse: { name, response: { content: m.content ?? '' } } }]);
     } else {
-      push('user', [{ text: m.content ?? '' }]);
+      push('user', [...(m.images ?? []).map((i) => ({ inlineData: { mimeType: i.mime, data: i.data } })), { text: m.content ?? '' }]);
     }
   }
   const body: Record<string, unknown> = { contents };

@@ -13,21 +13,24 @@ export interface OpenAiClientConfig {
   maxField?: 'max_tokens' | 'max_completion_tokens';
 }
 
+/** JSON headers with the instance's key, or the caller's own (BYOK). */
+export function openAiHeaders(cfg: OpenAiClientConfig, creds?: Record<string, string>): Record<string, string> {
+  const key = creds?.api_key ?? cfg.api_key;
+  return {
+    'content-type': 'application/json',
+    ...(key ? { authorization: `Bearer ${key}` } : {}),
+    ...(cfg.organization ? { 'openai-organization': cfg.organization } : {}),
+    ...cfg.headers,
+  };
+}
+
 /**
  * An instance speaking OpenAI's wire format at `base_url`: chat, chat stream, embeddings.
  * The key is the instance's, or the caller's own (BYOK) when the plan carries one.
  */
 export function openAiInstance(cfg: OpenAiClientConfig, ctx: VendorContext): VendorInstance {
   const id = ctx.instanceId;
-  const headers = (creds?: Record<string, string>): Record<string, string> => {
-    const key = creds?.api_key ?? cfg.api_key;
-    return {
-      'content-type': 'application/json',
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(cfg.organization ? { 'openai-organization': cfg.organization } : {}),
-      ...cfg.headers,
-    };
-  };
+  const headers = (creds?: Record<string, string>) => openAiHeaders(cfg, creds);
   const models = cfg.models?.length ? cfg.models : undefined;
   // Model calls go through a keep-alive pool of undici's own request (far less CPU a call
   // than fetch); the rare health check keeps the core's fetch.

@@ -4,8 +4,9 @@ import { openAiInstance } from './client.js';
 import { openAiBatchCapabilities } from './batches.js';
 import { openAiRealtimeCapability } from './realtime.js';
 import { openAiAudio } from './audio.js';
+import { openAiImages } from './images.js';
 
-/** OpenAI (api.openai.com or any `base_url`): chat, streaming, tools, JSON modes, embeddings. */
+/** OpenAI (api.openai.com or any `base_url`): chat, streaming, tools, JSON modes, embeddings, vision, image generation. */
 export default defineVendor({
   name: 'openai',
   regions: ['western'],
@@ -17,10 +18,13 @@ export default defineVendor({
   }, { additionalProperties: false }),
   byok: { provider: 'openai', credentials: Type.Object({ api_key: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
   create(config, ctx) {
-    const inst = openAiInstance({ ...config, maxField: 'max_completion_tokens' }, ctx);
-    // Batch API, realtime client secrets and speech are OpenAI's own, not part of what the
-    // openai-compatible servers speak.
+    const cfg = { ...config, maxField: 'max_completion_tokens' as const };
+    const inst = openAiInstance(cfg, ctx);
+    // Batch API, realtime client secrets, speech and images are OpenAI's own, not part of what
+    // the openai-compatible servers speak. Vision is chat with image_url content parts.
     Object.assign(inst.capabilities, openAiBatchCapabilities(config, ctx), { 'ai.realtime.token': openAiRealtimeCapability(config, ctx) }, openAiAudio(config, ctx));
+    inst.capabilities['ai.vision'] = inst.capabilities['ai.chat'];
+    inst.capabilities['ai.image'] = openAiImages(cfg, ctx);
     return inst;
   },
 });

@@ -5,15 +5,21 @@ import { readSse, parseChunk } from '../shared/sse.js';
 // OpenAI's Chat Completions and Embeddings wire format, shared by the `openai` adapter and
 // every openai-compatible server.
 
+type OaPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
 interface OaMessage {
   role: string;
-  content: string | null;
+  content: string | null | OaPart[];
   tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
   tool_call_id?: string;
 }
 
 function toOaMessage(m: ChatMessage): OaMessage {
-  const out: OaMessage = { role: m.role, content: m.content };
+  // Vision: the text, then each image as a data: URL content part.
+  const content: OaMessage['content'] = m.images?.length
+    ? [{ type: 'text', text: m.content ?? '' }, ...m.images.map((i): OaPart => ({ type: 'image_url', image_url: { url: `data:${i.mime};base64,${i.data}` } }))]
+    : m.content;
+  const out: OaMessage = { role: m.role, content };
   if (m.tool_calls?.length) out.tool_calls = m.tool_calls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } }));
   if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
   return out;
@@ -47,7 +53,7 @@ export function chatResponse(j: OaCompletion, model: string, vendor: string): Ch
   if (!choice?.message) throw new VendorFailure('unavailable', `${vendor} answered without a choice`);
   const calls = choice.message.tool_calls?.map((t) => ({ id: t.id, name: t.function.name, arguments: t.function.arguments }));
   return {
-    content: choice.message.content ?? null,
+    content: typeof choice.message.content === 'string' ? choice.message.content : null,
     finish_reason: choice.finish_reason ?? 'stop',
     ...(calls?.length ? { tool_calls: calls } : {}),
     usage: { input_tokens: j.usage?.prompt_tokens ?? 0, output_tokens: j.usage?.completion_tokens ?? 0 },

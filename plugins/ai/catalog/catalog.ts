@@ -1,9 +1,9 @@
-import { BUILTIN_MODELS } from './models.js';
+import { BUILTIN_IMAGE_MODELS, BUILTIN_MODELS } from './models.js';
 import { SPEECH_MODELS } from './speech-models.js';
 import type { ModelEntry, Task } from './types.js';
 
 /** What a catalog row is for: chat models, embedding models, speech synthesis, transcription. */
-export type ModelKind = 'chat' | 'embed' | 'tts' | 'asr';
+export type ModelKind = ModelEntry['capabilities'][number];
 
 export type { ModelEntry, Task } from './types.js';
 
@@ -13,7 +13,7 @@ export class Catalog {
 
   constructor(extra: ModelEntry[] = []) {
     const byKey = new Map<string, ModelEntry>();
-    for (const m of [...BUILTIN_MODELS, ...SPEECH_MODELS, ...extra]) byKey.set(`${m.vendor}\u0000${m.id}`, m);
+    for (const m of [...BUILTIN_MODELS, ...BUILTIN_IMAGE_MODELS, ...SPEECH_MODELS, ...extra]) byKey.set(`${m.vendor}\u0000${m.id}`, m);
     this.entries = [...byKey.values()];
   }
 

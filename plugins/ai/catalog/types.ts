@@ -23,8 +23,9 @@ export const ModelEntrySchema = Type.Object({
     batch_out: Type.Optional(Type.Integer({ minimum: 0 })),
     per_million_chars: Type.Optional(Type.Integer({ minimum: 0, description: 'Speech synthesis (`tts`): micro-USD per million input characters.' })),
     per_minute: Type.Optional(Type.Integer({ minimum: 0, description: 'Transcription (`asr`): micro-USD per minute of audio.' })),
+    image: Type.Optional(Type.Integer({ minimum: 0, description: 'Micro-USD per generated image (models with the `image` capability).' })),
   }, { additionalProperties: false }),
-  capabilities: Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('tools'), Type.Literal('vision'), Type.Literal('json'), Type.Literal('embed'), Type.Literal('tts'), Type.Literal('asr')]), { default: ['chat'] }),
+  capabilities: Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('tools'), Type.Literal('vision'), Type.Literal('json'), Type.Literal('embed'), Type.Literal('tts'), Type.Literal('asr'), Type.Literal('image')]), { default: ['chat'] }),
   regions: Type.Array(Type.String(), { default: ['global'], description: '`global`, `western` or `china`.' }),
 }, { additionalProperties: false });
 

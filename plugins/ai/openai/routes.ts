@@ -6,12 +6,14 @@ import type { AiService } from '../service.js';
 import { runStream } from '../stream-runner.js';
 import { OaChatBody, OaEmbedBody, type OaChatBodyT, type OaEmbedBodyT } from './schemas.js';
 import { completion, fromOpenAi, oaError, openAiWriter } from './wire.js';
+import type { MediaService } from '../media/media-service.js';
+import { openAiVisionChat, splitImageParts } from './vision-chat.js';
 
 /**
  * The OpenAI-compatible surface under /v1/openai: the official `openai` SDK works with
  * `baseURL: <gateway>/v1/openai` and the project key. Same router, wallet and BYOK as /v1/ai.
  */
-export function registerOpenAiRoutes(app: FastifyInstance, ai: AiService): void {
+export function registerOpenAiRoutes(app: FastifyInstance, ai: AiService, media?: MediaService): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const e = toApiError(err, req);
     if (e.code === 'internal_error') req.log.error({ err }, 'unhandled error');
@@ -20,9 +22,12 @@ export function registerOpenAiRoutes(app: FastifyInstance, ai: AiService): void 
   });
 
   app.post('/v1/openai/chat/completions', {
-    config: { scope: 'ai', operation: 'openai.chat.completions', capability: 'ai.chat', errors: ['unprocessable'] },
+    bodyLimit: app.svc.config.limits.large_body_bytes, // image parts carry base64
+    config: { scope: 'ai', operation: 'openai.chat.completions', capability: 'ai.chat', errors: ['unprocessable', 'fetch_failed', 'fetch_timeout'] },
     schema: { summary: 'OpenAI Chat Completions (stream and not)', tags: ['openai'], body: OaChatBody },
   }, async (req: FastifyRequest<{ Body: OaChatBodyT }>, reply: FastifyReply) => {
+    const split = media && splitImageParts(req.body);
+    if (split) return openAiVisionChat(req, reply, media, split, `chatcmpl-${base62(24)}`);
     const body = fromOpenAi(req.body);
     const id = `chatcmpl-${base62(24)}`;
     if (!req.body.stream) return completion(await ai.chat(req, body), id);

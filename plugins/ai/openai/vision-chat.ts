@@ -1,0 +1,42 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { apiError } from '../../../core/errors.js';
+import type { ImageSource, MediaService } from '../media/media-service.js';
+import { replayStream } from '../stream-runner.js';
+import type { OaChatBodyT } from './schemas.js';
+import { completion, fromOpenAi, openAiWriter } from './wire.js';
+
+interface ImagePart {
+  type: 'image_url';
+  image_url?: { url?: unknown; detail?: string };
+}
+
+/**
+ * The image parts of an OpenAI chat request, taken out of the messages: a `data:` URL is
+ * base64, any other URL is fetched by the gateway under the egress rules. Undefined when
+ * no message carries an image part (an ordinary chat).
+ */
+export function splitImageParts(b: OaChatBodyT): { text: OaChatBodyT; images: ImageSource[] } | undefined {
+  const images: ImageSource[] = [];
+  const messages = b.messages.map((m, mi) => {
+    if (!Array.isArray(m.content)) return m;
+    const content = m.content.filter((part, pi) => {
+      if (part.type !== 'image_url') return true;
+      // Every vendor takes images in user turns only.
+      if (m.role !== 'user') throw apiError('validation_failed', `messages[${mi}]: image parts are only allowed in user messages.`, { param: `messages[${mi}].content[${pi}]` });
+      const url = (part as ImagePart).image_url?.url;
+      const ref = typeof url === 'string' && url.startsWith('data:') ? { base64: url } : { url: typeof url === 'string' ? url : '' };
+      images.push({ message: mi, ref, param: () => `messages[${mi}].content[${pi}].image_url.url` });
+      return false;
+    });
+    return { ...m, content };
+  });
+  return images.length ? { text: { ...b, messages }, images } : undefined;
+}
+
+/** An OpenAI chat with images: answered by `ai.vision`; a stream request gets the answer as one chunk, then the end. */
+export async function openAiVisionChat(req: FastifyRequest<{ Body: OaChatBodyT }>, reply: FastifyReply, media: MediaService, split: { text: OaChatBodyT; images: ImageSource[] }, id: string) {
+  const result = await media.visionChat(req, fromOpenAi(split.text), split.images);
+  if (!req.body.stream) return completion(result, id);
+  replayStream(req, reply, openAiWriter(id, result.metadata.model, !!req.body.stream_options?.include_usage), result);
+  return reply;
+}
