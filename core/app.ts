@@ -113,7 +113,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   }
 
   const masterKey = loadMasterKey(config.master_key, config.data_dir);
-  const wallet = new Wallet(database.db, database.quickGet);
+  const wallet = new Wallet(database.db, database.sync);
   const keys = new KeyStore(database.db);
   // Key revocation, rotation and tier changes reach every node's key cache at once.
   keys.onInvalidate = (accountId) => void bus.publish('keys.invalidate', { accountId }).catch((e) => log.warn({ err: e }, 'bus publish failed'));

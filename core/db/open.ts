@@ -5,6 +5,20 @@ import SQLite from 'better-sqlite3';
 
 export type DialectName = 'sqlite' | 'postgres';
 
+/** Synchronous statements on the SQLite connection, beside Kysely's use of it. */
+export interface SyncSqlite {
+  /**
+   * False while a Kysely transaction is open on the connection (its uncommitted writes must
+   * not be seen or mixed with): then go through Kysely.
+   */
+  free(): boolean;
+  get(sqlText: string, parameters: readonly unknown[]): unknown;
+  /** Runs a writing statement; returns the rows it changed. */
+  run(sqlText: string, parameters: readonly unknown[]): number;
+  /** Runs `fn` in one transaction (BEGIN IMMEDIATE … COMMIT, ROLLBACK if it throws). */
+  transaction<T>(fn: () => T): T;
+}
+
 export interface Database {
   db: Kysely<any>;
   dialect: DialectName;
@@ -13,12 +27,10 @@ export interface Database {
   /** Close every connection. */
   close(): Promise<void>;
   /**
-   * SQLite only: run a read-only statement synchronously and return its first row, or
-   * `undefined` when it cannot run now (a transaction is open on the connection, whose
-   * uncommitted writes it must not see); then go through Kysely. For the reads on every
-   * request, which otherwise pay for Kysely's connection mutex and several promises.
+   * SQLite only: the connection itself, for the statements on every request, which otherwise
+   * pay for Kysely's connection mutex and several promises each. Use it only when `free()`.
    */
-  quickGet?: (sqlText: string, parameters: readonly unknown[]) => { row: unknown } | undefined;
+  sync?: SyncSqlite;
 }
 
 
@@ -31,15 +43,16 @@ function cachingStatements(conn: SQLite.Database, max = 500) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => conn.close(),
-    quickGet(sqlText: string, parameters: readonly unknown[]): { row: unknown } | undefined {
-      if (conn.inTransaction) return undefined;
-      try {
-        return { row: this.prepare(sqlText).get(...parameters) };
-      } catch (e) {
-        // An open iterator makes the connection busy: the caller takes the ordinary path.
-        if (e instanceof TypeError && /busy/.test(e.message)) return undefined;
-        throw e;
-      }
+    sync(): SyncSqlite {
+      const tx = conn.transaction((fn: () => unknown) => fn());
+      return {
+        // Nothing here streams (Kysely's stream() would hold the connection with an open
+        // iterator, and better-sqlite3 would refuse these statements meanwhile).
+        free: () => !conn.inTransaction,
+        get: (q, p) => this.prepare(q).get(...p),
+        run: (q, p) => this.prepare(q).run(...p).changes,
+        transaction: <T>(fn: () => T) => tx.immediate(fn) as T,
+      };
     },
     prepare(sqlText: string) {
       let st = cache.get(sqlText);
@@ -71,7 +84,7 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     conn.pragma('foreign_keys = ON');
     const statements = cachingStatements(conn);
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
-    return { db, dialect: 'sqlite', close: () => db.destroy(), quickGet: (q, p) => statements.quickGet(q, p) };
+    return { db, dialect: 'sqlite', close: () => db.destroy(), sync: statements.sync() };
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
     // Loaded only for PostgreSQL, so a SQLite gateway starts without it.

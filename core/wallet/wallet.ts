@@ -2,7 +2,8 @@ import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { newId } from '../ids.js';
 import { apiError } from '../errors.js';
 import { formatUsd } from './money.js';
-import type { Database } from '../db/open.js';
+import type { SyncSqlite } from '../db/open.js';
+import { syncBalance, syncRelease, syncReserve, syncSettle } from './sync-wallet.js';
 
 /**
  * A hold this old belongs to a call that died with its process (no call runs this long), so
@@ -29,7 +30,12 @@ type Db = Kysely<any> | Transaction<any>;
  * many calls race for it.
  */
 export class Wallet {
-  constructor(private readonly db: Kysely<any>, private readonly quickGet?: Database['quickGet']) {}
+  /** `sync`: SQLite's connection, for the hot path (sync-wallet.ts) when no transaction holds it. */
+  constructor(private readonly db: Kysely<any>, private readonly sync?: SyncSqlite) {}
+
+  private syncFree(): SyncSqlite | undefined {
+    return this.sync?.free() ? this.sync : undefined;
+  }
 
   async open(accountId: string, initialMicros: number, trx: Db = this.db): Promise<void> {
     const t = Date.now();
@@ -43,8 +49,8 @@ export class Wallet {
 
   async balance(accountId: string, trx: Db = this.db): Promise<number> {
     this.balanceQuery ??= this.db.selectFrom('wallets').select('balance_micros').where('account_id', '=', '').compile();
-    const quick = trx === this.db ? this.quickGet?.(this.balanceQuery.sql, [accountId]) : undefined;
-    if (quick) return quick.row ? Number((quick.row as { balance_micros: number }).balance_micros) : 0;
+    const sync = trx === this.db ? this.syncFree() : undefined;
+    if (sync) return syncBalance(sync, accountId);
     const { rows } = await trx.executeQuery<{ balance_micros: number }>({ ...this.balanceQuery, parameters: [accountId] });
     return rows[0] ? Number(rows[0].balance_micros) : 0;
   }
@@ -76,6 +82,11 @@ export class Wallet {
     assertMicros(micros, 'reserve');
     const amount = Math.max(0, Math.ceil(micros));
     const hold: Hold = { holdId: newId('hold'), accountId, amount, capability };
+    const sync = this.syncFree();
+    if (sync) {
+      if (!syncReserve(sync, hold.holdId, accountId, amount, capability)) throw await this.insufficient(this.db, accountId, amount);
+      return hold;
+    }
     await this.db.transaction().execute(async (q) => {
       if (!(await this.take(q, accountId, amount))) throw await this.insufficient(q, accountId, amount);
       await q.insertInto('wallet_holds').values({ hold_id: hold.holdId, account_id: accountId, amount_micros: amount, capability, created_at: Date.now() }).execute();
@@ -91,6 +102,8 @@ export class Wallet {
   async settle(hold: Hold, actual: number, meta: { vendor?: string; ref?: string; quantity?: number } = {}): Promise<number> {
     assertMicros(actual, 'settle');
     const want = Math.max(0, Math.round(actual));
+    const sync = this.syncFree();
+    if (sync) return syncSettle(sync, hold, want, meta);
     return this.db.transaction().execute(async (q) => {
       const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
       if (Number(del.numDeletedRows) !== 1) return 0;
@@ -108,6 +121,8 @@ export class Wallet {
 
   /** Give a hold back in full (the call failed or was never made). */
   async release(hold: Hold): Promise<void> {
+    const sync = this.syncFree();
+    if (sync) return syncRelease(sync, hold);
     await this.db.transaction().execute(async (q) => {
       const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
       if (Number(del.numDeletedRows) !== 1) return;

@@ -1,0 +1,61 @@
+import { newId } from '../ids.js';
+import type { SyncSqlite } from '../db/open.js';
+
+// The wallet's statements written out for SQLite and run synchronously on the connection,
+// for the hot path of metered calls (reserve, settle, release): Kysely's transaction costs
+// several promises and an acquired connection per statement, more than the statements
+// themselves. The same SQL as wallet.ts builds with Kysely, so both paths are one ledger;
+// PostgreSQL (and SQLite while a Kysely transaction holds the connection) uses wallet.ts's.
+
+const TAKE = 'update "wallets" set "balance_micros" = "balance_micros" - ?, "updated_at" = ? where "account_id" = ? and "balance_micros" >= ?';
+const GIVE = 'update "wallets" set "balance_micros" = "balance_micros" + ?, "updated_at" = ? where "account_id" = ?';
+const BALANCE = 'select "balance_micros" from "wallets" where "account_id" = ?';
+const HOLD = 'insert into "wallet_holds" ("hold_id", "account_id", "amount_micros", "capability", "created_at") values (?, ?, ?, ?, ?)';
+const UNHOLD = 'delete from "wallet_holds" where "hold_id" = ?';
+const ENTRY = 'insert into "wallet_ledger" ("entry_id", "account_id", "amount_micros", "kind", "ref", "capability", "vendor", "quantity", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+export function syncBalance(db: SyncSqlite, accountId: string): number {
+  const row = db.get(BALANCE, [accountId]) as { balance_micros: number } | undefined;
+  return row ? Number(row.balance_micros) : 0;
+}
+
+function take(db: SyncSqlite, accountId: string, micros: number): boolean {
+  return micros === 0 || db.run(TAKE, [micros, Date.now(), accountId, micros]) === 1;
+}
+
+/** Hold `amount`; `false` (nothing written) when the balance cannot cover it. */
+export function syncReserve(db: SyncSqlite, holdId: string, accountId: string, amount: number, capability: string): boolean {
+  return db.transaction(() => {
+    if (!take(db, accountId, amount)) return false;
+    db.run(HOLD, [holdId, accountId, amount, capability, Date.now()]);
+    return true;
+  });
+}
+
+/** Settle a hold to `want`; returns what was charged (0 when the hold was settled already). */
+export function syncSettle(db: SyncSqlite, hold: { holdId: string; accountId: string; amount: number; capability: string }, want: number, meta: { vendor?: string; ref?: string; quantity?: number }): number {
+  return db.transaction(() => {
+    if (db.run(UNHOLD, [hold.holdId]) !== 1) return 0;
+    let charged = want;
+    if (want <= hold.amount) {
+      const back = hold.amount - want;
+      if (back > 0) db.run(GIVE, [back, Date.now(), hold.accountId]);
+    } else {
+      // Inside one synchronous transaction nothing can move the balance between the read
+      // and the take: take the extra, or what is left of it.
+      const extra = want - hold.amount;
+      const left = Math.min(extra, syncBalance(db, hold.accountId));
+      charged = hold.amount + (left > 0 && take(db, hold.accountId, left) ? left : 0);
+    }
+    db.run(ENTRY, [newId('led'), hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, hold.capability, meta.vendor ?? null, meta.quantity ?? null, Date.now()]);
+    return charged;
+  });
+}
+
+/** Give a hold back in full; nothing when it was settled or released already. */
+export function syncRelease(db: SyncSqlite, hold: { holdId: string; accountId: string; amount: number }): void {
+  db.transaction(() => {
+    if (db.run(UNHOLD, [hold.holdId]) !== 1) return;
+    db.run(GIVE, [hold.amount, Date.now(), hold.accountId]);
+  });
+}

@@ -1,0 +1,64 @@
+import t from 'tap';
+import { sql } from 'kysely';
+import { makeApp, activate } from '../../helpers/app.js';
+import { Wallet } from '../../../core/wallet/wallet.js';
+
+// On SQLite the wallet runs reserve / settle / release as synchronous statements on the
+// connection (sync-wallet.ts) unless a Kysely transaction holds it. Both paths must write the
+// same books; this runs one script through each and compares. (On PostgreSQL there is only
+// the Kysely path, which the rest of the wallet suite covers.)
+
+async function script(w: Wallet, acct: string) {
+  const a = await w.reserve(acct, 300_000, 'test.run');
+  await w.settle(a, 120_000, { vendor: 'v', ref: 'r1', quantity: 7 });
+  const b = await w.reserve(acct, 50_000, 'test.run');
+  await w.release(b);
+  await w.release(b); // twice: nothing more back
+  const c = await w.reserve(acct, 10_000, 'test.run');
+  const charged = await w.settle(c, 4_900_000 + 10_000, { vendor: 'v' }); // above the hold: what the balance allows
+  const again = await w.settle(c, 1, {});
+  await t.rejects(w.reserve(acct, 10_000_000, 'test.run'), { code: 'insufficient_balance' });
+  return { charged, again, balance: await w.balance(acct) };
+}
+
+async function books(db: any, acct: string) {
+  const rows = await db.selectFrom('wallet_ledger').select(['amount_micros', 'kind', 'capability', 'vendor', 'quantity']).where('account_id', '=', acct).orderBy('created_at').orderBy('entry_id').execute();
+  const holds = await db.selectFrom('wallet_holds').select(sql<string>`count(*)`.as('n')).where('account_id', '=', acct).executeTakeFirstOrThrow();
+  return { rows: rows.map((r: any) => ({ ...r, amount_micros: Number(r.amount_micros), quantity: r.quantity === null ? null : Number(r.quantity) })).sort((x: any, y: any) => x.amount_micros - y.amount_micros), holds: Number(holds.n) };
+}
+
+t.test('the synchronous SQLite path and the Kysely path keep the same books', async (t) => {
+  const { app } = await makeApp(t);
+  if (app.svc.dialect !== 'sqlite') return t.pass('PostgreSQL has only the Kysely path');
+  const one = await activate(app);
+  const two = await activate(app);
+  const fast = app.svc.wallet; // built with the connection
+  const plain = new Wallet(app.svc.db); // Kysely only
+  const r1 = await script(fast, one.account_id);
+  const r2 = await script(plain, two.account_id);
+  t.same(r1, r2);
+  t.same(r1, { charged: 4_880_000, again: 0, balance: 0 });
+  t.same(await books(app.svc.db, one.account_id), await books(app.svc.db, two.account_id));
+});
+
+t.test('inside an open Kysely transaction the wallet takes the Kysely path (no uncommitted reads)', async (t) => {
+  const { app } = await makeApp(t);
+  if (app.svc.dialect !== 'sqlite') return t.pass('SQLite only');
+  const { account_id: acct } = await activate(app);
+  const w = app.svc.wallet;
+  const before = await w.balance(acct);
+  let inside = -1;
+  let outside = -1;
+  await app.svc.db.transaction().execute(async (trx) => {
+    await trx.updateTable('wallets').set({ balance_micros: 1 }).where('account_id', '=', acct).execute();
+    // Another request reading meanwhile waits for the transaction instead of seeing its write.
+    const reading = w.balance(acct).then((b) => (outside = b));
+    await new Promise((r) => setTimeout(r, 20));
+    inside = outside;
+    t.equal(inside, -1, 'the read waited for the transaction');
+    void reading;
+    throw new Error('roll back');
+  }).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 20));
+  t.equal(outside, before, 'and saw the committed balance, not the rolled-back write');
+});
