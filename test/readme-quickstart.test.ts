@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { freshDatabaseUrl } from './helpers/app.js';
+import { cliCommand } from './helpers/cli-command.js';
 
 // The README's Quickstart, run verbatim with bash against the real gateway process: only
 // the SVC_URL line is changed, to the port this test picked.
@@ -37,8 +38,7 @@ async function startGateway(t: { teardown(fn: () => unknown): void }, port: numb
   const dbUrl = await freshDatabaseUrl(t, dir);
   const env: NodeJS.ProcessEnv = { ...process.env, SVC_DATABASE_URL: dbUrl, SVC_LOG_LEVEL: 'warn' };
   for (const k of ['SVC_CONFIG', 'SVC_PORT', 'SVC_HOST', 'SVC_PUBLIC_URL', 'SVC_DATA_DIR', 'SVC_ADMIN_KEY']) delete env[k];
-  // tap's TypeScript loader travels in execArgv, so the child runs the sources as the tests do.
-  const child = spawn(process.execPath, [...process.execArgv, 'bin/svc-gateway.ts', '--port', String(port), '--data-dir', dir], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...cliCommand(), '--port', String(port), '--data-dir', dir], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   t.teardown(async () => {

@@ -96,7 +96,7 @@ export async function startGateway(root, opts = {}) {
   for (const k of ['SVC_DATABASE_URL', 'SVC_DATA_DIR', 'SVC_LOG_LEVEL', 'SVC_PUBLIC_URL', 'SVC_REDIS_URL', 'SVC_ADMIN_KEY', 'SVC_MASTER_KEY']) env[k] = '';
   const t0 = performance.now();
   const bin = join(root, 'dist', 'bin', 'svc-gateway.js');
-  const child = start(process.execPath, [...(opts.nodeArgs ?? binNodeFlags(bin)), bin], env);
+  const child = start(process.execPath, [...binNodeFlags(bin), ...(opts.nodeArgs ?? []), bin], env);
   const base = `http://127.0.0.1:${port}`;
   const readyMs = await waitFor200(`${base}/readyz`, child, t0);
   return { child, base, readyMs };

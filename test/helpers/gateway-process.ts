@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cliCommand } from './cli-command.js';
 
 export interface GatewayProcess {
   url: string;
@@ -11,13 +12,13 @@ export interface GatewayProcess {
 }
 
 /**
- * The real gateway in its own process (`bin/svc-gateway.ts serve`), on a config file written
+ * The real gateway in its own process (`svc-gateway serve`, see cli-command.ts), on a config file written
  * into `dir`, listening on a free loopback port. Killed at teardown if still running.
  */
 export async function startGateway(t: { teardown(fn: () => unknown): void }, dir: string, config: Record<string, unknown>, name = 'gateway'): Promise<GatewayProcess> {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, JSON.stringify({ server: { host: '127.0.0.1', port: 0 }, log: { level: 'warn' }, ...config }));
-  const proc = spawn(process.execPath, [...process.execArgv, 'bin/svc-gateway.ts', 'serve', '--config', file], {
+  const proc = spawn(process.execPath, [...cliCommand(), 'serve', '--config', file], {
     cwd: process.cwd(), env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
