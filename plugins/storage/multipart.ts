@@ -133,6 +133,12 @@ export class Multipart {
     return info;
   }
 
+  /** Drop every upload into a bucket (it is being deleted: nobody could complete or abort them). */
+  async dropAll(b: BucketRow): Promise<void> {
+    const rows = await this.db.selectFrom('storage_multipart_uploads').selectAll().where('bucket_id', '=', b.bucket_id).execute();
+    for (const r of rows) await this.drop(b, { ...(r as UploadRow), created_at: Number(r.created_at) });
+  }
+
   /** Delete the upload and every part it received. */
   async drop(b: BucketRow, upload: UploadRow): Promise<void> {
     const parts = this.partsBucket(b);

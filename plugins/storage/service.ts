@@ -10,7 +10,7 @@ import type { CredentialStore } from './credentials.js';
 import { bucketNameProblem, keyProblem, formatBytes } from './names.js';
 import { UsageMeter } from './usage.js';
 import { RESULTS_BUCKET } from '../../core/results/result-store.js';
-import { UPLOADS_BUCKET } from './multipart.js';
+import { Multipart, UPLOADS_BUCKET } from './multipart.js';
 
 export interface BucketRow {
   bucket_id: string;
@@ -40,6 +40,7 @@ export function checkKey(key: string, param = 'key'): void {
  */
 export class StorageService {
   readonly usage: UsageMeter;
+  readonly multipart = new Multipart(this);
   /**
    * Buckets found recently: every S3 request looks its bucket up, and bucket rows never
    * change (only appear and go). Only hits are kept, so a new bucket is seen at once; a
@@ -121,6 +122,8 @@ export class StorageService {
     if (!res.output.deleted) return false;
     this.bucketCache.delete(`${b.account_id}/${b.name}`);
     await this.svc.db.deleteFrom('storage_buckets').where('bucket_id', '=', b.bucket_id).execute();
+    // Unfinished multipart uploads go with the bucket, as in S3 (their parts are stored bytes).
+    await this.multipart.dropAll(b);
     return true;
   }
 

@@ -7,7 +7,6 @@ import { parseQuery } from './sigv4.js';
 import { bucketOps } from './bucket-ops.js';
 import { objectOps } from './object-ops.js';
 import { multipartOps } from './multipart-ops.js';
-import { Multipart } from '../multipart.js';
 
 /** A parsed request to the S3 endpoint, handed to the operation handlers. */
 export interface S3Request {
@@ -62,7 +61,6 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
   app.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
   app.setErrorHandler((err, req, reply) => sendError(reply, req, toS3Error(err, req)));
 
-  const multipart = new Multipart(storage);
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-content-type-options', 'nosniff').header('x-amz-request-id', req.id);
     if (OTHER_METHODS.includes(req.method)) throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
@@ -86,7 +84,7 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
     const r: S3Request = { req, reply, storage, auth, accountId: explicit ?? auth?.accountId, bucket: segs[0] ?? '', key: segs.slice(1).join('/'), query };
     for (const name of UNSUPPORTED) if (query.has(name)) throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
     // SDKs address buckets as `/bucket/` as well as `/bucket`: an empty key is the bucket.
-    if (r.key && (query.has('uploads') || query.has('uploadId'))) return multipartOps(r, multipart);
+    if (r.key && (query.has('uploads') || query.has('uploadId'))) return multipartOps(r, storage.multipart);
     if (r.key) return objectOps(r);
     if (query.has('uploads')) throw new S3Error('NotImplemented', 'ListMultipartUploads is not implemented by this endpoint.');
     return bucketOps(r);

@@ -90,6 +90,21 @@ t.test('multipart by hand: ETag, ListParts, S3 checks on Complete, Abort, and ot
   t.equal(bad.name, 'InvalidArgument', 'part numbers stop at 10000');
 });
 
+t.test('deleting a bucket drops its unfinished uploads and their bytes', async (t) => {
+  const { app } = await listeningApp(t);
+  const a = await activate(app);
+  const s3 = await client(t, app, a);
+  await createBucket(app, a, 'gone-bkt');
+  const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'gone-bkt', Key: 'k' }));
+  await s3.send(new UploadPartCommand({ Bucket: 'gone-bkt', Key: 'k', UploadId, PartNumber: 1, Body: Buffer.alloc(100) }));
+  t.equal((await usage(app, a)).bytes_stored, 100);
+  const del = await app.inject({ method: 'DELETE', url: '/v1/storage/buckets/gone-bkt', headers: a.auth });
+  t.equal(del.statusCode, 200, 'a bucket whose only bytes are parts counts as empty');
+  t.equal((await usage(app, a)).bytes_stored, 0);
+  await createBucket(app, a, 'gone-bkt');
+  t.equal((await errorOf(s3.send(new ListPartsCommand({ Bucket: 'gone-bkt', Key: 'k', UploadId })))).name, 'NoSuchUpload', 'not revived by a new bucket of the same name');
+});
+
 t.test('parts are capped: the object cap less the other parts, and the account total', async (t) => {
   const { app } = await listeningApp(t, { vendors: [], plugins: { storage: { tier_caps: { free: { max_object_bytes: 1000, max_total_bytes: 2500 } } } } });
   const a = await activate(app);
