@@ -28,6 +28,9 @@ function copySource(header: string): { bucket: string; key: string } {
  */
 export async function copyObject(r: S3Request, target: BucketRow): Promise<unknown> {
   const { req, reply, storage } = r;
+  // As S3 does: a URL presigned for a PUT must not become a copy of another (maybe private)
+  // object by adding a header its signer never saw.
+  if (!r.auth!.signedHeaders.includes('x-amz-copy-source')) throw new S3Error('AccessDenied', 'There were headers present in the request which were not signed: x-amz-copy-source.');
   const src = copySource(String(req.headers['x-amz-copy-source']));
   checkKey(src.key);
   if (src.bucket === RESULTS_BUCKET) throw new S3Error('AccessDenied', 'Results cannot be copied; download them instead.');

@@ -35,6 +35,14 @@ t.test('CopyObject: same and other bucket, content type kept or replaced, metere
   t.equal((await errorOf(s3.send(new CopyObjectCommand({ Bucket: 'dst-bkt', Key: 'x', CopySource: 'src-bkt/missing' })))).name, 'NoSuchKey');
   t.equal((await errorOf(s3.send(new CopyObjectCommand({ Bucket: 'dst-bkt', Key: 'x', CopySource: 'theirs/anything' })))).name, 'NoSuchBucket', "another account's bucket");
   t.equal((await errorOf(s3.send(new CopyObjectCommand({ Bucket: 'dst-bkt', Key: 'x', CopySource: 'src-bkt/../etc' })))).name, 'InvalidArgument');
+
+  // A presigned PUT URL cannot be turned into a copy by adding the (unsigned) header.
+  const c = await s3Credentials(app, a);
+  const url = presignUrl({ method: 'PUT', endpoint: c.endpoint, bucket: 'dst-bkt', key: 'stolen', region: c.region, accessKeyId: c.access_key_id, secret: c.secret_access_key, expiresSeconds: 60 });
+  const res = await fetch(url, { method: 'PUT', headers: { 'x-amz-copy-source': 'src-bkt/dir/a%20b.txt' } });
+  t.equal(res.status, 403);
+  t.match(await res.text(), /not signed: x-amz-copy-source/);
+  t.equal((await errorOf(s3.send(new HeadObjectCommand({ Bucket: 'dst-bkt', Key: 'stolen' })))).name, 'NotFound');
 });
 
 t.test('CopyObject is capped like a put', async (t) => {
