@@ -32,6 +32,11 @@ export interface PutInput extends ObjectRef {
   content_type: string;
   /** Bytes the body will have, when the request declared it (vendors that need it spool otherwise). */
   content_length?: number;
+  /**
+   * The ETag to keep instead of the body's MD5: a completed multipart upload's "md5-of-md5s-N".
+   * Vendors that cannot set one (a remote S3 computes its own) return theirs.
+   */
+  etag?: string;
 }
 
 export interface PutOutput extends ObjectInfo {

@@ -48,4 +48,28 @@ const billing: Migration = {
   },
 };
 
-export const storageMigrations: Record<string, Migration> = { '0001_init': init, '0002_usage': usage, '0003_billing': billing };
+// Multipart uploads of the S3 endpoint: the upload, and each part received (its bytes are an
+// object in the hidden uploads bucket on the target bucket's vendor).
+const multipart: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.createTable('storage_multipart_uploads')
+      .addColumn('upload_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('bucket_id', 'text', (c) => c.notNull())
+      .addColumn('key', 'text', (c) => c.notNull())
+      .addColumn('content_type', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('storage_multipart_uploads_bucket').on('storage_multipart_uploads').columns(['bucket_id', 'key']).execute();
+    await db.schema.createTable('storage_multipart_parts')
+      .addColumn('upload_id', 'text', (c) => c.notNull())
+      .addColumn('part_number', 'integer', (c) => c.notNull())
+      .addColumn('etag', 'text', (c) => c.notNull())
+      .addColumn('size', 'bigint', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('storage_multipart_parts_pk', ['upload_id', 'part_number'])
+      .execute();
+  },
+};
+
+export const storageMigrations: Record<string, Migration> = { '0001_init': init, '0002_usage': usage, '0003_billing': billing, '0004_multipart': multipart };

@@ -10,6 +10,7 @@ import type { CredentialStore } from './credentials.js';
 import { bucketNameProblem, keyProblem, formatBytes } from './names.js';
 import { UsageMeter } from './usage.js';
 import { RESULTS_BUCKET } from '../../core/results/result-store.js';
+import { Multipart, UPLOADS_BUCKET } from './multipart.js';
 
 export interface BucketRow {
   bucket_id: string;
@@ -25,6 +26,8 @@ function row(r: any): BucketRow {
   return { ...r, created_at: Number(r.created_at) };
 }
 
+const BUCKET_CACHE_MS = 5000;
+
 export function checkKey(key: string, param = 'key'): void {
   const problem = keyProblem(key);
   if (problem) throw apiError('validation_failed', `${param} ${problem}.`, { param, details: { errors: [{ param, message: problem }] } });
@@ -37,6 +40,13 @@ export function checkKey(key: string, param = 'key'): void {
  */
 export class StorageService {
   readonly usage: UsageMeter;
+  readonly multipart = new Multipart(this);
+  /**
+   * Buckets found recently: every S3 request looks its bucket up, and bucket rows never
+   * change (only appear and go). Only hits are kept, so a new bucket is seen at once; a
+   * bucket deleted through another gateway node may be seen for BUCKET_CACHE_MS more.
+   */
+  private readonly bucketCache = new Map<string, { bucket: BucketRow; until: number }>();
 
   constructor(readonly svc: Svc, readonly config: StorageConfig, readonly credentials: CredentialStore) {
     this.usage = new UsageMeter(svc.db, config);
@@ -52,7 +62,8 @@ export class StorageService {
   }
 
   async createBucket(accountId: string, name: string, o: { vendor?: string; region?: string; acl?: 'private' | 'public' } = {}): Promise<BucketRow> {
-    const problem = name === RESULTS_BUCKET ? 'is reserved for the results the gateway hands out' : bucketNameProblem(name);
+    const problem = name === RESULTS_BUCKET ? 'is reserved for the results the gateway hands out'
+      : name === UPLOADS_BUCKET ? 'is reserved for the parts of multipart uploads' : bucketNameProblem(name);
     if (problem) throw apiError('validation_failed', `bucket ${problem}.`, { param: 'bucket', details: { errors: [{ param: 'bucket', message: problem }] } });
     if (await this.findBucket(accountId, name)) throw apiError('already_exists', `This account already has a bucket named "${name}".`, { param: 'bucket' });
     const res = await this.svc.router.call<unknown, { region: string }>('storage.bucket.create', { account: accountId, bucket: name, region: o.region },
@@ -68,8 +79,15 @@ export class StorageService {
   }
 
   async findBucket(accountId: string, name: string): Promise<BucketRow | undefined> {
+    const id = `${accountId}/${name}`;
+    const now = Date.now();
+    const hit = this.bucketCache.get(id);
+    if (hit && hit.until > now) return hit.bucket;
     const r = await this.svc.db.selectFrom('storage_buckets').selectAll().where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
-    return r && row(r);
+    if (!r) return undefined;
+    if (this.bucketCache.size >= 10_000) this.bucketCache.clear();
+    this.bucketCache.set(id, { bucket: row(r), until: now + BUCKET_CACHE_MS });
+    return row(r);
   }
 
   /**
@@ -102,7 +120,10 @@ export class StorageService {
   async deleteBucket(b: BucketRow): Promise<boolean> {
     const res = await this.svc.router.call<unknown, { deleted: boolean }>('storage.bucket.delete', { account: b.account_id, bucket: b.name }, this.opts(b));
     if (!res.output.deleted) return false;
+    this.bucketCache.delete(`${b.account_id}/${b.name}`);
     await this.svc.db.deleteFrom('storage_buckets').where('bucket_id', '=', b.bucket_id).execute();
+    // Unfinished multipart uploads go with the bucket, as in S3 (their parts are stored bytes).
+    await this.multipart.dropAll(b);
     return true;
   }
 
@@ -112,17 +133,17 @@ export class StorageService {
    * The object is only looked at when the account is near its total cap.
    */
   async uploadCap(b: BucketRow, key: string): Promise<{ bytes: number; what: string }> {
-    const [caps, used] = await Promise.all([this.usage.caps(b.account_id), this.usage.get(b.account_id)]);
+    const { caps, stored } = await this.usage.limits(b.account_id);
     const objectCap = { bytes: caps.maxObjectBytes, what: `the ${caps.tier} tier's object size cap of ${formatBytes(caps.maxObjectBytes)}` };
-    if (caps.maxTotalBytes === undefined || used.bytes_stored + caps.maxObjectBytes <= caps.maxTotalBytes) return objectCap;
+    if (caps.maxTotalBytes === undefined || stored + caps.maxObjectBytes <= caps.maxTotalBytes) return objectCap;
     const previousSize = (await this.head(b, key))?.size ?? 0;
-    const room = Math.max(0, caps.maxTotalBytes - used.bytes_stored + previousSize);
+    const room = Math.max(0, caps.maxTotalBytes - stored + previousSize);
     if (room >= caps.maxObjectBytes) return objectCap;
     return { bytes: room, what: `the ${caps.tier} tier's storage cap of ${formatBytes(caps.maxTotalBytes)} (${formatBytes(room)} left)` };
   }
 
-  async put(b: BucketRow, key: string, body: Readable, contentType: string, o: { signal?: AbortSignal; length?: number } = {}): Promise<ObjectInfo> {
-    const res = await this.svc.router.call<unknown, PutOutput>('storage.object.put', { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length },
+  async put(b: BucketRow, key: string, body: Readable, contentType: string, o: { signal?: AbortSignal; length?: number; etag?: string } = {}): Promise<ObjectInfo> {
+    const res = await this.svc.router.call<unknown, PutOutput>('storage.object.put', { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length, etag: o.etag },
       this.opts(b, { signal: o.signal, timeoutMs: this.config.transfer_timeout_ms }));
     await this.usage.add(b.account_id, { stored: res.output.size - (res.output.replaced_size ?? 0) });
     return res.output;

@@ -65,7 +65,17 @@ export class UsageMeter {
 
   async caps(accountId: string): Promise<Caps> {
     const a = await this.db.selectFrom('accounts').select('tier').where('account_id', '=', accountId).executeTakeFirst();
-    const tier = a?.tier ?? 'free';
+    return this.capsOf(a?.tier ?? 'free');
+  }
+
+  /** The caps and the bytes stored, in one query: every upload reads both. */
+  async limits(accountId: string): Promise<{ caps: Caps; stored: number }> {
+    const r = await this.db.selectFrom('accounts').leftJoin('storage_usage', 'storage_usage.account_id', 'accounts.account_id')
+      .select(['accounts.tier', 'storage_usage.bytes_stored']).where('accounts.account_id', '=', accountId).executeTakeFirst();
+    return { caps: this.capsOf(r?.tier ?? 'free'), stored: Number(r?.bytes_stored ?? 0) };
+  }
+
+  private capsOf(tier: string): Caps {
     const c = this.config.tier_caps[tier];
     return c ? { tier, maxObjectBytes: Math.min(c.max_object_bytes, this.config.max_object_bytes), maxTotalBytes: c.max_total_bytes }
       : { tier, maxObjectBytes: this.config.max_object_bytes, maxTotalBytes: undefined };

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import { XMLParser } from 'fast-xml-parser';
 import { AwsChunkedDecoder } from './chunked.js';
 import { checksumFor, type Checksum } from './checksums.js';
 import { S3Error } from './errors.js';
@@ -54,6 +56,8 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, o
   let size = 0;
 
   const guard = new Transform({
+    // Room for a few network reads while the vendor writes a batch to disk.
+    highWaterMark: 256 * 1024,
     transform(chunk: Buffer, _enc, cb) {
       size += chunk.length;
       if (size > cap.bytes) return cb(tooLarge(cap));
@@ -93,4 +97,35 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, o
   if (decoder) req.pipe(decoder).pipe(guard);
   else req.pipe(guard);
   return { stream: guard, length: declared };
+}
+
+/**
+ * Hand the body of a signed upload to `fn` under `cap`. When the body is refused midway
+ * (too large, bad checksum, client gone), `fn`'s consumer is aborted and the refusal is
+ * what the request answers.
+ */
+export async function withUploadBody<T>(req: IncomingMessage, auth: S3Auth, cap: UploadCap,
+  fn: (body: Readable, o: { signal: AbortSignal; length?: number }) => Promise<T>): Promise<T> {
+  const ctrl = new AbortController();
+  const body = uploadBody(req, auth, cap, (e) => ctrl.abort(e));
+  try {
+    return await fn(body.stream, { signal: ctrl.signal, length: body.length });
+  } catch (e) {
+    if (!ctrl.signal.aborted) throw e;
+    const reason = ctrl.signal.reason;
+    throw reason instanceof S3Error ? reason : new S3Error('IncompleteBody', 'The upload did not complete.');
+  }
+}
+
+const XML_MAX = 1024 * 1024;
+const xml = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, htmlEntities: true, isArray: (n) => n === 'Part' || n === 'Object' });
+
+/** A small XML request body (CompleteMultipartUpload, DeleteObjects), checked like any upload, parsed. */
+export async function xmlBody(req: IncomingMessage, auth: S3Auth): Promise<Record<string, any>> {
+  const text = await withUploadBody(req, auth, { bytes: XML_MAX, what: 'the 1 MiB limit of a request document' }, async (body) => (await buffer(body)).toString('utf8'));
+  try {
+    return xml.parse(text, true) as Record<string, any>;
+  } catch {
+    throw new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.');
+  }
 }

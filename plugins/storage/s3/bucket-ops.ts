@@ -4,6 +4,7 @@ import { bucketNameProblem, prefixProblem } from '../names.js';
 import { iso } from '../../../core/clock.js';
 import { isApiError } from '../../../core/errors.js';
 import type { ObjectInfo } from '../contract.js';
+import { deleteObjects } from './delete-objects.js';
 
 function requireSigned(r: S3Request): string {
   if (!r.auth || !r.accountId) throw new S3Error('AccessDenied', 'Access Denied.');
@@ -51,6 +52,10 @@ export async function bucketOps(r: S3Request): Promise<unknown> {
   }
   const b = await storage.findBucket(accountId, r.bucket);
   if (!b) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.', { BucketName: r.bucket });
+  if (r.query.has('delete')) {
+    if (req.method !== 'POST') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+    return deleteObjects(r, b);
+  }
   if (req.method === 'HEAD') return reply.header('x-amz-bucket-region', b.region).send();
   if (req.method === 'DELETE') {
     if (!(await storage.deleteBucket(b))) throw new S3Error('BucketNotEmpty', 'The bucket you tried to delete is not empty.', { BucketName: r.bucket });

@@ -6,6 +6,7 @@ import { verifySigV4, type S3Auth } from './verify.js';
 import { parseQuery } from './sigv4.js';
 import { bucketOps } from './bucket-ops.js';
 import { objectOps } from './object-ops.js';
+import { multipartOps } from './multipart-ops.js';
 
 /** A parsed request to the S3 endpoint, handed to the operation handlers. */
 export interface S3Request {
@@ -22,9 +23,11 @@ export interface S3Request {
 
 // Sub-resources of the S3 API this endpoint does not serve: answered NotImplemented rather
 // than mistaken for a plain GET or PUT of the bucket or object.
-const UNSUPPORTED = ['acl', 'policy', 'tagging', 'uploads', 'uploadId', 'versioning', 'cors', 'lifecycle', 'website', 'replication',
+const UNSUPPORTED = ['acl', 'policy', 'tagging', 'versioning', 'cors', 'lifecycle', 'website', 'replication',
   'encryption', 'logging', 'notification', 'object-lock', 'retention', 'legal-hold', 'restore', 'select', 'torrent', 'versions',
-  'requestPayment', 'accelerate', 'analytics', 'inventory', 'metrics', 'ownershipControls', 'publicAccessBlock', 'intelligent-tiering', 'attributes', 'delete'];
+  'requestPayment', 'accelerate', 'analytics', 'inventory', 'metrics', 'ownershipControls', 'publicAccessBlock', 'intelligent-tiering', 'attributes'];
+// Methods S3 has no operation for: routed here so that they are answered in S3's XML.
+const OTHER_METHODS = ['PATCH', 'OPTIONS'];
 
 function sendError(reply: FastifyReply, req: FastifyRequest, e: S3Error): FastifyReply {
   for (const [k, v] of Object.entries(e.extra)) if (k === 'Content-Range') reply.header('content-range', v);
@@ -60,6 +63,7 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-content-type-options', 'nosniff').header('x-amz-request-id', req.id);
+    if (OTHER_METHODS.includes(req.method)) throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
     const url = req.raw.url ?? '/';
     const qi = url.indexOf('?');
     const path = (qi < 0 ? url : url.slice(0, qi)).slice(prefix.length).replace(/^\//, '');
@@ -80,12 +84,14 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
     const r: S3Request = { req, reply, storage, auth, accountId: explicit ?? auth?.accountId, bucket: segs[0] ?? '', key: segs.slice(1).join('/'), query };
     for (const name of UNSUPPORTED) if (query.has(name)) throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
     // SDKs address buckets as `/bucket/` as well as `/bucket`: an empty key is the bucket.
+    if (r.key && (query.has('uploads') || query.has('uploadId'))) return multipartOps(r, storage.multipart);
     if (r.key) return objectOps(r);
+    if (query.has('uploads')) throw new S3Error('NotImplemented', 'ListMultipartUploads is not implemented by this endpoint.');
     return bucketOps(r);
   };
 
   const route = { config: { auth: 'none' as const }, schema: { hide: true } as any, exposeHeadRoute: false, handler };
-  const methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST'] as const;
+  const methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST', ...OTHER_METHODS] as const;
   app.route({ method: [...methods], url: prefix, ...route });
   app.route({ method: [...methods], url: `${prefix}/*`, ...route });
 }

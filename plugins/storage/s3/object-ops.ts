@@ -2,7 +2,9 @@ import { S3Error } from './errors.js';
 import type { S3Request } from './endpoint.js';
 import { keyProblem, MAX_KEY_BYTES } from '../names.js';
 import type { ByteRange } from '../contract.js';
-import { uploadBody } from './body.js';
+import { withUploadBody } from './body.js';
+import { copyObject } from './copy-object.js';
+import type { BucketRow } from '../service.js';
 import { RESULTS_BUCKET } from '../../../core/results/result-store.js';
 
 // Types a browser may run as a page or script when served inline from the gateway's origin.
@@ -26,14 +28,24 @@ function attachment(key: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-function checkKey(key: string): void {
+export function checkKey(key: string): void {
   const problem = keyProblem(key);
   if (!problem) return;
   if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw new S3Error('KeyTooLongError', 'Your key is too long.');
   throw new S3Error('InvalidArgument', `The object key ${problem}.`, { ArgumentName: 'key' });
 }
 
-/** Object operations: PutObject, GetObject (Range), HeadObject, DeleteObject. */
+/** The bucket a signed write goes to (never the read-only results). */
+export async function writableBucket(r: S3Request): Promise<BucketRow> {
+  if (!r.auth || !r.accountId) throw new S3Error('AccessDenied', 'Access Denied.');
+  checkKey(r.key);
+  if (r.bucket === RESULTS_BUCKET) throw new S3Error('AccessDenied', 'Results are read-only.');
+  const b = await r.storage.findBucket(r.accountId, r.bucket);
+  if (!b) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.', { BucketName: r.bucket });
+  return b;
+}
+
+/** Object operations: PutObject, CopyObject, GetObject (Range), HeadObject, DeleteObject. */
 export async function objectOps(r: S3Request): Promise<unknown> {
   const { req, reply, storage, auth } = r;
   const anonymousRead = !auth && (req.method === 'GET' || req.method === 'HEAD');
@@ -47,21 +59,11 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   if (!auth && b.acl !== 'public') throw new S3Error('AccessDenied', 'Access Denied.');
 
   if (req.method === 'PUT') {
-    if (req.headers['x-amz-copy-source']) throw new S3Error('NotImplemented', 'CopyObject is not implemented by this endpoint.');
-    const ctrl = new AbortController();
+    if (req.headers['x-amz-copy-source']) return copyObject(r, b);
     const cap = await storage.uploadCap(b, r.key);
-    const body = uploadBody(req.raw, auth!, cap, (e) => ctrl.abort(e));
     const contentType = req.headers['content-type'] || 'application/octet-stream';
-    try {
-      const info = await storage.put(b, r.key, body.stream, contentType, { signal: ctrl.signal, length: body.length });
-      return reply.header('etag', info.etag).send();
-    } catch (e) {
-      if (ctrl.signal.aborted) {
-        const reason = ctrl.signal.reason;
-        throw reason instanceof S3Error ? reason : new S3Error('IncompleteBody', 'The upload did not complete.');
-      }
-      throw e;
-    }
+    const info = await withUploadBody(req.raw, auth!, cap, (body, o) => storage.put(b, r.key, body, contentType, o));
+    return reply.header('etag', info.etag).send();
   }
   if (req.method === 'DELETE') {
     await storage.deleteObject(b, r.key);

@@ -13,6 +13,8 @@ export interface S3Auth {
   presigned: boolean;
   /** x-amz-content-sha256: a hex hash, UNSIGNED-PAYLOAD or a STREAMING-… mode. */
   payload: string;
+  /** Lower-case names of the headers the signature covers. */
+  signedHeaders: string[];
   /** For signed streaming bodies, whose chunks chain on the request's signature. */
   seed: { signature: string; amz: string; scope: string; key: Buffer };
 }
@@ -136,5 +138,5 @@ export async function verifySigV4(req: VerifyInput, opts: VerifyOptions): Promis
   // characters such as "!" raw and sign them raw, which the second form accepts.
   const ok = sameSignature(sign(uri), p.signature) || (uri !== rawPath && sameSignature(sign(rawPath), p.signature));
   if (!ok) throw new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
-  return { accountId: cred.accountId, accessKeyId: cred.accessKeyId, presigned: queryAuth, payload: p.payload, seed: { signature: p.signature, amz: p.amz, scope, key } };
+  return { accountId: cred.accountId, accessKeyId: cred.accessKeyId, presigned: queryAuth, payload: p.payload, signedHeaders: p.signedHeaders, seed: { signature: p.signature, amz: p.amz, scope, key } };
 }

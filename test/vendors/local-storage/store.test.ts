@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { Layout } from '../../../vendors/local-storage/layout.js';
 import { FileStore } from '../../../vendors/local-storage/store.js';
+import { INLINE_MAX } from '../../../vendors/local-storage/receive.js';
 
 function fresh(t: { teardown(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-ls-'));
@@ -93,7 +94,7 @@ t.test('overwrite leaves one data file; delete removes files and empty directori
   await store.createBucket(A, 'bk1');
   await Promise.all(Array.from({ length: 8 }, (_, i) => put(store, 'k/v', `version ${i}`)));
   const files = (await allFiles(dir)).filter((f) => !f.includes('.tmp'));
-  t.equal(files.length, 2, 'one metadata file and one data file');
+  t.equal(files.length, 1, 'a small object is one file: metadata and bytes');
   const failing = new Readable({ read() { this.push(Buffer.alloc(1000)); this.destroy(new Error('client went away')); } });
   await t.rejects(store.put({ account: A, bucket: 'bk1', key: 'k/v', body: failing, content_type: 'x/y' }), /client went away/);
   const g = await store.get({ account: A, bucket: 'bk1', key: 'k/v' });
@@ -102,6 +103,31 @@ t.test('overwrite leaves one data file; delete removes files and empty directori
   t.equal(await store.delete({ account: A, bucket: 'bk1', key: 'k/v' }), false);
   t.same(await allFiles(dir), []);
   t.equal(await store.deleteBucket(A, 'bk1'), true);
+});
+
+t.test('objects past the inline size get a data file; replacing one kind by the other leaves one object', async (t) => {
+  const { store, dir } = fresh(t);
+  const big = Buffer.alloc(INLINE_MAX + 1, 1).map((_, i) => i % 251);
+  const live = async () => (await allFiles(dir)).filter((f) => !f.includes('.tmp')).map((f) => f.slice(f.lastIndexOf('/') + 1).replace(/\.[0-9a-z]+\.v$/, '.V'));
+  const info = await put(store, 'k', big);
+  t.equal(info.etag, `"${createHash('md5').update(big).digest('hex')}"`);
+  t.same((await live()).sort(), ['k.V', 'k.o'], 'metadata file and data file');
+  const part = await store.get({ account: A, bucket: 'bk1', key: 'k', range: { start: INLINE_MAX - 2 } });
+  if (part && 'body' in part) t.same(await buffer(part.body), big.subarray(INLINE_MAX - 2));
+  else t.fail('range of a large object');
+  t.equal((await put(store, 'k', 'small now')).replaced_size, big.length);
+  t.same(await live(), ['k.o'], 'the data file went with the large version');
+  const tail = await store.get({ account: A, bucket: 'bk1', key: 'k', range: { suffix: 3 } });
+  if (tail && 'body' in tail) t.equal((await buffer(tail.body)).toString(), 'now');
+  else t.fail('range of an inline object');
+  t.equal((await put(store, 'k', big)).replaced_size, 9);
+  t.same((await live()).sort(), ['k.V', 'k.o']);
+  const empty = await put(store, 'e', '');
+  t.equal(empty.size, 0);
+  const g = await store.get({ account: A, bucket: 'bk1', key: 'e' });
+  if (g && 'body' in g) t.equal((await buffer(g.body)).length, 0);
+  else t.fail('empty object');
+  t.same((await store.list({ account: A, bucket: 'bk1', prefix: '', limit: 10 })).objects.map((o) => [o.key, o.size]), [['e', 0], ['k', big.length]]);
 });
 
 t.test('a bucket with objects is not deleted', async (t) => {
