@@ -141,13 +141,14 @@ async function main() {
     process.stdout.write(`server CPU per request: gateway ${fmt(gCpu)} µs, portkey ${fmt(kCpu)} µs (${fmt(kCpu / gCpu, 2)}×)\n`);
 
     const added = (p) => pct(lat.gateway, p) - pct(lat.direct, p);
+    // The issue asks for the streaming time-to-first-byte overhead as a figure, with no goal:
+    // printed, not a target line.
+    process.stdout.write(`stream first byte added p50: ${fmt(pct(ttfb.gateway, 0.5) - pct(ttfb.direct, 0.5), 3)} ms (reported, no goal)\n`);
     const a50 = added(0.5);
     const a99 = added(0.99);
-    const t50 = pct(ttfb.gateway, 0.5) - pct(ttfb.direct, 0.5);
     line('latency-p50', `${fmt(a50, 3)} ms added`, '0.5 ms', a50 / 0.5, '≤ 0.5 ms', a50 <= 0.5);
     line('latency-p99', `${fmt(a99, 3)} ms added`, '2 ms', a99 / 2, '≤ 2 ms', a99 <= 2);
     line('throughput', `${fmt(gRate)} req/s`, `${fmt(kRate)} req/s (portkey)`, gRate / kRate, '≥ 2×', gRate >= 2 * kRate);
-    line('stream-ttfb-p50', `${fmt(t50, 3)} ms added`, '0.5 ms', t50 / 0.5, '≤ 0.5 ms', t50 <= 0.5);
   } finally {
     await stop(gw.child);
     await stop(pk.child);
