@@ -37,11 +37,21 @@ export interface PutInput extends ObjectRef {
    * Vendors that cannot set one (a remote S3 computes its own) return theirs.
    */
   etag?: string;
+  /**
+   * Stored with the object and sent on every GET of it (a result's download name when it is
+   * served without a signature). Vendors that keep no such metadata may ignore it.
+   */
+  content_disposition?: string;
 }
 
 export interface PutOutput extends ObjectInfo {
   /** Size of the object the put replaced (0 when it was new), for metering. */
   replaced_size: number;
+  /**
+   * Where the object lives in the vendor's own namespace (its key in the vendor's bucket),
+   * for URLs that bypass the gateway: a public bucket or a CDN in front of it.
+   */
+  path?: string;
 }
 
 export interface GetInput extends ObjectRef {

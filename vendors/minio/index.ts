@@ -94,8 +94,13 @@ export default defineVendor({
             const known = await withKnownLength(input.body, input.content_length, spoolDir, opts.signal);
             try {
               const old = await head(input);
-              const res = await client.putObject(B, keyOf(input), known.body, known.length, { 'Content-Type': input.content_type });
-              return { key: input.key, size: known.length, etag: quoted(res.etag), content_type: input.content_type, last_modified: Date.now(), replaced_size: old?.size ?? 0 };
+              const meta: Record<string, string> = { 'Content-Type': input.content_type };
+              if (input.content_disposition) meta['Content-Disposition'] = input.content_disposition;
+              const res = await client.putObject(B, keyOf(input), known.body, known.length, meta);
+              return {
+                key: input.key, size: known.length, etag: quoted(res.etag), content_type: input.content_type, last_modified: Date.now(), replaced_size: old?.size ?? 0,
+                path: keyOf(input),
+              };
             } finally {
               await known.cleanup();
             }
