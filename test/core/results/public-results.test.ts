@@ -7,7 +7,8 @@ import { s3rver } from '../../helpers/s3rver.js';
 // Public result URLs (plugins.storage.results_public): unsigned, valid until retention
 // deletes the result, served with the content type and download name they were saved with.
 
-const PUBLIC = { plugins: { storage: { results_public: true } } };
+// `vendors: []` keeps these on local-storage when the suite runs with SVC_TEST_STORAGE=s3.
+const PUBLIC = { vendors: [], plugins: { storage: { results_public: true } } };
 const png = Buffer.from('\x89PNG public result');
 
 t.test('local-storage: an unsigned URL at the S3 endpoint, with type and download name, until the result is deleted', async (t) => {
@@ -59,7 +60,7 @@ t.test('local-storage: public URLs are capabilities; nothing else is readable or
 });
 
 t.test('a private result is never served unsigned from the public bucket', async (t) => {
-  const { app } = await listeningApp(t);
+  const { app } = await listeningApp(t, { vendors: [] });
   const a = await activate(app);
   const saved = await app.svc.results.save(a.account_id, png, { contentType: 'image/png', filename: 'x.png' });
   t.match(saved.url, /X-Amz-Signature=/);
@@ -69,7 +70,7 @@ t.test('a private result is never served unsigned from the public bucket', async
 });
 
 t.test('local-storage behind a CDN: the base URL replaces the endpoint', async (t) => {
-  const { app } = await listeningApp(t, { plugins: { storage: { results_public: true, results_public_base_url: 'https://cdn.example.com/s3' } } });
+  const { app } = await listeningApp(t, { vendors: [], plugins: { storage: { results_public: true, results_public_base_url: 'https://cdn.example.com/s3' } } });
   const a = await activate(app);
   const saved = await app.svc.results.save(a.account_id, png, { contentType: 'image/png', filename: 'x.png' });
   t.equal(saved.url, `https://cdn.example.com/s3/${a.account_id}/svc-results-public/${saved.result_id}/x.png`);
@@ -77,7 +78,7 @@ t.test('local-storage behind a CDN: the base URL replaces the endpoint', async (
 
 t.test('results_public on a remote vendor without a base URL is refused at boot', async (t) => {
   const s3 = { id: 'remote', use: 's3', config: { bucket: 'b', endpoint: 'http://127.0.0.1:9', force_path_style: true } };
-  await t.rejects(makeApp(t, { vendors: [s3], ...PUBLIC }), /results_public_base_url.*"remote" \(s3\)|"remote" \(s3\).*results_public_base_url/);
+  await t.rejects(makeApp(t, { ...PUBLIC, vendors: [s3] }), /results_public_base_url.*"remote" \(s3\)|"remote" \(s3\).*results_public_base_url/);
   await t.rejects(makeApp(t, { plugins: { storage: { results_public_base_url: 'https://cdn.example.com/' } } }), /results_public_base_url/, 'a trailing "/" is refused');
 });
 
