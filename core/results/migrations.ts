@@ -17,4 +17,14 @@ const init: Migration = {
   },
 };
 
-export const resultMigrations: Record<string, Migration> = { '0001_init': init };
+// Public results (plugins.storage.results_public) live in a bucket of their own, carry their
+// Content-Disposition with the object, and may be addressed by the vendor's own object path.
+const publicResults: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('results').addColumn('bucket', 'text', (c) => c.notNull().defaultTo('svc-results')).execute();
+    await db.schema.alterTable('results').addColumn('vendor_path', 'text').execute();
+    await db.schema.alterTable('results').addColumn('content_disposition', 'text').execute();
+  },
+};
+
+export const resultMigrations: Record<string, Migration> = { '0001_init': init, '0002_public_results': publicResults };

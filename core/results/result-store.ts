@@ -7,6 +7,15 @@ import type { Router } from '../router/router.js';
 
 /** Where the results of every account live: one reserved bucket name per account. */
 export const RESULTS_BUCKET = 'svc-results';
+/**
+ * Where results live when the operator made result URLs public: a bucket of its own, so that
+ * making it public (or putting a CDN in front of it) never exposes a private result.
+ */
+export const PUBLIC_RESULTS_BUCKET = 'svc-results-public';
+
+export function isResultsBucket(name: string): boolean {
+  return name === RESULTS_BUCKET || name === PUBLIC_RESULTS_BUCKET;
+}
 const DAY = 86_400;
 const MAX_URL_SECONDS = 7 * DAY; // SigV4 presigned URLs live at most 7 days
 
@@ -23,6 +32,11 @@ export interface ResultStoreSettings {
   vendor?: string;
   retentionSeconds: number;
   signer?(accountId: string): Promise<ResultSigner>;
+  /**
+   * Set when results are public: the unsigned URL of a result saved in PUBLIC_RESULTS_BUCKET
+   * (`path` is where the vendor says it put the object, when it says).
+   */
+  publicUrl?(r: { accountId: string; vendor: string; key: string; path?: string }): string;
 }
 
 export interface SaveOptions {
@@ -31,7 +45,7 @@ export interface SaveOptions {
   filename?: string;
   /** How long the result is kept; default the configured retention (7 days). */
   retentionSeconds?: number;
-  /** Lifetime of the returned URL; default as long as the result is kept, at most 7 days. */
+  /** Lifetime of the returned URL; default as long as the result is kept, at most 7 days (public URLs: until deleted). */
   urlExpiresSeconds?: number;
   /** Serve inline (images shown in a page) instead of as a download. */
   inline?: boolean;
@@ -57,7 +71,8 @@ function disposition(filename: string, inline: boolean): string {
  * The one place areas save bytes they hand back as a `*_url` (images, speech, PDFs, video,
  * email attachments): written through the storage vendor the operator configured, kept for a
  * retention period, and served by signed GET URLs with an expiry, a content type and a
- * download name. The storage area configures it (vendor, retention, URL signer) when it loads.
+ * download name — or, when the operator made results public, by unsigned URLs that work until
+ * the result is deleted (capability URLs: result ids are random). The storage area configures it (vendor, retention, URL signer) when it loads.
  */
 export class ResultStore {
   private settings: ResultStoreSettings = { retentionSeconds: 7 * DAY };
@@ -76,32 +91,45 @@ export class ResultStore {
     const now = Date.now();
     const deleteAt = now + (opts.retentionSeconds ?? this.settings.retentionSeconds) * 1000;
     const stream = Buffer.isBuffer(body) ? Readable.from([body]) : body;
-    const put = await this.router.call<unknown, { size: number }>('storage.object.put', {
-      account: accountId, bucket: RESULTS_BUCKET, key, body: stream, content_type: opts.contentType,
+    const isPublic = !!this.settings.publicUrl;
+    // A public result carries its download name with it: a plain GET has no query to ask for one.
+    const contentDisposition = isPublic ? disposition(filename, !!opts.inline) : undefined;
+    const bucket = isPublic ? PUBLIC_RESULTS_BUCKET : RESULTS_BUCKET;
+    const put = await this.router.call<unknown, { size: number; path?: string }>('storage.object.put', {
+      account: accountId, bucket, key, body: stream, content_type: opts.contentType, content_disposition: contentDisposition,
       content_length: Buffer.isBuffer(body) ? body.length : undefined,
     }, { accountId, vendor: this.settings.vendor, charge: false, timeoutMs: 3_600_000 });
     await this.db.insertInto('results').values({
       result_id: resultId, account_id: accountId, vendor: put.vendor, object_key: key, content_type: opts.contentType,
       filename, size: put.output.size, created_at: now, delete_at: deleteAt,
+      bucket, vendor_path: put.output.path ?? null, content_disposition: contentDisposition ?? null,
     }).execute();
+    const base = { result_id: resultId, delete_at: deleteAt, content_type: opts.contentType, size: put.output.size };
+    if (isPublic) return { ...base, url: this.settings.publicUrl!({ accountId, vendor: put.vendor, key, path: put.output.path }), url_expires_at: deleteAt };
     const urlSeconds = opts.urlExpiresSeconds ?? Math.ceil((deleteAt - now) / 1000);
-    const { url, expiresAt } = await this.sign(accountId, put.vendor, key, opts.contentType, filename, !!opts.inline, urlSeconds);
-    return { result_id: resultId, url, url_expires_at: expiresAt, delete_at: deleteAt, content_type: opts.contentType, size: put.output.size };
+    const { url, expiresAt } = await this.sign(accountId, put.vendor, bucket, key, opts.contentType, filename, !!opts.inline, urlSeconds);
+    return { ...base, url, url_expires_at: expiresAt };
   }
 
-  /** A fresh URL for a saved result (404 when it is gone or another account's). */
+  /**
+   * A fresh URL for a saved result (404 when it is gone or another account's). A public
+   * result's URL is the one it was saved with, valid until the result is deleted.
+   */
   async url(accountId: string, resultId: string, expiresSeconds?: number, inline = false): Promise<{ url: string; expiresAt: number }> {
     const r = await this.db.selectFrom('results').selectAll().where('result_id', '=', resultId).where('account_id', '=', accountId).executeTakeFirst();
     if (!r || Number(r.delete_at) <= Date.now()) throw apiError('not_found', `No result ${resultId}.`);
+    if (r.bucket === PUBLIC_RESULTS_BUCKET && this.settings.publicUrl) {
+      return { url: this.settings.publicUrl({ accountId, vendor: r.vendor, key: r.object_key, path: r.vendor_path ?? undefined }), expiresAt: Number(r.delete_at) };
+    }
     const left = Math.ceil((Number(r.delete_at) - Date.now()) / 1000);
-    return this.sign(accountId, r.vendor, r.object_key, r.content_type, r.filename, inline, Math.min(expiresSeconds ?? left, left));
+    return this.sign(accountId, r.vendor, r.bucket, r.object_key, r.content_type, r.filename, inline, Math.min(expiresSeconds ?? left, left));
   }
 
-  private async sign(accountId: string, vendor: string, key: string, contentType: string, filename: string, inline: boolean, seconds: number) {
+  private async sign(accountId: string, vendor: string, bucket: string, key: string, contentType: string, filename: string, inline: boolean, seconds: number) {
     const expires = Math.max(1, Math.min(seconds, MAX_URL_SECONDS));
     const signer = this.settings.signer ? await this.settings.signer(accountId) : undefined;
     const res = await this.router.call<unknown, { url: string }>('storage.object.presign', {
-      account: accountId, bucket: RESULTS_BUCKET, key, method: 'GET', expires_seconds: expires, signer,
+      account: accountId, bucket, key, method: 'GET', expires_seconds: expires, signer,
       response: { content_type: contentType, content_disposition: disposition(filename, inline) },
     }, { accountId, vendor, charge: false });
     return { url: res.output.url, expiresAt: Date.now() + expires * 1000 };
@@ -109,12 +137,12 @@ export class ResultStore {
 
   /** Delete results whose retention has run out; returns how many went. */
   async sweep(now = Date.now(), batch = 100): Promise<number> {
-    const due = await this.db.selectFrom('results').select(['result_id', 'account_id', 'vendor', 'object_key'])
+    const due = await this.db.selectFrom('results').select(['result_id', 'account_id', 'vendor', 'bucket', 'object_key'])
       .where('delete_at', '<=', now).orderBy('delete_at').limit(batch).execute();
     let n = 0;
     for (const r of due) {
       try {
-        await this.router.call('storage.object.delete', { account: r.account_id, bucket: RESULTS_BUCKET, key: r.object_key }, { accountId: r.account_id, vendor: r.vendor, charge: false });
+        await this.router.call('storage.object.delete', { account: r.account_id, bucket: r.bucket, key: r.object_key }, { accountId: r.account_id, vendor: r.vendor, charge: false });
         await this.db.deleteFrom('results').where('result_id', '=', r.result_id).execute();
         n++;
       } catch (e) {

@@ -37,11 +37,21 @@ export interface PutInput extends ObjectRef {
    * Vendors that cannot set one (a remote S3 computes its own) return theirs.
    */
   etag?: string;
+  /**
+   * Stored with the object and sent on every GET of it (a result's download name when it is
+   * served without a signature). Vendors that keep no such metadata may ignore it.
+   */
+  content_disposition?: string;
 }
 
 export interface PutOutput extends ObjectInfo {
   /** Size of the object the put replaced (0 when it was new), for metering. */
   replaced_size: number;
+  /**
+   * Where the object lives in the vendor's own namespace (its key in the vendor's bucket),
+   * for URLs that bypass the gateway: a public bucket or a CDN in front of it.
+   */
+  path?: string;
 }
 
 export interface GetInput extends ObjectRef {
@@ -95,6 +105,18 @@ export interface PresignOutput {
   headers?: Record<string, string>;
 }
 
+export interface PresignPostInput extends ObjectRef {
+  expires_seconds: number;
+  /** Largest file the form may carry: the policy's `content-length-range` is [0, max_bytes], enforced by the vendor. */
+  max_bytes: number;
+}
+
+/** A browser form upload: POST multipart/form-data to `url` with `fields`, then the `file` field last. */
+export interface PresignPostOutput {
+  url: string;
+  fields: Record<string, string>;
+}
+
 /** Range the bytes of a `size`-byte object a request asks for; undefined when it cannot be served. */
 export function resolveRange(range: ByteRange | undefined, size: number): { start: number; end: number } | undefined {
   if (!range) return { start: 0, end: size - 1 };
@@ -115,4 +137,5 @@ export const STORAGE_CAPABILITIES = {
   'storage.object.delete': { idempotent: true, description: 'Delete an object.' },
   'storage.object.list': { idempotent: true, description: 'List keys by prefix, in key order.' },
   'storage.object.presign': { idempotent: true, description: 'A URL that authorizes one method on one object until it expires.' },
+  'storage.object.presign_post': { idempotent: true, description: 'A browser form upload (POST policy) of one object, with a size limit the vendor enforces.' },
 } as const;

@@ -9,6 +9,7 @@ import { registerObjectRoutes } from './object-routes.js';
 import { registerCredentialRoutes } from './credential-routes.js';
 import { registerS3Endpoint } from './s3/endpoint.js';
 import { StorageBilling } from './billing.js';
+import { publicResultUrls } from './public-results.js';
 
 /** Storage: buckets, presigned URLs, S3 credentials, and the gateway's own S3-compatible endpoint. */
 export default defineArea({
@@ -21,7 +22,8 @@ export default defineArea({
     const credentials = new CredentialStore(ctx.svc.db, masterKey);
     const storage = new StorageService(ctx.svc, ctx.config, credentials);
     // The core result store writes through the vendor chosen here, and its URLs for
-    // local-storage point at this area's S3 endpoint, signed with the account's internal key.
+    // local-storage point at this area's S3 endpoint, signed with the account's internal key
+    // (or unsigned, in a public bucket, when results are public).
     ctx.svc.results.configure({
       vendor: ctx.config.results_vendor || undefined,
       retentionSeconds: ctx.config.results_retention_seconds,
@@ -29,6 +31,7 @@ export default defineArea({
         const c = await credentials.internal(accountId);
         return { endpoint: storage.endpoint, region: ctx.config.region, access_key_id: c.accessKeyId, secret: c.secret };
       },
+      publicUrl: publicResultUrls(ctx.config, ctx.svc.vendors, storage.endpoint),
     });
     // Every body field of this area is optional somewhere: a POST without a body means the defaults.
     app.addHook('preValidation', async (req) => {

@@ -4,6 +4,7 @@ import { apiError } from '../../core/errors.js';
 import type { ObjectInfo } from './contract.js';
 import { prefixProblem } from './names.js';
 import { checkKey, type StorageService } from './service.js';
+import { presignPost } from './presign-post.js';
 import { BucketParams, KeyParamsSchema, ObjectList, ObjectListQuery, ObjectMeta, Ok, PresignBody, PresignedUrl, type ObjectListQueryT, type PresignBodyT } from './schemas.js';
 
 export function objectWire(o: ObjectInfo) {
@@ -42,7 +43,7 @@ export function registerObjectRoutes(app: FastifyInstance, storage: StorageServi
   objectRoute(app, 'POST', '/presign', {
     config: { scope: 'storage', operation: 'storage.objects.presign', capability: 'storage.object.presign' },
     schema: {
-      summary: 'A presigned URL for one object: PUT to upload, GET to download',
+      summary: 'A presigned URL for one object: PUT to upload, GET to download, POST for a capped browser form upload',
       description: 'A key with "/" is sent with %2F in this path. The URL points at the S3 endpoint of the bucket\'s vendor.',
       tags: ['storage'], params: KeyParamsSchema, body: PresignBody, response: { 200: PresignedUrl },
     },
@@ -51,7 +52,12 @@ export function registerObjectRoutes(app: FastifyInstance, storage: StorageServi
     const b = await storage.requireBucket(req.principal!.accountId, req.params.bucket);
     const body = (req.body ?? {}) as PresignBodyT;
     const method = body.method ?? 'PUT';
-    const r = await storage.presign(b, key, method, body.expires_seconds ?? storage.config.presign_default_seconds);
+    const seconds = body.expires_seconds ?? storage.config.presign_default_seconds;
+    if (method === 'POST') {
+      const p = await presignPost(storage, b, key, seconds);
+      return { url: p.url, method, expires_at: iso(p.expiresAt), fields: p.fields, max_bytes: p.maxBytes };
+    }
+    const r = await storage.presign(b, key, method, seconds);
     return { url: r.url, method, expires_at: iso(r.expiresAt), ...(r.headers ? { headers: r.headers } : {}) };
   });
 

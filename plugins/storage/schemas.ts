@@ -30,15 +30,22 @@ export const KeyParamsSchema = Type.Object({
 }, { additionalProperties: false });
 
 export const PresignBody = Type.Object({
-  method: Type.Optional(Type.Union([Type.Literal('GET'), Type.Literal('PUT')], { default: 'PUT', description: 'The HTTP method the URL authorizes.' })),
+  method: Type.Optional(Type.Union([Type.Literal('GET'), Type.Literal('PUT'), Type.Literal('POST')], {
+    default: 'PUT',
+    description: 'The HTTP method the URL authorizes. POST: a browser form upload whose size cap the vendor enforces (s3 and minio buckets only); the answer carries `fields`.',
+  })),
   expires_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 604800, description: 'Lifetime of the URL: 1 s to 7 days, default 900.' })),
 }, { additionalProperties: false });
 
 export const PresignedUrl = Type.Object({
   url: Type.String(),
-  method: Type.Union([Type.Literal('GET'), Type.Literal('PUT')]),
+  method: Type.Union([Type.Literal('GET'), Type.Literal('PUT'), Type.Literal('POST')]),
   expires_at: Timestamp,
   headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Headers the request must carry.' })),
+  fields: Type.Optional(Type.Record(Type.String(), Type.String(), {
+    description: 'POST only: form fields to send (multipart/form-data) before the file, which goes last in a field named "file". A "Content-Type" field sets the object\'s type.',
+  })),
+  max_bytes: Type.Optional(Type.Integer({ description: 'POST only: the largest file the vendor accepts with this form (the tier cap at the time of the call).' })),
 });
 
 export const ObjectMeta = Type.Object({

@@ -9,7 +9,7 @@ import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignInput, Presig
 import type { CredentialStore } from './credentials.js';
 import { bucketNameProblem, keyProblem, formatBytes } from './names.js';
 import { UsageMeter } from './usage.js';
-import { RESULTS_BUCKET } from '../../core/results/result-store.js';
+import { PUBLIC_RESULTS_BUCKET, RESULTS_BUCKET } from '../../core/results/result-store.js';
 import { Multipart, UPLOADS_BUCKET } from './multipart.js';
 
 export interface BucketRow {
@@ -20,6 +20,8 @@ export interface BucketRow {
   region: string;
   acl: 'private' | 'public';
   created_at: number;
+  /** Results only: the Content-Disposition a public result was saved with, for unsigned GETs. */
+  content_disposition?: string;
 }
 
 function row(r: any): BucketRow {
@@ -62,7 +64,7 @@ export class StorageService {
   }
 
   async createBucket(accountId: string, name: string, o: { vendor?: string; region?: string; acl?: 'private' | 'public' } = {}): Promise<BucketRow> {
-    const problem = name === RESULTS_BUCKET ? 'is reserved for the results the gateway hands out'
+    const problem = name === RESULTS_BUCKET || name === PUBLIC_RESULTS_BUCKET ? 'is reserved for the results the gateway hands out'
       : name === UPLOADS_BUCKET ? 'is reserved for the parts of multipart uploads' : bucketNameProblem(name);
     if (problem) throw apiError('validation_failed', `bucket ${problem}.`, { param: 'bucket', details: { errors: [{ param: 'bucket', message: problem }] } });
     if (await this.findBucket(accountId, name)) throw apiError('already_exists', `This account already has a bucket named "${name}".`, { param: 'bucket' });
@@ -91,15 +93,19 @@ export class StorageService {
   }
 
   /**
-   * The read-only view of the account's results (core/results) that their signed URLs use:
-   * the vendor is the one the result was written to; gone once retention deleted it.
+   * The read-only view of the account's results (core/results) that their URLs use: the
+   * vendor is the one the result was written to; gone once retention deleted it. In the
+   * public results bucket it is public (unsigned GETs), and only for results saved there.
    */
-  async resultsBucket(accountId: string, key: string): Promise<BucketRow | undefined> {
+  async resultsBucket(accountId: string, key: string, bucket = RESULTS_BUCKET): Promise<BucketRow | undefined> {
     const resultId = key.split('/')[0];
-    const r = await this.svc.db.selectFrom('results').select(['vendor', 'created_at', 'delete_at'])
+    const r = await this.svc.db.selectFrom('results').select(['vendor', 'bucket', 'content_disposition', 'created_at', 'delete_at'])
       .where('result_id', '=', resultId).where('account_id', '=', accountId).executeTakeFirst();
-    if (!r || Number(r.delete_at) <= Date.now()) return undefined;
-    return { bucket_id: resultId, account_id: accountId, name: RESULTS_BUCKET, vendor: r.vendor, region: this.config.region, acl: 'private', created_at: Number(r.created_at) };
+    if (!r || r.bucket !== bucket || Number(r.delete_at) <= Date.now()) return undefined;
+    return {
+      bucket_id: resultId, account_id: accountId, name: bucket, vendor: r.vendor, region: this.config.region, created_at: Number(r.created_at),
+      acl: bucket === PUBLIC_RESULTS_BUCKET ? 'public' : 'private', content_disposition: r.content_disposition ?? undefined,
+    };
   }
 
   /** The bucket, or 404 (also for another account's bucket of the same name). */

@@ -3,7 +3,9 @@ import type * as MinioTypes from 'minio';
 import type { Readable } from 'node:stream';
 import { defineVendor, secret } from '../../core/define.js';
 import type { FailureKind } from '../../core/router/failure.js';
-import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
+import type {
+  BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PresignPostInput, PresignPostOutput, PutInput, PutOutput,
+} from '../../plugins/storage/contract.js';
 import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys } from '../../plugins/storage/names.js';
 import { withKnownLength } from '../s3/spool.js';
@@ -94,8 +96,13 @@ export default defineVendor({
             const known = await withKnownLength(input.body, input.content_length, spoolDir, opts.signal);
             try {
               const old = await head(input);
-              const res = await client.putObject(B, keyOf(input), known.body, known.length, { 'Content-Type': input.content_type });
-              return { key: input.key, size: known.length, etag: quoted(res.etag), content_type: input.content_type, last_modified: Date.now(), replaced_size: old?.size ?? 0 };
+              const meta: Record<string, string> = { 'Content-Type': input.content_type };
+              if (input.content_disposition) meta['Content-Disposition'] = input.content_disposition;
+              const res = await client.putObject(B, keyOf(input), known.body, known.length, meta);
+              return {
+                key: input.key, size: known.length, etag: quoted(res.etag), content_type: input.content_type, last_modified: Date.now(), replaced_size: old?.size ?? 0,
+                path: keyOf(input),
+              };
             } finally {
               await known.cleanup();
             }
@@ -132,6 +139,21 @@ export default defineVendor({
               ? await client.presignedPutObject(B, keyOf(input), input.expires_seconds)
               : await client.presignedGetObject(B, keyOf(input), input.expires_seconds, resp);
             return { url };
+          },
+          price: free,
+        },
+        'storage.object.presign_post': {
+          // The service checks the policy: a file outside content-length-range is refused before it is stored.
+          async invoke(input: PresignPostInput): Promise<PresignPostOutput> {
+            const policy = client.newPostPolicy();
+            policy.setBucket(B);
+            policy.setKey(keyOf(input));
+            policy.setExpires(new Date(Date.now() + input.expires_seconds * 1000));
+            policy.setContentLengthRange(0, input.max_bytes);
+            // Any Content-Type field, as a PUT allows any header (setContentTypeStartsWith refuses '').
+            policy.policy.conditions.push(['starts-with', '$Content-Type', '']);
+            const { postURL, formData } = await client.presignedPostPolicy(policy);
+            return { url: postURL, fields: formData };
           },
           price: free,
         },

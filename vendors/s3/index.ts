@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor, secret } from '../../core/define.js';
 import { kindFromStatus } from '../../core/router/failure.js';
-import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
+import type {
+  BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PresignPostInput, PresignPostOutput, PutInput, PutOutput,
+} from '../../plugins/storage/contract.js';
 
 /**
  * Any S3-compatible service (AWS S3, R2, MinIO, Garage, the gateway's own endpoint) through
@@ -24,8 +26,8 @@ export default defineVendor({
   async create(config, ctx) {
     // The AWS SDK is loaded when an s3 instance is configured: a gateway without one starts
     // faster and holds ~25 MB less.
-    const [{ S3Client, GetObjectCommand, PutObjectCommand, DeleteObjectCommand, HeadBucketCommand }, { getSignedUrl }, { S3Objects }] = await Promise.all([
-      import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner'), import('./objects.js'),
+    const [{ S3Client, GetObjectCommand, PutObjectCommand, DeleteObjectCommand, HeadBucketCommand }, { getSignedUrl }, { createPresignedPost }, { S3Objects }] = await Promise.all([
+      import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner'), import('@aws-sdk/s3-presigned-post'), import('./objects.js'),
     ]);
     const client = new S3Client({
       endpoint: config.endpoint || undefined,
@@ -73,6 +75,17 @@ export default defineVendor({
               ? new PutObjectCommand({ Bucket: config.bucket, Key })
               : new GetObjectCommand({ Bucket: config.bucket, Key, ResponseContentType: input.response?.content_type, ResponseContentDisposition: input.response?.content_disposition });
             return { url: await getSignedUrl(client, cmd, { expiresIn: input.expires_seconds }) };
+          },
+          price: free,
+        },
+        'storage.object.presign_post': {
+          // S3 checks the policy: a file outside content-length-range is refused (EntityTooLarge)
+          // before it is stored. Any Content-Type field is allowed, as a PUT allows any header.
+          async invoke(input: PresignPostInput): Promise<PresignPostOutput> {
+            return createPresignedPost(client, {
+              Bucket: config.bucket, Key: objects.keyOf(input), Expires: input.expires_seconds,
+              Conditions: [['content-length-range', 0, input.max_bytes], ['starts-with', '$Content-Type', '']],
+            });
           },
           price: free,
         },

@@ -39,8 +39,12 @@ export class S3Objects {
       const old = await this.head(input, signal);
       const res = await this.client.send(new PutObjectCommand({
         Bucket: this.bucket, Key: this.keyOf(input), Body: known.body, ContentLength: known.length, ContentType: input.content_type,
+        ContentDisposition: input.content_disposition,
       }), { abortSignal: signal });
-      return { key: input.key, size: known.length, etag: res.ETag ?? '', content_type: input.content_type, last_modified: Date.now(), replaced_size: old?.size ?? 0 };
+      return {
+        key: input.key, size: known.length, etag: res.ETag ?? '', content_type: input.content_type, last_modified: Date.now(), replaced_size: old?.size ?? 0,
+        path: this.keyOf(input),
+      };
     } finally {
       await known.cleanup();
     }

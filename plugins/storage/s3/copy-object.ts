@@ -1,7 +1,7 @@
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
 import type { S3Request } from './endpoint.js';
 import { checkKey } from './object-ops.js';
-import { RESULTS_BUCKET } from '../../../core/results/result-store.js';
+import { isResultsBucket } from '../../../core/results/result-store.js';
 import { iso } from '../../../core/clock.js';
 import type { BucketRow } from '../service.js';
 import { tooLarge } from './body.js';
@@ -33,7 +33,7 @@ export async function copyObject(r: S3Request, target: BucketRow): Promise<unkno
   if (!r.auth!.signedHeaders.includes('x-amz-copy-source')) throw new S3Error('AccessDenied', 'There were headers present in the request which were not signed: x-amz-copy-source.');
   const src = copySource(String(req.headers['x-amz-copy-source']));
   checkKey(src.key);
-  if (src.bucket === RESULTS_BUCKET) throw new S3Error('AccessDenied', 'Results cannot be copied; download them instead.');
+  if (isResultsBucket(src.bucket)) throw new S3Error('AccessDenied', 'Results cannot be copied; download them instead.');
   const from = await storage.findBucket(target.account_id, src.bucket);
   if (!from) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.', { BucketName: src.bucket });
   const replace = String(req.headers['x-amz-metadata-directive'] ?? 'COPY').toUpperCase() === 'REPLACE';

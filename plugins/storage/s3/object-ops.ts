@@ -5,7 +5,7 @@ import type { ByteRange } from '../contract.js';
 import { withUploadBody } from './body.js';
 import { copyObject } from './copy-object.js';
 import type { BucketRow } from '../service.js';
-import { RESULTS_BUCKET } from '../../../core/results/result-store.js';
+import { isResultsBucket } from '../../../core/results/result-store.js';
 
 // Types a browser may run as a page or script when served inline from the gateway's origin.
 const ACTIVE = /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml)\b/i;
@@ -39,7 +39,7 @@ export function checkKey(key: string): void {
 export async function writableBucket(r: S3Request): Promise<BucketRow> {
   if (!r.auth || !r.accountId) throw new S3Error('AccessDenied', 'Access Denied.');
   checkKey(r.key);
-  if (r.bucket === RESULTS_BUCKET) throw new S3Error('AccessDenied', 'Results are read-only.');
+  if (isResultsBucket(r.bucket)) throw new S3Error('AccessDenied', 'Results are read-only.');
   const b = await r.storage.findBucket(r.accountId, r.bucket);
   if (!b) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.', { BucketName: r.bucket });
   return b;
@@ -51,9 +51,10 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   const anonymousRead = !auth && (req.method === 'GET' || req.method === 'HEAD');
   if (!r.accountId || (!auth && !anonymousRead)) throw new S3Error('AccessDenied', 'Access Denied.');
   checkKey(r.key);
-  if (r.bucket === RESULTS_BUCKET && req.method !== 'GET' && req.method !== 'HEAD') throw new S3Error('AccessDenied', 'Results are read-only.');
-  const b = r.bucket === RESULTS_BUCKET ? await storage.resultsBucket(r.accountId, r.key) : await storage.findBucket(r.accountId, r.bucket);
-  if (!b && r.bucket === RESULTS_BUCKET) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: r.key });
+  const results = isResultsBucket(r.bucket);
+  if (results && req.method !== 'GET' && req.method !== 'HEAD') throw new S3Error('AccessDenied', 'Results are read-only.');
+  const b = results ? await storage.resultsBucket(r.accountId, r.key, r.bucket) : await storage.findBucket(r.accountId, r.bucket);
+  if (!b && results) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: r.key });
   if (!b) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.', { BucketName: r.bucket });
   // Unsigned reads only from public buckets; say AccessDenied, not whether the key exists.
   if (!auth && b.acl !== 'public') throw new S3Error('AccessDenied', 'Access Denied.');
@@ -85,7 +86,7 @@ export async function objectOps(r: S3Request): Promise<unknown> {
     .header('last-modified', new Date(got.last_modified).toUTCString())
     .header('accept-ranges', 'bytes')
     .header('content-length', String(partial ? got.end - got.start + 1 : got.size));
-  const disposition = override('response-content-disposition');
+  const disposition = override('response-content-disposition') ?? b.content_disposition;
   const inlineAllowed = b.acl === 'public' && storage.config.allow_inline_html;
   if (ACTIVE.test(type) && !inlineAllowed) reply.header('content-disposition', disposition?.startsWith('attachment') ? disposition : attachment(r.key));
   else if (disposition) reply.header('content-disposition', disposition);

@@ -1,26 +1,11 @@
 import t from 'tap';
-import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { S3Client, PutObjectCommand, GetObjectCommand, ListObjectsV2Command, CreateBucketCommand } from '@aws-sdk/client-s3';
 import { listeningApp, activate, createBucket, presign, s3Credentials, generated, sha256Of, errorOf } from '../../plugins/storage/helpers.js';
+import { s3rver } from '../../helpers/s3rver.js';
 
 // The minio adapter against s3rver, a real S3-compatible server (the minio client needs an
 // endpoint at the host root, which the gateway's own /s3 endpoint is not).
-const S3rver = createRequire(import.meta.url)('s3rver');
-
-async function s3rver(t: Tap.Test): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: 'backing' }] });
-  const addr = await server.run();
-  t.teardown(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return `http://127.0.0.1:${addr.port}`;
-}
 
 t.test('buckets on the minio adapter: presigned URLs at the service, the S3 endpoint proxied through it', async (t) => {
   const endpoint = await s3rver(t);
