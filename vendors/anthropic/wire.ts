@@ -101,7 +101,7 @@ interface AnEvent {
 }
 
 /** message_start … message_stop; `event: error` mid-stream and a stream without message_stop are failures. */
-export async function* messagesStream(body: ReadableStream<Uint8Array> | null, vendor: string): AsyncGenerator<ChatStreamEvent> {
+export async function* messagesStream(body: AsyncIterable<Uint8Array> | null, vendor: string): AsyncGenerator<ChatStreamEvent> {
   let input = 0;
   let output = 0;
   let stop: string | undefined;

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor, secret, VendorFailure, type CapabilityImpl } from '../../core/define.js';
 import { planFor, planPrice, type ChatInput, type ChatOutput, type ChatStreamEvent, type EmbedInput, type EmbedOutput } from '../../plugins/ai/contract.js';
-import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
+import { vendorFetch, joinUrl } from '../shared/http.js';
+import { PooledHttp } from '../shared/pooled-http.js';
 import { generateRequest, generateResponse, generateStream } from './wire.js';
 
 /** Google Gemini API (generativelanguage): generateContent, streamGenerateContent (SSE), batchEmbedContents. */
@@ -19,13 +20,18 @@ export default defineVendor({
     const headers = (creds?: Record<string, string>) => ({ 'content-type': 'application/json', 'x-goog-api-key': creds?.api_key ?? config.api_key });
     const url = (model: string, method: string, query = '') => joinUrl(config.base_url, `/models/${encodeURIComponent(model)}:${method}${query}`);
     const models = config.models?.length ? config.models : undefined;
+    // Model calls through a keep-alive pool of undici's own request, as the openai adapter
+    // does (far less CPU a call than fetch); the health check keeps the core's fetch.
+    const http = new PooledHttp(id);
+    const post = (u: string, body: unknown, creds: Record<string, string> | undefined, signal: AbortSignal) =>
+      http.request(u, { method: 'POST', headers: headers(creds), body: JSON.stringify(body), signal });
     // Vision is chat whose user turns carry inlineData parts: the same call.
     const chat: CapabilityImpl<ChatInput, ChatOutput> = {
       models,
       async invoke(input: ChatInput, opts): Promise<ChatOutput> {
         const p = planFor(input, id);
-        const res = await vendorFetch(ctx.fetch, url(p.model, 'generateContent'), { method: 'POST', headers: headers(p.credentials), body: JSON.stringify(generateRequest(input)), signal: opts.signal }, id);
-        return generateResponse(await readJson(res, id), p.model, id);
+        const res = await post(url(p.model, 'generateContent'), generateRequest(input), p.credentials, opts.signal);
+        return generateResponse(await http.json(res, opts.signal), p.model, id);
       },
       price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
     };
@@ -37,7 +43,7 @@ export default defineVendor({
           models,
           async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
             const p = planFor(input, id);
-            const res = await vendorFetch(ctx.fetch, url(p.model, 'streamGenerateContent', '?alt=sse'), { method: 'POST', headers: headers(p.credentials), body: JSON.stringify(generateRequest(input)), signal: opts.signal }, id);
+            const res = await post(url(p.model, 'streamGenerateContent', '?alt=sse'), generateRequest(input), p.credentials, opts.signal);
             return generateStream(res.body, id);
           },
           price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
@@ -47,8 +53,8 @@ export default defineVendor({
           async invoke(input: EmbedInput, opts): Promise<EmbedOutput> {
             const p = planFor(input, id);
             const requests = input.input.map((text) => ({ model: `models/${p.model}`, content: { parts: [{ text }] }, ...(input.dimensions ? { outputDimensionality: input.dimensions } : {}) }));
-            const res = await vendorFetch(ctx.fetch, url(p.model, 'batchEmbedContents'), { method: 'POST', headers: headers(p.credentials), body: JSON.stringify({ requests }), signal: opts.signal }, id);
-            const j = await readJson<{ embeddings?: Array<{ values: number[] }> }>(res, id);
+            const res = await post(url(p.model, 'batchEmbedContents'), { requests }, p.credentials, opts.signal);
+            const j = await http.json<{ embeddings?: Array<{ values: number[] }> }>(res, opts.signal);
             if (!Array.isArray(j.embeddings)) throw new VendorFailure('unavailable', `${id} answered without embeddings`);
             // Gemini reports no token count for embeddings: charge the input bound.
             return { embeddings: j.embeddings.map((e) => e.values), model: p.model, usage: { input_tokens: input.estimate.input_tokens, output_tokens: 0 } };
@@ -71,6 +77,7 @@ export default defineVendor({
           return { ok: false, error: (e as Error).message };
         }
       },
+      close: () => http.close(),
     };
   },
 });

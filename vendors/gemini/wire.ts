@@ -80,7 +80,7 @@ export function generateResponse(j: GenResponse, model: string, vendor: string):
 }
 
 /** streamGenerateContent?alt=sse: each event a GenerateContentResponse; the one with finishReason ends it. */
-export async function* generateStream(body: ReadableStream<Uint8Array> | null, vendor: string): AsyncGenerator<ChatStreamEvent> {
+export async function* generateStream(body: AsyncIterable<Uint8Array> | null, vendor: string): AsyncGenerator<ChatStreamEvent> {
   let finished = false;
   let toolIndex = 0;
   let usage: ChatStreamEvent['usage'];
