@@ -145,7 +145,7 @@ export class StorageService {
   async put(b: BucketRow, key: string, body: Readable, contentType: string, o: { signal?: AbortSignal; length?: number; etag?: string } = {}): Promise<ObjectInfo> {
     const res = await this.svc.router.call<unknown, PutOutput>('storage.object.put', { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length, etag: o.etag },
       this.opts(b, { signal: o.signal, timeoutMs: this.config.transfer_timeout_ms }));
-    await this.usage.add(b.account_id, { stored: res.output.size - (res.output.replaced_size ?? 0) });
+    this.usage.stored(b.account_id, res.output.size - (res.output.replaced_size ?? 0));
     return res.output;
   }
 
@@ -161,7 +161,7 @@ export class StorageService {
   async deleteObject(b: BucketRow, key: string): Promise<boolean> {
     const old = await this.head(b, key);
     const deleted = (await this.svc.router.call<unknown, { deleted: boolean }>('storage.object.delete', { account: b.account_id, bucket: b.name, key }, this.opts(b))).output.deleted;
-    if (deleted && old) await this.usage.add(b.account_id, { stored: -old.size });
+    if (deleted && old) this.usage.stored(b.account_id, -old.size);
     return deleted;
   }
 
