@@ -1,11 +1,11 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Svc } from '../../core/context.js';
 import { apiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { isUniqueViolation } from '../../core/http/idempotency.js';
 import type { CallOptions } from '../../core/router/router.js';
 import type { StorageConfig } from './config.js';
-import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput, PutOutput } from './contract.js';
+import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput, PutInput, PutOutput } from './contract.js';
 import type { CredentialStore } from './credentials.js';
 import { bucketNameProblem, keyProblem, formatBytes } from './names.js';
 import { UsageMeter } from './usage.js';
@@ -27,6 +27,12 @@ function row(r: any): BucketRow {
 }
 
 const BUCKET_CACHE_MS = 5000;
+
+/** A put input over bytes in memory whose `body` stream is made on first read. */
+function lazyBody(input: Omit<PutInput, 'body'> & { data: Buffer }): PutInput {
+  let body: Readable | undefined;
+  return Object.defineProperty(input, 'body', { enumerable: true, get: () => (body ??= Readable.from(input.data.length ? [input.data] : [])) }) as PutInput;
+}
 
 export function checkKey(key: string, param = 'key'): void {
   const problem = keyProblem(key);
@@ -142,8 +148,12 @@ export class StorageService {
     return { bytes: room, what: `the ${caps.tier} tier's storage cap of ${formatBytes(caps.maxTotalBytes)} (${formatBytes(room)} left)` };
   }
 
-  async put(b: BucketRow, key: string, body: Readable, contentType: string, o: { signal?: AbortSignal; length?: number; etag?: string } = {}): Promise<ObjectInfo> {
-    const res = await this.svc.router.call<unknown, PutOutput>('storage.object.put', { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length, etag: o.etag },
+  /** Store an object from a stream, or from a Buffer (a small body read whole: no stream is made unless the vendor wants one). */
+  async put(b: BucketRow, key: string, body: Readable | Buffer, contentType: string, o: { signal?: AbortSignal; length?: number; etag?: string } = {}): Promise<ObjectInfo> {
+    const input: PutInput = Buffer.isBuffer(body)
+      ? lazyBody({ account: b.account_id, bucket: b.name, key, data: body, content_type: contentType, content_length: body.length, etag: o.etag })
+      : { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length, etag: o.etag };
+    const res = await this.svc.router.call<unknown, PutOutput>('storage.object.put', input,
       this.opts(b, { signal: o.signal, timeoutMs: this.config.transfer_timeout_ms }));
     this.usage.stored(b.account_id, res.output.size - (res.output.replaced_size ?? 0));
     return res.output;

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, type FileHandle, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, addAbortSignal } from 'node:stream';
-import { receive } from './receive.js';
+import { INLINE_MAX, receive } from './receive.js';
 import type { GetInput, GetOutput, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput } from '../../plugins/storage/contract.js';
 import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys } from '../../plugins/storage/names.js';
@@ -123,8 +123,10 @@ export class FileStore {
     try {
       let meta: Meta;
       try {
-        const got = await receive(signal ? addAbortSignal(signal, input.body) : input.body, { open: async () => (fh = await open(tmp, 'wx')) },
-          { syncEvery: this.fsync ? SYNC_EVERY : undefined });
+        // Bytes the caller already holds (a small upload) are taken as they are: no stream.
+        const got = input.data && input.data.length <= INLINE_MAX ? { size: input.data.length, md5: createHash('md5').update(input.data).digest('hex'), inline: [input.data] }
+          : await receive(signal ? addAbortSignal(signal, input.body) : input.body, { open: async () => (fh = await open(tmp, 'wx')) },
+            { syncEvery: this.fsync ? SYNC_EVERY : undefined });
         meta = { key: input.key, size: got.size, etag: input.etag ?? `"${got.md5}"`, content_type: input.content_type, last_modified: Date.now(), version };
         if (got.inline) {
           // Small: metadata and bytes in one file, committed by one rename (a third of the file system calls).

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
@@ -24,6 +24,86 @@ export function tooLarge(cap: UploadCap): S3Error {
   return new S3Error('EntityTooLarge', `Your proposed upload exceeds ${cap.what}.`, { MaxSizeAllowed: String(cap.bytes) });
 }
 
+/** What the end of a body is checked against: its declared length, x-amz-content-sha256, x-amz-checksum-*. */
+interface BodyChecks {
+  declared?: number;
+  sha?: Hash;
+  checksum?: Checksum;
+  checkName?: string;
+  checksumHeader?: string;
+}
+
+function bodyChecks(req: IncomingMessage, payload: string, declared: number | undefined): BodyChecks {
+  const sha = /^[0-9a-f]{64}$/.test(payload) ? createHash('sha256') : undefined;
+  let checksumHeader: string | undefined;
+  for (const h in req.headers) if (h.startsWith('x-amz-checksum-') && h !== 'x-amz-checksum-type' && h !== 'x-amz-checksum-algorithm') checksumHeader ??= h;
+  const trailerName = header(req, 'x-amz-trailer')?.trim().toLowerCase();
+  const checkName = checksumHeader ?? (trailerName?.startsWith('x-amz-checksum-') ? trailerName : undefined);
+  return { declared, sha, checksumHeader, checkName, checksum: checkName ? checksumFor(checkName) : undefined };
+}
+
+/** The refusal a complete body of `size` bytes earns, or undefined when it passes every check. */
+function endProblem(req: IncomingMessage, payload: string, c: BodyChecks, size: number, trailers?: Record<string, string>): S3Error | undefined {
+  if (c.declared !== undefined && size !== c.declared) return new S3Error('IncompleteBody', `You did not provide the number of bytes specified (${c.declared}); got ${size}.`);
+  if (c.sha && c.sha.digest('hex') !== payload) return new S3Error('XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+  if (c.checksum && c.checkName) {
+    const want = c.checksumHeader ? header(req, c.checksumHeader) : trailers?.[c.checkName];
+    if (want !== undefined && c.checksum.digestBase64() !== want) return new S3Error('BadDigest', `The ${c.checkName} you specified did not match the calculated checksum.`);
+  }
+  return undefined;
+}
+
+function isChunked(req: IncomingMessage, payload: string): boolean {
+  return payload.startsWith('STREAMING-') || /(^|,)\s*aws-chunked\s*(,|$)/.test(header(req, 'content-encoding') ?? '');
+}
+
+/** Bodies up to this many declared bytes are read whole into memory rather than streamed. */
+export const SMALL_BODY = 64 * 1024;
+
+/**
+ * The declared length of a plain (not aws-chunked) body of at most SMALL_BODY bytes, or
+ * undefined when the body should stream: a small object then skips the stream machinery.
+ */
+export function smallBodyLength(req: IncomingMessage, auth: S3Auth): number | undefined {
+  const raw = header(req, 'content-length');
+  if (raw === undefined || raw.length > 5 || !/^\d+$/.test(raw) || isChunked(req, auth.payload)) return undefined;
+  const n = Number(raw);
+  return n <= SMALL_BODY ? n : undefined;
+}
+
+/**
+ * Read a small plain body (see smallBodyLength) whole, under `cap`, with the same checks as
+ * a streamed one: its declared length, x-amz-content-sha256 and any x-amz-checksum-* header.
+ */
+export function readSmallBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, length: number): Promise<Buffer> {
+  if (length > cap.bytes) throw tooLarge(cap);
+  const checks = bodyChecks(req, auth.payload, length);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (e?: Error) => {
+      req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
+      if (e) return reject(e);
+      const problem = endProblem(req, auth.payload, checks, size);
+      if (problem) return reject(problem);
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      // More than declared: refuse now rather than hold it (the length check says so).
+      if (size > length) return done(new S3Error('IncompleteBody', `You did not provide the number of bytes specified (${length}); got more.`));
+      checks.sha?.update(chunk);
+      checks.checksum?.update(chunk);
+      chunks.push(chunk);
+    };
+    const onEnd = () => done();
+    const onClose = () => {
+      if (!req.complete) done(new S3Error('IncompleteBody', 'The client closed the connection before the body was complete.'));
+    };
+    req.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
+  });
+}
+
 /**
  * The bytes of a PutObject as a stream the vendor can consume: aws-chunked bodies decoded,
  * the size capped as it flows (and refused at once when the declared size is over the cap),
@@ -33,7 +113,7 @@ export function tooLarge(cap: UploadCap): S3Error {
  */
 export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, onError: (e: Error) => void): { stream: Readable; length?: number } {
   const payload = auth.payload;
-  const chunked = payload.startsWith('STREAMING-') || /(^|,)\s*aws-chunked\s*(,|$)/.test(header(req, 'content-encoding') ?? '');
+  const chunked = isChunked(req, payload);
   let decoder: AwsChunkedDecoder | undefined;
   if (chunked) {
     if (payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD' || payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER') {
@@ -48,11 +128,7 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, o
   const declared = declaredRaw !== undefined && /^\d+$/.test(declaredRaw) ? Number(declaredRaw) : undefined;
   if (declared !== undefined && declared > cap.bytes) throw tooLarge(cap);
 
-  const sha = /^[0-9a-f]{64}$/.test(payload) ? createHash('sha256') : undefined;
-  const checksumHeader = Object.keys(req.headers).find((h) => h.startsWith('x-amz-checksum-') && h !== 'x-amz-checksum-type' && h !== 'x-amz-checksum-algorithm');
-  const trailerName = header(req, 'x-amz-trailer')?.trim().toLowerCase();
-  const checkName = checksumHeader ?? (trailerName?.startsWith('x-amz-checksum-') ? trailerName : undefined);
-  const checksum: Checksum | undefined = checkName ? checksumFor(checkName) : undefined;
+  const checks = bodyChecks(req, payload, declared);
   let size = 0;
 
   const guard = new Transform({
@@ -61,20 +137,12 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, o
     transform(chunk: Buffer, _enc, cb) {
       size += chunk.length;
       if (size > cap.bytes) return cb(tooLarge(cap));
-      sha?.update(chunk);
-      checksum?.update(chunk);
+      checks.sha?.update(chunk);
+      checks.checksum?.update(chunk);
       cb(null, chunk);
     },
     flush(cb) {
-      if (declared !== undefined && size !== declared) return cb(new S3Error('IncompleteBody', `You did not provide the number of bytes specified (${declared}); got ${size}.`));
-      if (sha && sha.digest('hex') !== payload) return cb(new S3Error('XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.'));
-      if (checksum && checkName) {
-        const want = checksumHeader ? header(req, checksumHeader) : decoder?.trailers[checkName];
-        if (want !== undefined && checksum.digestBase64() !== want) {
-          return cb(new S3Error('BadDigest', `The ${checkName} you specified did not match the calculated checksum.`));
-        }
-      }
-      cb();
+      cb(endProblem(req, payload, checks, size, decoder?.trailers));
     },
   });
   // Not stream.pipeline: it would destroy the request, and with it the socket the error
