@@ -17,8 +17,12 @@ export function encodePath(path: string): string {
   return path.split('/').map(rfc3986).join('/');
 }
 
+const UNRESERVED_PATH = /^[A-Za-z0-9\-._~/]*$/;
+
 /** The canonical URI of a raw request path: each segment decoded, then encoded once. */
 export function canonicalUri(rawPath: string): string {
+  // Only unreserved characters: decoding and encoding again would change nothing.
+  if (UNRESERVED_PATH.test(rawPath)) return rawPath;
   return rawPath.split('/').map((seg) => rfc3986(decodeURIComponent(seg))).join('/');
 }
 
@@ -63,7 +67,8 @@ const keyCache = new Map<string, Buffer>();
 
 /** The HMAC chain "AWS4"+secret → date → region → s3 → aws4_request (cached: it is per day). */
 export function signingKey(secret: string, date: string, region: string, service = 's3'): Buffer {
-  const id = `${sha256Hex(secret)}/${date}/${region}/${service}`;
+  // Keyed by the secret itself (in memory only): hashing it would cost more than the lookup saves.
+  const id = `${date}/${region}/${service}/${secret}`;
   let k = keyCache.get(id);
   if (!k) {
     const kDate = createHmac('sha256', `AWS4${secret}`).update(date).digest();
