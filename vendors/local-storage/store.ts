@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, type FileHandle, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, type FileHandle, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, addAbortSignal } from 'node:stream';
 import { INLINE_MAX, receive } from './receive.js';
+import { readWholeFile, writeNewFile } from './small-file.js';
 import type { GetInput, GetOutput, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput } from '../../plugins/storage/contract.js';
 import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys } from '../../plugins/storage/names.js';
@@ -99,12 +100,8 @@ export class FileStore {
   }
 
   private async readMeta(metaPath: string): Promise<(Meta & { data?: Buffer }) | null> {
-    try {
-      return parseMeta(await readFile(metaPath));
-    } catch (e) {
-      if (isNotFound(e)) return null;
-      throw e;
-    }
+    const file = await readWholeFile(metaPath);
+    return file && parseMeta(file);
   }
 
   async head(ref: ObjectRef): Promise<ObjectInfo | null> {
@@ -131,7 +128,7 @@ export class FileStore {
         if (got.inline) {
           // Small: metadata and bytes in one file, committed by one rename (a third of the file system calls).
           meta.inline = true;
-          await writeFile(metaTmp, Buffer.concat([Buffer.from(`${JSON.stringify(meta)}\n`), ...got.inline]), { flag: 'wx', flush: this.fsync });
+          await writeNewFile(metaTmp, [Buffer.from(`${JSON.stringify(meta)}\n`), ...got.inline], this.fsync);
         } else {
           // The metadata file is written while the data syncs: neither waits for the other.
           await Promise.all([this.fsync ? fh!.datasync() : undefined, writeFile(metaTmp, JSON.stringify(meta), { flag: 'wx' })]);
