@@ -38,6 +38,7 @@ export function parseQuery(raw: string): Array<[string, string]> {
 }
 
 export function canonicalQuery(pairs: Array<[string, string]>): string {
+  if (!pairs.length) return ''; // most header-signed requests
   return pairs.map(([k, v]) => [rfc3986(k), rfc3986(v)])
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
     .map(([k, v]) => `${k}=${v}`).join('&');
@@ -91,9 +92,9 @@ export function hmacHex(key: Buffer, data: string): string {
 
 /** Constant-time comparison of two hex signatures. */
 export function sameSignature(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  return x.length === y.length && timingSafeEqual(x, y);
+  if (a.length !== b.length) return false;
+  const x = Buffer.from(a, 'latin1');
+  return timingSafeEqual(x, Buffer.from(b, 'latin1'));
 }
 
 export interface PresignParams {
