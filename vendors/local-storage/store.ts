@@ -1,13 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { renameSync, unlinkSync } from 'node:fs';
 import { mkdir, open, type FileHandle, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, addAbortSignal } from 'node:stream';
 import { INLINE_MAX, receive } from './receive.js';
-import { readWholeFile, writeNewFile } from './small-file.js';
+import { readSmallFileSync, readWholeFile, writeNewFile } from './small-file.js';
 import type { GetInput, GetOutput, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput } from '../../plugins/storage/contract.js';
 import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys } from '../../plugins/storage/names.js';
-import { Layout, decodeKey, entryPart } from './layout.js';
+import { Layout, decodeKey, entryPart, type ObjectPaths } from './layout.js';
 
 interface Meta extends ObjectInfo {
   version: string;
@@ -136,7 +137,7 @@ export class FileStore {
       } finally {
         await fh?.close();
       }
-      const replaced = await this.locked(paths.meta, async () => {
+      const replaced = (meta.inline ? this.commitInlineNow(paths, metaTmp) : undefined) ?? await this.locked(paths.meta, async () => {
         if (!meta.inline) await this.renameInto(tmp, `${paths.stem}.${version}.v`);
         const old = await this.readMeta(paths.meta);
         await this.renameInto(metaTmp, paths.meta);
@@ -149,6 +150,32 @@ export class FileStore {
       await rm(metaTmp, { force: true });
       throw e;
     }
+  }
+
+  /**
+   * Commit a small object's file at once, on the event loop, when nothing can be in the way:
+   * no commit on the key under way and its directory known to exist. Returns the size of
+   * the object replaced, or undefined when the commit must take the locked path.
+   */
+  private commitInlineNow(paths: ObjectPaths, metaTmp: string): number | undefined {
+    if (this.locks.has(paths.meta) || !this.dirs.has(paths.dir)) return undefined;
+    const file = readSmallFileSync(paths.meta);
+    const old = file && parseMeta(file);
+    try {
+      renameSync(metaTmp, paths.meta);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      this.dirs.delete(paths.dir); // a delete pruned it: the locked path makes it again
+      return undefined;
+    }
+    if (old && !old.inline) {
+      try {
+        unlinkSync(`${paths.stem}.${old.version}.v`);
+      } catch {
+        // already gone: nothing to free
+      }
+    }
+    return old?.size ?? 0;
   }
 
   /** A name unique in this process and across restarts, cheaper than random bytes per put. */
