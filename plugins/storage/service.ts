@@ -28,10 +28,15 @@ function row(r: any): BucketRow {
 
 const BUCKET_CACHE_MS = 5000;
 
-/** A put input over bytes in memory whose `body` stream is made on first read. */
-function lazyBody(input: Omit<PutInput, 'body'> & { data: Buffer }): PutInput {
-  let body: Readable | undefined;
-  return Object.defineProperty(input, 'body', { enumerable: true, get: () => (body ??= Readable.from(input.data.length ? [input.data] : [])) }) as PutInput;
+/** A put of bytes in memory whose `body` stream is made only if a vendor reads it. */
+class BufferedPut implements PutInput {
+  private stream?: Readable;
+  constructor(readonly account: string, readonly bucket: string, readonly key: string, readonly data: Buffer,
+    readonly content_type: string, readonly content_length: number, readonly etag?: string) {}
+
+  get body(): Readable {
+    return (this.stream ??= Readable.from(this.data.length ? [this.data] : []));
+  }
 }
 
 export function checkKey(key: string, param = 'key'): void {
@@ -151,7 +156,7 @@ export class StorageService {
   /** Store an object from a stream, or from a Buffer (a small body read whole: no stream is made unless the vendor wants one). */
   async put(b: BucketRow, key: string, body: Readable | Buffer, contentType: string, o: { signal?: AbortSignal; length?: number; etag?: string } = {}): Promise<ObjectInfo> {
     const input: PutInput = Buffer.isBuffer(body)
-      ? lazyBody({ account: b.account_id, bucket: b.name, key, data: body, content_type: contentType, content_length: body.length, etag: o.etag })
+      ? new BufferedPut(b.account_id, b.name, key, body, contentType, body.length, o.etag)
       : { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length, etag: o.etag };
     const res = await this.svc.router.call<unknown, PutOutput>('storage.object.put', input,
       this.opts(b, { signal: o.signal, timeoutMs: this.config.transfer_timeout_ms }));

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { renameSync, unlinkSync } from 'node:fs';
 import { mkdir, open, type FileHandle, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -122,7 +122,7 @@ export class FileStore {
       let meta: Meta;
       try {
         // Bytes the caller already holds (a small upload) are taken as they are: no stream.
-        const got = input.data && input.data.length <= INLINE_MAX ? { size: input.data.length, md5: createHash('md5').update(input.data).digest('hex'), inline: [input.data] }
+        const got = input.data && input.data.length <= INLINE_MAX ? { size: input.data.length, md5: hash('md5', input.data, 'hex'), inline: [input.data] }
           : await receive(signal ? addAbortSignal(signal, input.body) : input.body, { open: async () => (fh = await open(tmp, 'wx')) },
             { syncEvery: this.fsync ? SYNC_EVERY : undefined });
         meta = { key: input.key, size: got.size, etag: input.etag ?? `"${got.md5}"`, content_type: input.content_type, last_modified: Date.now(), version };

@@ -1,4 +1,4 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, hash, type Hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
@@ -27,14 +27,15 @@ export function tooLarge(cap: UploadCap): S3Error {
 /** What the end of a body is checked against: its declared length, x-amz-content-sha256, x-amz-checksum-*. */
 interface BodyChecks {
   declared?: number;
-  sha?: Hash;
+  /** A running SHA-256 of a streamed body; 'whole' for a body read whole (hashed once at the end). */
+  sha?: Hash | 'whole';
   checksum?: Checksum;
   checkName?: string;
   checksumHeader?: string;
 }
 
-function bodyChecks(req: IncomingMessage, payload: string, declared: number | undefined): BodyChecks {
-  const sha = /^[0-9a-f]{64}$/.test(payload) ? createHash('sha256') : undefined;
+function bodyChecks(req: IncomingMessage, payload: string, declared: number | undefined, whole = false): BodyChecks {
+  const sha = /^[0-9a-f]{64}$/.test(payload) ? (whole ? 'whole' : createHash('sha256')) : undefined;
   let checksumHeader: string | undefined;
   for (const h in req.headers) if (h.startsWith('x-amz-checksum-') && h !== 'x-amz-checksum-type' && h !== 'x-amz-checksum-algorithm') checksumHeader ??= h;
   const trailerName = header(req, 'x-amz-trailer')?.trim().toLowerCase();
@@ -43,9 +44,9 @@ function bodyChecks(req: IncomingMessage, payload: string, declared: number | un
 }
 
 /** The refusal a complete body of `size` bytes earns, or undefined when it passes every check. */
-function endProblem(req: IncomingMessage, payload: string, c: BodyChecks, size: number, trailers?: Record<string, string>): S3Error | undefined {
+function endProblem(req: IncomingMessage, payload: string, c: BodyChecks, size: number, trailers?: Record<string, string>, whole?: Buffer): S3Error | undefined {
   if (c.declared !== undefined && size !== c.declared) return new S3Error('IncompleteBody', `You did not provide the number of bytes specified (${c.declared}); got ${size}.`);
-  if (c.sha && c.sha.digest('hex') !== payload) return new S3Error('XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+  if (c.sha && (c.sha === 'whole' ? hash('sha256', whole!, 'hex') : c.sha.digest('hex')) !== payload) return new S3Error('XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
   if (c.checksum && c.checkName) {
     const want = c.checksumHeader ? header(req, c.checksumHeader) : trailers?.[c.checkName];
     if (want !== undefined && c.checksum.digestBase64() !== want) return new S3Error('BadDigest', `The ${c.checkName} you specified did not match the calculated checksum.`);
@@ -77,22 +78,22 @@ export function smallBodyLength(req: IncomingMessage, auth: S3Auth): number | un
  */
 export function readSmallBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, length: number): Promise<Buffer> {
   if (length > cap.bytes) throw tooLarge(cap);
-  const checks = bodyChecks(req, auth.payload, length);
+  const checks = bodyChecks(req, auth.payload, length, true);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const done = (e?: Error) => {
       req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
       if (e) return reject(e);
-      const problem = endProblem(req, auth.payload, checks, size);
+      const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+      const problem = endProblem(req, auth.payload, checks, size, undefined, data);
       if (problem) return reject(problem);
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+      resolve(data);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       // More than declared: refuse now rather than hold it (the length check says so).
       if (size > length) return done(new S3Error('IncompleteBody', `You did not provide the number of bytes specified (${length}); got more.`));
-      checks.sha?.update(chunk);
       checks.checksum?.update(chunk);
       chunks.push(chunk);
     };
@@ -137,7 +138,7 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, o
     transform(chunk: Buffer, _enc, cb) {
       size += chunk.length;
       if (size > cap.bytes) return cb(tooLarge(cap));
-      checks.sha?.update(chunk);
+      if (checks.sha !== 'whole') checks.sha?.update(chunk);
       checks.checksum?.update(chunk);
       cb(null, chunk);
     },

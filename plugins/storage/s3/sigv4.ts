@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 
 // AWS Signature Version 4 for S3, both directions: the presigned URLs the API hands out and
 // the verification of every request to the gateway's S3 endpoint (query or header auth).
@@ -50,7 +50,7 @@ export function canonicalHeaderValue(v: string | string[] | undefined): string {
 }
 
 export function sha256Hex(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex'); // one-shot: no Hash object
 }
 
 /** `YYYYMMDDTHHMMSSZ` */
@@ -60,9 +60,15 @@ export function amzDate(ms: number): string {
 
 /** Epoch ms of an `YYYYMMDDTHHMMSSZ` date, or NaN. */
 export function parseAmzDate(s: string): number {
+  // Requests signed in the same second share their date: parse it once.
+  if (s === lastAmz.s) return lastAmz.ms;
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(s);
-  return m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : NaN;
+  const ms = m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : NaN;
+  lastAmz = { s, ms };
+  return ms;
 }
+
+let lastAmz = { s: '', ms: NaN };
 
 const keyCache = new Map<string, Buffer>();
 
