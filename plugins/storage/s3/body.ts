@@ -61,32 +61,54 @@ function isChunked(req: IncomingMessage, payload: string): boolean {
 /** Bodies up to this many declared bytes are read whole into memory rather than streamed. */
 export const SMALL_BODY = 64 * 1024;
 
+/** The decoder an aws-chunked body needs, by its x-amz-content-sha256 (signed chunks chain on the request's signature). */
+function chunkDecoder(auth: S3Auth): AwsChunkedDecoder {
+  const payload = auth.payload;
+  if (payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD' || payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER') {
+    return new AwsChunkedDecoder({ key: auth.seed.key, amz: auth.seed.amz, scope: auth.seed.scope, seed: auth.seed.signature });
+  }
+  if (payload === 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' || payload === UNSIGNED) return new AwsChunkedDecoder();
+  throw new S3Error('NotImplemented', `x-amz-content-sha256 ${payload} is not supported.`);
+}
+
 /**
- * The declared length of a plain (not aws-chunked) body of at most SMALL_BODY bytes, or
- * undefined when the body should stream: a small object then skips the stream machinery.
+ * The declared length of a body of at most SMALL_BODY bytes (content-length, or for
+ * aws-chunked x-amz-decoded-content-length), or undefined when the body should stream: a
+ * small object then skips the stream machinery between the request and the vendor.
  */
 export function smallBodyLength(req: IncomingMessage, auth: S3Auth): number | undefined {
-  const raw = header(req, 'content-length');
-  if (raw === undefined || raw.length > 5 || !/^\d+$/.test(raw) || isChunked(req, auth.payload)) return undefined;
+  const raw = header(req, isChunked(req, auth.payload) ? 'x-amz-decoded-content-length' : 'content-length');
+  if (raw === undefined || raw.length > 5 || !/^\d+$/.test(raw)) return undefined;
   const n = Number(raw);
   return n <= SMALL_BODY ? n : undefined;
 }
 
 /**
- * Read a small plain body (see smallBodyLength) whole, under `cap`, with the same checks as
- * a streamed one: its declared length, x-amz-content-sha256 and any x-amz-checksum-* header.
+ * Read a small body (see smallBodyLength) whole, aws-chunked bodies decoded, under `cap`,
+ * with the same checks as a streamed one: its declared length, x-amz-content-sha256, and
+ * any x-amz-checksum-* header or trailer.
  */
 export function readSmallBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, length: number): Promise<Buffer> {
   if (length > cap.bytes) throw tooLarge(cap);
+  const decoder = isChunked(req, auth.payload) ? chunkDecoder(auth) : undefined;
   const checks = bodyChecks(req, auth.payload, length, true);
+  const source = decoder ?? req;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let finished = false;
     const done = (e?: Error) => {
-      req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
+      if (finished) return;
+      finished = true;
+      source.off('data', onData).off('end', onEnd);
+      req.off('error', done).off('close', onClose);
+      if (decoder) {
+        decoder.off('error', done);
+        if (e) req.unpipe(decoder);
+      }
       if (e) return reject(e);
       const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
-      const problem = endProblem(req, auth.payload, checks, size, undefined, data);
+      const problem = endProblem(req, auth.payload, checks, size, decoder?.trailers, data);
       if (problem) return reject(problem);
       resolve(data);
     };
@@ -101,7 +123,9 @@ export function readSmallBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap
     const onClose = () => {
       if (!req.complete) done(new S3Error('IncompleteBody', 'The client closed the connection before the body was complete.'));
     };
-    req.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
+    source.on('data', onData).on('end', onEnd);
+    req.on('error', done).on('close', onClose);
+    if (decoder) req.pipe(decoder.on('error', done));
   });
 }
 
@@ -115,16 +139,7 @@ export function readSmallBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap
 export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, onError: (e: Error) => void): { stream: Readable; length?: number } {
   const payload = auth.payload;
   const chunked = isChunked(req, payload);
-  let decoder: AwsChunkedDecoder | undefined;
-  if (chunked) {
-    if (payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD' || payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER') {
-      decoder = new AwsChunkedDecoder({ key: auth.seed.key, amz: auth.seed.amz, scope: auth.seed.scope, seed: auth.seed.signature });
-    } else if (payload === 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' || payload === UNSIGNED) {
-      decoder = new AwsChunkedDecoder();
-    } else {
-      throw new S3Error('NotImplemented', `x-amz-content-sha256 ${payload} is not supported.`);
-    }
-  }
+  const decoder = chunked ? chunkDecoder(auth) : undefined;
   const declaredRaw = chunked ? header(req, 'x-amz-decoded-content-length') : header(req, 'content-length');
   const declared = declaredRaw !== undefined && /^\d+$/.test(declaredRaw) ? Number(declaredRaw) : undefined;
   if (declared !== undefined && declared > cap.bytes) throw tooLarge(cap);
