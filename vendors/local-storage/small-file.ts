@@ -1,14 +1,18 @@
-import { closeSync, existsSync, fdatasync, openSync, readFile, readFileSync, writevSync } from 'node:fs';
+import { closeSync, existsSync, fdatasync, open, readFile, readFileSync, writevSync } from 'node:fs';
 
 // Small files, written and read with as few trips to libuv's thread pool as possible. Node
 // runs each asynchronous fs call on a pool thread: a handoff there and back (futex wake-ups,
 // an eventfd write, an epoll wake-up) costs more CPU than creating, writing and closing a
-// 1 KiB file in the page cache. So small objects do those on the event loop, and only the
-// sync to disk, which waits for the device, goes to the pool.
+// 1 KiB file in the page cache. So small objects do the writes, the close and the commit
+// on the event loop; what can wait on the device or the journal goes to the pool.
 
-/** Create `path` (it must not exist), write `chunks`, sync its data when asked (off the event loop), close. */
+/**
+ * Create `path` (it must not exist), write `chunks`, sync its data when asked, close. The
+ * create and the sync go to the pool: creating a file takes a journal handle, which waits
+ * while the journal commits (another object's sync), and that wait must not stop the loop.
+ */
 export async function writeNewFile(path: string, chunks: Buffer[], sync: boolean): Promise<void> {
-  const fd = openSync(path, 'wx');
+  const fd = await new Promise<number>((resolve, reject) => open(path, 'wx', (e, n) => (e ? reject(e) : resolve(n))));
   try {
     let rest = chunks;
     for (;;) {
