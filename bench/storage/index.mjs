@@ -129,6 +129,9 @@ const presign = async (k, method) => (await api(base, key, 'POST', `/v1/storage/
 const { port: filePort } = await forked('file-server.mjs', join(work, 'files'));
 const fileBase = `http://127.0.0.1:${filePort}`;
 
+// BENCH_STORAGE_ONLY=small runs only section 3 (for profiling the small-object path).
+const onlySmall = process.env.BENCH_STORAGE_ONLY === 'small';
+
 // 1. Throughput, best of five each way. The URLs are signed before the clock starts, and the
 //    gateway and the file server take turns, so a burst of load from the neighbours hits both.
 const size = Number(values.mib) * MIB;
@@ -143,8 +146,9 @@ const rounds5 = async (a, b) => {
   }
   return [Math.min(...ta), Math.min(...tb)];
 };
-const [gwPut, fsPut] = await rounds5(() => httpPut(putUrl, size), () => httpPut(`${fileBase}/big.bin`, size));
-const [gwGet, fsGet] = await rounds5(() => httpGet(getUrl), () => httpGet(`${fileBase}/big.bin`));
+const skipped = async () => [NaN, NaN];
+const [gwPut, fsPut] = onlySmall ? await skipped() : await rounds5(() => httpPut(putUrl, size), () => httpPut(`${fileBase}/big.bin`, size));
+const [gwGet, fsGet] = onlySmall ? await skipped() : await rounds5(() => httpGet(getUrl), () => httpGet(`${fileBase}/big.bin`));
 const mibs = (s) => +(size / MIB / s).toFixed(1);
 
 // 2. RSS while 1 GiB goes up and down.
@@ -152,8 +156,10 @@ const rssSize = Number(values['rss-mib']) * MIB;
 const baseline = rssOf(gw.pid);
 let peak = baseline;
 const sampler = setInterval(() => { peak = Math.max(peak, rssOf(gw.pid)); }, 50);
-await httpPut(await presign('huge.bin', 'PUT'), rssSize);
-await httpGet(await presign('huge.bin', 'GET'));
+if (!onlySmall) {
+  await httpPut(await presign('huge.bin', 'PUT'), rssSize);
+  await httpGet(await presign('huge.bin', 'GET'));
+}
 clearInterval(sampler);
 
 // 3. 1 KiB objects a second, 16 in flight, against the gateway and s3rver: the lean client

@@ -29,6 +29,11 @@ export type ByteRange = { start: number; end?: number } | { suffix: number };
 export interface PutInput extends ObjectRef {
   /** The object's bytes, streamed; errors on it abort the put and leave the old object. */
   body: Readable;
+  /**
+   * The same bytes, whole, when the caller already holds them (small uploads): a vendor may
+   * take them instead of reading `body`, which is then made only if it is read.
+   */
+  data?: Buffer;
   content_type: string;
   /** Bytes the body will have, when the request declared it (vendors that need it spool otherwise). */
   content_length?: number;

@@ -1,11 +1,11 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Svc } from '../../core/context.js';
 import { apiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { isUniqueViolation } from '../../core/http/idempotency.js';
 import type { CallOptions } from '../../core/router/router.js';
 import type { StorageConfig } from './config.js';
-import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput, PutOutput } from './contract.js';
+import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput, PutInput, PutOutput } from './contract.js';
 import type { CredentialStore } from './credentials.js';
 import { bucketNameProblem, keyProblem, formatBytes } from './names.js';
 import { UsageMeter } from './usage.js';
@@ -29,6 +29,17 @@ function row(r: any): BucketRow {
 }
 
 const BUCKET_CACHE_MS = 5000;
+
+/** A put of bytes in memory whose `body` stream is made only if a vendor reads it. */
+class BufferedPut implements PutInput {
+  private stream?: Readable;
+  constructor(readonly account: string, readonly bucket: string, readonly key: string, readonly data: Buffer,
+    readonly content_type: string, readonly content_length: number, readonly etag?: string) {}
+
+  get body(): Readable {
+    return (this.stream ??= Readable.from(this.data.length ? [this.data] : []));
+  }
+}
 
 export function checkKey(key: string, param = 'key'): void {
   const problem = keyProblem(key);
@@ -148,10 +159,14 @@ export class StorageService {
     return { bytes: room, what: `the ${caps.tier} tier's storage cap of ${formatBytes(caps.maxTotalBytes)} (${formatBytes(room)} left)` };
   }
 
-  async put(b: BucketRow, key: string, body: Readable, contentType: string, o: { signal?: AbortSignal; length?: number; etag?: string } = {}): Promise<ObjectInfo> {
-    const res = await this.svc.router.call<unknown, PutOutput>('storage.object.put', { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length, etag: o.etag },
+  /** Store an object from a stream, or from a Buffer (a small body read whole: no stream is made unless the vendor wants one). */
+  async put(b: BucketRow, key: string, body: Readable | Buffer, contentType: string, o: { signal?: AbortSignal; length?: number; etag?: string } = {}): Promise<ObjectInfo> {
+    const input: PutInput = Buffer.isBuffer(body)
+      ? new BufferedPut(b.account_id, b.name, key, body, contentType, body.length, o.etag)
+      : { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length, etag: o.etag };
+    const res = await this.svc.router.call<unknown, PutOutput>('storage.object.put', input,
       this.opts(b, { signal: o.signal, timeoutMs: this.config.transfer_timeout_ms }));
-    await this.usage.add(b.account_id, { stored: res.output.size - (res.output.replaced_size ?? 0) });
+    this.usage.stored(b.account_id, res.output.size - (res.output.replaced_size ?? 0));
     return res.output;
   }
 
@@ -167,7 +182,7 @@ export class StorageService {
   async deleteObject(b: BucketRow, key: string): Promise<boolean> {
     const old = await this.head(b, key);
     const deleted = (await this.svc.router.call<unknown, { deleted: boolean }>('storage.object.delete', { account: b.account_id, bucket: b.name, key }, this.opts(b))).output.deleted;
-    if (deleted && old) await this.usage.add(b.account_id, { stored: -old.size });
+    if (deleted && old) this.usage.stored(b.account_id, -old.size);
     return deleted;
   }
 

@@ -13,7 +13,10 @@ import { keyProblem, bucketNameProblem } from '../../plugins/storage/names.js';
 
 const PIECE = 200; // escaped characters a file name holds, leaving room for suffixes (255 max)
 
+const PLAIN = /^[a-z0-9._-]*$/;
+
 function escapeSegment(seg: string): string {
+  if (PLAIN.test(seg)) return seg; // nothing to escape (most key segments)
   let out = '';
   for (const byte of Buffer.from(seg, 'utf8')) {
     const c = String.fromCharCode(byte);
@@ -53,7 +56,20 @@ export class Layout {
     this.root = resolve(dataDir, 'objects');
   }
 
+  /** Bucket directories already worked out: every object path starts with one. */
+  private readonly bucketDirs = new Map<string, string>();
+
   bucketDir(account: string, bucket: string): string {
+    const id = `${account}/${bucket}`;
+    const known = this.bucketDirs.get(id);
+    if (known) return known;
+    const dir = this.checkedBucketDir(account, bucket);
+    if (this.bucketDirs.size >= 10_000) this.bucketDirs.clear();
+    this.bucketDirs.set(id, dir);
+    return dir;
+  }
+
+  private checkedBucketDir(account: string, bucket: string): string {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(account)) throw new Error(`local-storage: invalid account id "${account}"`);
     if (bucketNameProblem(bucket)) throw new Error(`local-storage: invalid bucket name "${bucket}"`);
     return join(this.root, escapeSegment(account), bucket);

@@ -1,12 +1,14 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, type FileHandle, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { hash, randomBytes } from 'node:crypto';
+import { renameSync, unlinkSync } from 'node:fs';
+import { mkdir, open, type FileHandle, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, addAbortSignal } from 'node:stream';
-import { receive } from './receive.js';
+import { INLINE_MAX, receive } from './receive.js';
+import { readSmallFileSync, readWholeFile, writeNewFile } from './small-file.js';
 import type { GetInput, GetOutput, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput } from '../../plugins/storage/contract.js';
 import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys } from '../../plugins/storage/names.js';
-import { Layout, decodeKey, entryPart } from './layout.js';
+import { Layout, decodeKey, entryPart, type ObjectPaths } from './layout.js';
 
 interface Meta extends ObjectInfo {
   version: string;
@@ -99,12 +101,8 @@ export class FileStore {
   }
 
   private async readMeta(metaPath: string): Promise<(Meta & { data?: Buffer }) | null> {
-    try {
-      return parseMeta(await readFile(metaPath));
-    } catch (e) {
-      if (isNotFound(e)) return null;
-      throw e;
-    }
+    const file = await readWholeFile(metaPath);
+    return file && parseMeta(file);
   }
 
   async head(ref: ObjectRef): Promise<ObjectInfo | null> {
@@ -123,13 +121,15 @@ export class FileStore {
     try {
       let meta: Meta;
       try {
-        const got = await receive(signal ? addAbortSignal(signal, input.body) : input.body, { open: async () => (fh = await open(tmp, 'wx')) },
-          { syncEvery: this.fsync ? SYNC_EVERY : undefined });
+        // Bytes the caller already holds (a small upload) are taken as they are: no stream.
+        const got = input.data && input.data.length <= INLINE_MAX ? { size: input.data.length, md5: hash('md5', input.data, 'hex'), inline: [input.data] }
+          : await receive(signal ? addAbortSignal(signal, input.body) : input.body, { open: async () => (fh = await open(tmp, 'wx')) },
+            { syncEvery: this.fsync ? SYNC_EVERY : undefined });
         meta = { key: input.key, size: got.size, etag: input.etag ?? `"${got.md5}"`, content_type: input.content_type, last_modified: Date.now(), version };
         if (got.inline) {
           // Small: metadata and bytes in one file, committed by one rename (a third of the file system calls).
           meta.inline = true;
-          await writeFile(metaTmp, Buffer.concat([Buffer.from(`${JSON.stringify(meta)}\n`), ...got.inline]), { flag: 'wx', flush: this.fsync });
+          await writeNewFile(metaTmp, [Buffer.from(`${JSON.stringify(meta)}\n`), ...got.inline], this.fsync);
         } else {
           // The metadata file is written while the data syncs: neither waits for the other.
           await Promise.all([this.fsync ? fh!.datasync() : undefined, writeFile(metaTmp, JSON.stringify(meta), { flag: 'wx' })]);
@@ -137,7 +137,7 @@ export class FileStore {
       } finally {
         await fh?.close();
       }
-      const replaced = await this.locked(paths.meta, async () => {
+      const replaced = (meta.inline ? this.commitInlineNow(paths, metaTmp) : undefined) ?? await this.locked(paths.meta, async () => {
         if (!meta.inline) await this.renameInto(tmp, `${paths.stem}.${version}.v`);
         const old = await this.readMeta(paths.meta);
         await this.renameInto(metaTmp, paths.meta);
@@ -150,6 +150,32 @@ export class FileStore {
       await rm(metaTmp, { force: true });
       throw e;
     }
+  }
+
+  /**
+   * Commit a small object's file at once, on the event loop, when nothing can be in the way:
+   * no commit on the key under way and its directory known to exist. Returns the size of
+   * the object replaced, or undefined when the commit must take the locked path.
+   */
+  private commitInlineNow(paths: ObjectPaths, metaTmp: string): number | undefined {
+    if (this.locks.has(paths.meta) || !this.dirs.has(paths.dir)) return undefined;
+    const file = readSmallFileSync(paths.meta);
+    const old = file && parseMeta(file);
+    try {
+      renameSync(metaTmp, paths.meta);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      this.dirs.delete(paths.dir); // a delete pruned it: the locked path makes it again
+      return undefined;
+    }
+    if (old && !old.inline) {
+      try {
+        unlinkSync(`${paths.stem}.${old.version}.v`);
+      } catch {
+        // already gone: nothing to free
+      }
+    }
+    return old?.size ?? 0;
   }
 
   /** A name unique in this process and across restarts, cheaper than random bytes per put. */

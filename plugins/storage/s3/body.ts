@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash, type Hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
@@ -24,6 +24,111 @@ export function tooLarge(cap: UploadCap): S3Error {
   return new S3Error('EntityTooLarge', `Your proposed upload exceeds ${cap.what}.`, { MaxSizeAllowed: String(cap.bytes) });
 }
 
+/** What the end of a body is checked against: its declared length, x-amz-content-sha256, x-amz-checksum-*. */
+interface BodyChecks {
+  declared?: number;
+  /** A running SHA-256 of a streamed body; 'whole' for a body read whole (hashed once at the end). */
+  sha?: Hash | 'whole';
+  checksum?: Checksum;
+  checkName?: string;
+  checksumHeader?: string;
+}
+
+function bodyChecks(req: IncomingMessage, payload: string, declared: number | undefined, whole = false): BodyChecks {
+  const sha = /^[0-9a-f]{64}$/.test(payload) ? (whole ? 'whole' : createHash('sha256')) : undefined;
+  let checksumHeader: string | undefined;
+  for (const h in req.headers) if (h.startsWith('x-amz-checksum-') && h !== 'x-amz-checksum-type' && h !== 'x-amz-checksum-algorithm') checksumHeader ??= h;
+  const trailerName = header(req, 'x-amz-trailer')?.trim().toLowerCase();
+  const checkName = checksumHeader ?? (trailerName?.startsWith('x-amz-checksum-') ? trailerName : undefined);
+  return { declared, sha, checksumHeader, checkName, checksum: checkName ? checksumFor(checkName) : undefined };
+}
+
+/** The refusal a complete body of `size` bytes earns, or undefined when it passes every check. */
+function endProblem(req: IncomingMessage, payload: string, c: BodyChecks, size: number, trailers?: Record<string, string>, whole?: Buffer): S3Error | undefined {
+  if (c.declared !== undefined && size !== c.declared) return new S3Error('IncompleteBody', `You did not provide the number of bytes specified (${c.declared}); got ${size}.`);
+  if (c.sha && (c.sha === 'whole' ? hash('sha256', whole!, 'hex') : c.sha.digest('hex')) !== payload) return new S3Error('XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+  if (c.checksum && c.checkName) {
+    const want = c.checksumHeader ? header(req, c.checksumHeader) : trailers?.[c.checkName];
+    if (want !== undefined && c.checksum.digestBase64() !== want) return new S3Error('BadDigest', `The ${c.checkName} you specified did not match the calculated checksum.`);
+  }
+  return undefined;
+}
+
+function isChunked(req: IncomingMessage, payload: string): boolean {
+  return payload.startsWith('STREAMING-') || /(^|,)\s*aws-chunked\s*(,|$)/.test(header(req, 'content-encoding') ?? '');
+}
+
+/** Bodies up to this many declared bytes are read whole into memory rather than streamed. */
+export const SMALL_BODY = 64 * 1024;
+
+/** The decoder an aws-chunked body needs, by its x-amz-content-sha256 (signed chunks chain on the request's signature). */
+function chunkDecoder(auth: S3Auth): AwsChunkedDecoder {
+  const payload = auth.payload;
+  if (payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD' || payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER') {
+    return new AwsChunkedDecoder({ key: auth.seed.key, amz: auth.seed.amz, scope: auth.seed.scope, seed: auth.seed.signature });
+  }
+  if (payload === 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' || payload === UNSIGNED) return new AwsChunkedDecoder();
+  throw new S3Error('NotImplemented', `x-amz-content-sha256 ${payload} is not supported.`);
+}
+
+/**
+ * The declared length of a body of at most SMALL_BODY bytes (content-length, or for
+ * aws-chunked x-amz-decoded-content-length), or undefined when the body should stream: a
+ * small object then skips the stream machinery between the request and the vendor.
+ */
+export function smallBodyLength(req: IncomingMessage, auth: S3Auth): number | undefined {
+  const raw = header(req, isChunked(req, auth.payload) ? 'x-amz-decoded-content-length' : 'content-length');
+  if (raw === undefined || raw.length > 5 || !/^\d+$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return n <= SMALL_BODY ? n : undefined;
+}
+
+/**
+ * Read a small body (see smallBodyLength) whole, aws-chunked bodies decoded, under `cap`,
+ * with the same checks as a streamed one: its declared length, x-amz-content-sha256, and
+ * any x-amz-checksum-* header or trailer.
+ */
+export function readSmallBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, length: number): Promise<Buffer> {
+  if (length > cap.bytes) throw tooLarge(cap);
+  const decoder = isChunked(req, auth.payload) ? chunkDecoder(auth) : undefined;
+  const checks = bodyChecks(req, auth.payload, length, true);
+  const source = decoder ?? req;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let finished = false;
+    const done = (e?: Error) => {
+      if (finished) return;
+      finished = true;
+      source.off('data', onData).off('end', onEnd);
+      req.off('error', done).off('close', onClose);
+      if (decoder) {
+        decoder.off('error', done);
+        if (e) req.unpipe(decoder);
+      }
+      if (e) return reject(e);
+      const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+      const problem = endProblem(req, auth.payload, checks, size, decoder?.trailers, data);
+      if (problem) return reject(problem);
+      resolve(data);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      // More than declared: refuse now rather than hold it (the length check says so).
+      if (size > length) return done(new S3Error('IncompleteBody', `You did not provide the number of bytes specified (${length}); got more.`));
+      checks.checksum?.update(chunk);
+      chunks.push(chunk);
+    };
+    const onEnd = () => done();
+    const onClose = () => {
+      if (!req.complete) done(new S3Error('IncompleteBody', 'The client closed the connection before the body was complete.'));
+    };
+    source.on('data', onData).on('end', onEnd);
+    req.on('error', done).on('close', onClose);
+    if (decoder) req.pipe(decoder.on('error', done));
+  });
+}
+
 /**
  * The bytes of a PutObject as a stream the vendor can consume: aws-chunked bodies decoded,
  * the size capped as it flows (and refused at once when the declared size is over the cap),
@@ -33,26 +138,13 @@ export function tooLarge(cap: UploadCap): S3Error {
  */
 export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, onError: (e: Error) => void): { stream: Readable; length?: number } {
   const payload = auth.payload;
-  const chunked = payload.startsWith('STREAMING-') || /(^|,)\s*aws-chunked\s*(,|$)/.test(header(req, 'content-encoding') ?? '');
-  let decoder: AwsChunkedDecoder | undefined;
-  if (chunked) {
-    if (payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD' || payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER') {
-      decoder = new AwsChunkedDecoder({ key: auth.seed.key, amz: auth.seed.amz, scope: auth.seed.scope, seed: auth.seed.signature });
-    } else if (payload === 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' || payload === UNSIGNED) {
-      decoder = new AwsChunkedDecoder();
-    } else {
-      throw new S3Error('NotImplemented', `x-amz-content-sha256 ${payload} is not supported.`);
-    }
-  }
+  const chunked = isChunked(req, payload);
+  const decoder = chunked ? chunkDecoder(auth) : undefined;
   const declaredRaw = chunked ? header(req, 'x-amz-decoded-content-length') : header(req, 'content-length');
   const declared = declaredRaw !== undefined && /^\d+$/.test(declaredRaw) ? Number(declaredRaw) : undefined;
   if (declared !== undefined && declared > cap.bytes) throw tooLarge(cap);
 
-  const sha = /^[0-9a-f]{64}$/.test(payload) ? createHash('sha256') : undefined;
-  const checksumHeader = Object.keys(req.headers).find((h) => h.startsWith('x-amz-checksum-') && h !== 'x-amz-checksum-type' && h !== 'x-amz-checksum-algorithm');
-  const trailerName = header(req, 'x-amz-trailer')?.trim().toLowerCase();
-  const checkName = checksumHeader ?? (trailerName?.startsWith('x-amz-checksum-') ? trailerName : undefined);
-  const checksum: Checksum | undefined = checkName ? checksumFor(checkName) : undefined;
+  const checks = bodyChecks(req, payload, declared);
   let size = 0;
 
   const guard = new Transform({
@@ -61,20 +153,12 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, o
     transform(chunk: Buffer, _enc, cb) {
       size += chunk.length;
       if (size > cap.bytes) return cb(tooLarge(cap));
-      sha?.update(chunk);
-      checksum?.update(chunk);
+      if (checks.sha !== 'whole') checks.sha?.update(chunk);
+      checks.checksum?.update(chunk);
       cb(null, chunk);
     },
     flush(cb) {
-      if (declared !== undefined && size !== declared) return cb(new S3Error('IncompleteBody', `You did not provide the number of bytes specified (${declared}); got ${size}.`));
-      if (sha && sha.digest('hex') !== payload) return cb(new S3Error('XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.'));
-      if (checksum && checkName) {
-        const want = checksumHeader ? header(req, checksumHeader) : decoder?.trailers[checkName];
-        if (want !== undefined && checksum.digestBase64() !== want) {
-          return cb(new S3Error('BadDigest', `The ${checkName} you specified did not match the calculated checksum.`));
-        }
-      }
-      cb();
+      cb(endProblem(req, payload, checks, size, decoder?.trailers));
     },
   });
   // Not stream.pipeline: it would destroy the request, and with it the socket the error

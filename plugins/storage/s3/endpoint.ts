@@ -58,7 +58,11 @@ function toS3Error(err: unknown, req: FastifyRequest): S3Error {
 export async function registerS3Endpoint(app: FastifyInstance, storage: StorageService): Promise<void> {
   const prefix = storage.config.s3_path;
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+  const leaveRaw = (_req: FastifyRequest, _payload: unknown, done: (err: null, body: undefined) => void) => done(null, undefined);
+  // The same no-op under a pattern that matches every type: Fastify caches what a pattern
+  // matched by content type, but looks the catch-all up anew (parsing the header) each request.
+  app.addContentTypeParser(/^/, leaveRaw);
+  app.addContentTypeParser('*', leaveRaw);
   app.setErrorHandler((err, req, reply) => sendError(reply, req, toS3Error(err, req)));
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
@@ -82,7 +86,7 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
     });
     if (auth && explicit && auth.accountId !== explicit) throw new S3Error('AccessDenied', 'Access Denied.');
     const r: S3Request = { req, reply, storage, auth, accountId: explicit ?? auth?.accountId, bucket: segs[0] ?? '', key: segs.slice(1).join('/'), query };
-    for (const name of UNSUPPORTED) if (query.has(name)) throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
+    if (query.size) for (const name of UNSUPPORTED) if (query.has(name)) throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
     // SDKs address buckets as `/bucket/` as well as `/bucket`: an empty key is the bucket.
     if (r.key && (query.has('uploads') || query.has('uploadId'))) return multipartOps(r, storage.multipart);
     if (r.key) return objectOps(r);

@@ -2,7 +2,7 @@ import { S3Error } from './errors.js';
 import type { S3Request } from './endpoint.js';
 import { keyProblem, MAX_KEY_BYTES } from '../names.js';
 import type { ByteRange } from '../contract.js';
-import { withUploadBody } from './body.js';
+import { readSmallBody, smallBodyLength, withUploadBody } from './body.js';
 import { copyObject } from './copy-object.js';
 import type { BucketRow } from '../service.js';
 import { isResultsBucket } from '../../../core/results/result-store.js';
@@ -63,7 +63,9 @@ export async function objectOps(r: S3Request): Promise<unknown> {
     if (req.headers['x-amz-copy-source']) return copyObject(r, b);
     const cap = await storage.uploadCap(b, r.key);
     const contentType = req.headers['content-type'] || 'application/octet-stream';
-    const info = await withUploadBody(req.raw, auth!, cap, (body, o) => storage.put(b, r.key, body, contentType, o));
+    const small = smallBodyLength(req.raw, auth!);
+    const info = small !== undefined ? await storage.put(b, r.key, await readSmallBody(req.raw, auth!, cap, small), contentType)
+      : await withUploadBody(req.raw, auth!, cap, (body, o) => storage.put(b, r.key, body, contentType, o));
     return reply.header('etag', info.etag).send();
   }
   if (req.method === 'DELETE') {

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 
 // AWS Signature Version 4 for S3, both directions: the presigned URLs the API hands out and
 // the verification of every request to the gateway's S3 endpoint (query or header auth).
@@ -17,8 +17,12 @@ export function encodePath(path: string): string {
   return path.split('/').map(rfc3986).join('/');
 }
 
+const UNRESERVED_PATH = /^[A-Za-z0-9\-._~/]*$/;
+
 /** The canonical URI of a raw request path: each segment decoded, then encoded once. */
 export function canonicalUri(rawPath: string): string {
+  // Only unreserved characters: decoding and encoding again would change nothing.
+  if (UNRESERVED_PATH.test(rawPath)) return rawPath;
   return rawPath.split('/').map((seg) => rfc3986(decodeURIComponent(seg))).join('/');
 }
 
@@ -34,6 +38,7 @@ export function parseQuery(raw: string): Array<[string, string]> {
 }
 
 export function canonicalQuery(pairs: Array<[string, string]>): string {
+  if (!pairs.length) return ''; // most header-signed requests
   return pairs.map(([k, v]) => [rfc3986(k), rfc3986(v)])
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
     .map(([k, v]) => `${k}=${v}`).join('&');
@@ -45,7 +50,7 @@ export function canonicalHeaderValue(v: string | string[] | undefined): string {
 }
 
 export function sha256Hex(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex'); // one-shot: no Hash object
 }
 
 /** `YYYYMMDDTHHMMSSZ` */
@@ -55,15 +60,22 @@ export function amzDate(ms: number): string {
 
 /** Epoch ms of an `YYYYMMDDTHHMMSSZ` date, or NaN. */
 export function parseAmzDate(s: string): number {
+  // Requests signed in the same second share their date: parse it once.
+  if (s === lastAmz.s) return lastAmz.ms;
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(s);
-  return m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : NaN;
+  const ms = m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : NaN;
+  lastAmz = { s, ms };
+  return ms;
 }
+
+let lastAmz = { s: '', ms: NaN };
 
 const keyCache = new Map<string, Buffer>();
 
 /** The HMAC chain "AWS4"+secret → date → region → s3 → aws4_request (cached: it is per day). */
 export function signingKey(secret: string, date: string, region: string, service = 's3'): Buffer {
-  const id = `${sha256Hex(secret)}/${date}/${region}/${service}`;
+  // Keyed by the secret itself (in memory only): hashing it would cost more than the lookup saves.
+  const id = `${date}/${region}/${service}/${secret}`;
   let k = keyCache.get(id);
   if (!k) {
     const kDate = createHmac('sha256', `AWS4${secret}`).update(date).digest();
@@ -86,9 +98,9 @@ export function hmacHex(key: Buffer, data: string): string {
 
 /** Constant-time comparison of two hex signatures. */
 export function sameSignature(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  return x.length === y.length && timingSafeEqual(x, y);
+  if (a.length !== b.length) return false;
+  const x = Buffer.from(a, 'latin1');
+  return timingSafeEqual(x, Buffer.from(b, 'latin1'));
 }
 
 export interface PresignParams {
