@@ -11,6 +11,10 @@ import { syncBalance, syncRelease, syncReserve, syncSettle } from './sync-wallet
  */
 export const STALE_HOLD_MS = 30 * 60_000;
 
+/** How long a balance read on SQLite is reused (see Wallet.cached), and how many are kept. */
+const BALANCE_TTL_MS = 2_000;
+const BALANCE_CACHE_MAX = 10_000;
+
 /** What a reservation holds until it is settled or released. */
 export interface Hold {
   holdId: string;
@@ -38,19 +42,51 @@ export class Wallet {
   }
 
   async open(accountId: string, initialMicros: number, trx: Db = this.db): Promise<void> {
-    const t = Date.now();
-    await trx.insertInto('wallets').values({ account_id: accountId, balance_micros: 0, updated_at: t }).execute();
-    if (initialMicros > 0) await this.credit(accountId, initialMicros, 'trial', null, trx);
+    await this.writing(accountId, async () => {
+      await trx.insertInto('wallets').values({ account_id: accountId, balance_micros: 0, updated_at: Date.now() }).execute();
+      if (initialMicros > 0) await this.credit(accountId, initialMicros, 'trial', null, trx);
+    });
   }
 
   // The balance read is on every metered response and GET /v1/account/balance: compiled once
   // (the SQL differs by dialect, so Kysely writes it) and then run with each account's id.
   private balanceQuery?: CompiledQuery;
 
+  /**
+   * SQLite only (one node, and every write to `wallets` goes through this class): balances
+   * read on the connection are kept a moment. A read costs a read transaction (file locks on
+   * the WAL index) — a third of the CPU of GET /v1/account/balance. Every write drops the
+   * account's entry before and after it commits; what another process might write (nothing
+   * of ours does: the CLI goes through the HTTP API) shows within BALANCE_TTL_MS.
+   */
+  private readonly cached = new Map<string, { micros: number; until: number }>();
+
+  private forget(accountId: string): void {
+    this.cached.delete(accountId);
+  }
+
+  /** Run a write of `accountId`'s balance with its cached balance dropped around it. */
+  private async writing<T>(accountId: string, fn: () => Promise<T> | T): Promise<T> {
+    this.forget(accountId);
+    try {
+      return await fn();
+    } finally {
+      this.forget(accountId);
+    }
+  }
+
   async balance(accountId: string, trx: Db = this.db): Promise<number> {
     this.balanceQuery ??= this.db.selectFrom('wallets').select('balance_micros').where('account_id', '=', '').compile();
     const sync = trx === this.db ? this.syncFree() : undefined;
-    if (sync) return syncBalance(sync, accountId);
+    if (sync) {
+      const now = Date.now();
+      const hit = this.cached.get(accountId);
+      if (hit && hit.until > now) return hit.micros;
+      const micros = syncBalance(sync, accountId);
+      if (this.cached.size >= BALANCE_CACHE_MAX) this.cached.delete(this.cached.keys().next().value!);
+      this.cached.set(accountId, { micros, until: now + BALANCE_TTL_MS });
+      return micros;
+    }
     const { rows } = await trx.executeQuery<{ balance_micros: number }>({ ...this.balanceQuery, parameters: [accountId] });
     return rows[0] ? Number(rows[0].balance_micros) : 0;
   }
@@ -63,8 +99,7 @@ export class Wallet {
         .where('account_id', '=', accountId).execute();
       await this.entry(q, accountId, micros, kind, ref);
     };
-    if (trx === this.db) await this.db.transaction().execute(run);
-    else await run(trx);
+    await this.writing(accountId, () => (trx === this.db ? this.db.transaction().execute(run) : run(trx)));
   }
 
   /** Take money now (tier price, a fixed fee); 402 if the balance cannot cover it. */
@@ -73,8 +108,7 @@ export class Wallet {
       if (!(await this.take(q, accountId, micros))) throw await this.insufficient(q, accountId, micros);
       await this.entry(q, accountId, -micros, kind, ref, meta.capability, meta.vendor);
     };
-    if (trx === this.db) await this.db.transaction().execute(run);
-    else await run(trx);
+    await this.writing(accountId, () => (trx === this.db ? this.db.transaction().execute(run) : run(trx)));
   }
 
   /** Hold an upper bound of a call's cost before the vendor is called. */
@@ -84,13 +118,15 @@ export class Wallet {
     const hold: Hold = { holdId: newId('hold'), accountId, amount, capability };
     const sync = this.syncFree();
     if (sync) {
-      if (!syncReserve(sync, hold.holdId, accountId, amount, capability)) throw await this.insufficient(this.db, accountId, amount);
+      const held = syncReserve(sync, hold.holdId, accountId, amount, capability);
+      this.forget(accountId);
+      if (!held) throw await this.insufficient(this.db, accountId, amount);
       return hold;
     }
-    await this.db.transaction().execute(async (q) => {
+    await this.writing(accountId, () => this.db.transaction().execute(async (q) => {
       if (!(await this.take(q, accountId, amount))) throw await this.insufficient(q, accountId, amount);
       await q.insertInto('wallet_holds').values({ hold_id: hold.holdId, account_id: accountId, amount_micros: amount, capability, created_at: Date.now() }).execute();
-    });
+    }));
     return hold;
   }
 
@@ -103,8 +139,12 @@ export class Wallet {
     assertMicros(actual, 'settle');
     const want = Math.max(0, Math.round(actual));
     const sync = this.syncFree();
-    if (sync) return syncSettle(sync, hold, want, meta);
-    return this.db.transaction().execute(async (q) => {
+    if (sync) {
+      const charged = syncSettle(sync, hold, want, meta);
+      this.forget(hold.accountId);
+      return charged;
+    }
+    return this.writing(hold.accountId, () => this.db.transaction().execute(async (q) => {
       const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
       if (Number(del.numDeletedRows) !== 1) return 0;
       let charged = want;
@@ -116,18 +156,22 @@ export class Wallet {
       }
       await this.entry(q, hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, hold.capability, meta.vendor, meta.quantity);
       return charged;
-    });
+    }));
   }
 
   /** Give a hold back in full (the call failed or was never made). */
   async release(hold: Hold): Promise<void> {
     const sync = this.syncFree();
-    if (sync) return syncRelease(sync, hold);
-    await this.db.transaction().execute(async (q) => {
+    if (sync) {
+      syncRelease(sync, hold);
+      this.forget(hold.accountId);
+      return;
+    }
+    await this.writing(hold.accountId, () => this.db.transaction().execute(async (q) => {
       const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
       if (Number(del.numDeletedRows) !== 1) return;
       await q.updateTable('wallets').set({ balance_micros: sql`balance_micros + ${hold.amount}`, updated_at: Date.now() }).where('account_id', '=', hold.accountId).execute();
-    });
+    }));
   }
 
   /**
