@@ -2,7 +2,7 @@ import { createHash, hash, type Hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import { XMLParser } from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
 import { AwsChunkedDecoder } from './chunked.js';
 import { checksumFor, type Checksum } from './checksums.js';
 import { S3Error } from './errors.js';
@@ -202,13 +202,18 @@ export async function withUploadBody<T>(req: IncomingMessage, auth: S3Auth, cap:
 }
 
 const XML_MAX = 1024 * 1024;
-const xml = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, htmlEntities: true, isArray: (n) => n === 'Part' || n === 'Object' });
+// Loaded on the first request document (multipart completes, batch deletes): most gateways
+// never see one, and the parser is a dozen modules of idle memory.
+let xml: Promise<XMLParser> | undefined;
+const xmlParser = () => (xml ??= import('fast-xml-parser').then(({ XMLParser }) =>
+  new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, htmlEntities: true, isArray: (n) => n === 'Part' || n === 'Object' })));
 
 /** A small XML request body (CompleteMultipartUpload, DeleteObjects), checked like any upload, parsed. */
 export async function xmlBody(req: IncomingMessage, auth: S3Auth): Promise<Record<string, any>> {
   const text = await withUploadBody(req, auth, { bytes: XML_MAX, what: 'the 1 MiB limit of a request document' }, async (body) => (await buffer(body)).toString('utf8'));
+  const parser = await xmlParser();
   try {
-    return xml.parse(text, true) as Record<string, any>;
+    return parser.parse(text, true) as Record<string, any>;
   } catch {
     throw new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.');
   }
