@@ -89,7 +89,11 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     // stays as a backstop at 10,000 pages (40 MB) for a load the timer cannot keep up with.
     conn.pragma('wal_autocheckpoint = 10000');
     const checkpoints = setInterval(() => {
-      if (conn.open && !conn.inTransaction) conn.pragma('wal_checkpoint(PASSIVE)');
+      try {
+        if (conn.open && !conn.inTransaction) conn.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // A disk error here shows on the next commit too; a timer must not take the process down.
+      }
     }, 1000);
     checkpoints.unref();
     const statements = cachingStatements(conn);

@@ -32,6 +32,18 @@ function setRateHeaders(reply: FastifyReply, d: RateDecision) {
 type Done = (err?: Error) => void;
 
 /**
+ * Fastify catches what a callback hook throws synchronously, not what throws in a promise's
+ * continuation: there it would be an unhandled rejection and the request would hang.
+ */
+function guarded(done: Done, fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    done(e as Error);
+  }
+}
+
+/**
  * Authenticates every route by its `config.auth` (default: a project key for /v1 paths),
  * checks the scope, and spends one token of the key's rate bucket.
  *
@@ -76,7 +88,7 @@ export function installAuth(app: FastifyInstance): void {
         done();
       };
       const d = svc.rateLimits.take(principal.keyId, tier);
-      if (d instanceof Promise) d.then(decide, done);
+      if (d instanceof Promise) d.then((x) => guarded(done, () => decide(x)), done);
       else decide(d);
     };
     return function authenticate(req: FastifyRequest, reply: FastifyReply, done: Done) {
@@ -85,7 +97,7 @@ export function installAuth(app: FastifyInstance): void {
       const keys = app.svc.keys;
       const cached = keys.peek(presented);
       if (cached !== undefined) return admit(req, reply, cached, done);
-      keys.lookup(presented).then((p) => admit(req, reply, p, done), done);
+      keys.lookup(presented).then((p) => guarded(done, () => admit(req, reply, p, done)), done);
     };
   }
 }
