@@ -10,6 +10,7 @@ import { registerCredentialRoutes } from './credential-routes.js';
 import { registerS3Endpoint } from './s3/endpoint.js';
 import { StorageBilling } from './billing.js';
 import { publicResultUrls } from './public-results.js';
+import { MultipartExpiry } from './multipart-expiry.js';
 
 /** Storage: buckets, presigned URLs, S3 credentials, and the gateway's own S3-compatible endpoint. */
 export default defineArea({
@@ -43,9 +44,14 @@ export default defineArea({
     await app.register(async (scope) => registerS3Endpoint(scope, storage));
     // Per app, not per module: one process may run several gateways (tests do).
     const billing = new StorageBilling(ctx.svc.db, ctx.svc.wallet, ctx.config, ctx.log, storage.usage);
-    app.addHook('onReady', async () => billing.start());
+    const expiry = new MultipartExpiry(storage, ctx.log);
+    app.addHook('onReady', async () => {
+      billing.start();
+      expiry.start();
+    });
     app.addHook('onClose', async () => {
       billing.stop();
+      expiry.stop();
       // Best effort: the core may close the database first, and a meter is not worth a failed shutdown.
       await storage.usage.flush().catch((e) => ctx.log.warn({ err: (e as Error).message }, 'storage meters not recorded at shutdown'));
     });

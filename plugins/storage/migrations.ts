@@ -72,4 +72,15 @@ const multipart: Migration = {
   },
 };
 
-export const storageMigrations: Record<string, Migration> = { '0001_init': init, '0002_usage': usage, '0003_billing': billing, '0004_multipart': multipart };
+// Expiry of unfinished multipart uploads: the sweep looks them up by age, and claims each one
+// for a while (expiry_claimed_at) so that nodes sweeping at once do not drop it twice.
+const multipartExpiry: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('storage_multipart_uploads').addColumn('expiry_claimed_at', 'bigint').execute();
+    await db.schema.createIndex('storage_multipart_uploads_created').on('storage_multipart_uploads').column('created_at').execute();
+  },
+};
+
+export const storageMigrations: Record<string, Migration> = {
+  '0001_init': init, '0002_usage': usage, '0003_billing': billing, '0004_multipart': multipart, '0005_multipart_expiry': multipartExpiry,
+};

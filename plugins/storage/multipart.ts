@@ -65,10 +65,15 @@ export class Multipart {
     return upload.upload_id;
   }
 
-  /** The upload, if it is this bucket's and this key's (anything else is "no such upload"). */
+  /**
+   * The upload, if it is this bucket's and this key's (anything else is "no such upload").
+   * An expired upload is no such upload even before the sweep drops it, so that nobody
+   * completes an upload whose parts the sweep may be deleting.
+   */
   async find(b: BucketRow, key: string, uploadId: string): Promise<UploadRow | undefined> {
     const r = await this.db.selectFrom('storage_multipart_uploads').selectAll()
-      .where('upload_id', '=', uploadId).where('bucket_id', '=', b.bucket_id).where('key', '=', key).executeTakeFirst();
+      .where('upload_id', '=', uploadId).where('bucket_id', '=', b.bucket_id).where('key', '=', key)
+      .where('created_at', '>', Date.now() - this.storage.config.multipart_expire_seconds * 1000).executeTakeFirst();
     return r && { ...(r as UploadRow), created_at: Number(r.created_at) };
   }
 
@@ -141,9 +146,19 @@ export class Multipart {
 
   /** Delete the upload and every part it received. */
   async drop(b: BucketRow, upload: UploadRow): Promise<void> {
+    await this.deleteParts(b, upload.upload_id);
+    await this.forget(upload.upload_id);
+  }
+
+  /** Delete the parts' objects from `b`'s vendor (a part already gone is no error), keeping the rows. */
+  async deleteParts(b: BucketRow, uploadId: string): Promise<void> {
     const parts = this.partsBucket(b);
-    for (const p of await this.parts(upload.upload_id)) await this.storage.deleteObject(parts, `${upload.upload_id}/${p.part_number}`);
-    await this.db.deleteFrom('storage_multipart_parts').where('upload_id', '=', upload.upload_id).execute();
-    await this.db.deleteFrom('storage_multipart_uploads').where('upload_id', '=', upload.upload_id).execute();
+    for (const p of await this.parts(uploadId)) await this.storage.deleteObject(parts, `${uploadId}/${p.part_number}`);
+  }
+
+  /** Delete the upload's rows (its parts' objects are gone, or cannot be found). */
+  async forget(uploadId: string): Promise<void> {
+    await this.db.deleteFrom('storage_multipart_parts').where('upload_id', '=', uploadId).execute();
+    await this.db.deleteFrom('storage_multipart_uploads').where('upload_id', '=', uploadId).execute();
   }
 }

@@ -103,6 +103,12 @@ export class StorageService {
     return row(r);
   }
 
+  /** The bucket with this id, uncached (for background work that holds ids, not names). */
+  async bucketById(bucketId: string): Promise<BucketRow | undefined> {
+    const r = await this.svc.db.selectFrom('storage_buckets').selectAll().where('bucket_id', '=', bucketId).executeTakeFirst();
+    return r && row(r);
+  }
+
   /**
    * The read-only view of the account's results (core/results) that their URLs use: the
    * vendor is the one the result was written to; gone once retention deleted it. In the

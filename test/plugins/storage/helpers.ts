@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { S3Client } from '@aws-sdk/client-s3';
 import { makeApp, activate, type Activated } from '../../helpers/app.js';
 
 type Tap = Parameters<typeof makeApp>[0];
@@ -65,6 +66,19 @@ export async function s3Credentials(app: FastifyInstance, who: Activated) {
   const res = await app.inject({ method: 'POST', url: '/v1/storage/credentials', headers: who.auth, payload: {} });
   if (res.statusCode !== 200) throw new Error(`credentials: ${res.statusCode} ${res.body}`);
   return res.json() as { access_key_id: string; secret_access_key: string; endpoint: string; region: string };
+}
+
+/** An AWS SDK client on the gateway's S3 endpoint with fresh credentials of `who`, destroyed at teardown. */
+export async function s3Client(t: Tap, app: FastifyInstance, who: Activated): Promise<S3Client> {
+  const c = await s3Credentials(app, who);
+  const s3 = new S3Client({ endpoint: c.endpoint, region: c.region, forcePathStyle: true, credentials: { accessKeyId: c.access_key_id, secretAccessKey: c.secret_access_key } });
+  t.teardown(() => s3.destroy());
+  return s3;
+}
+
+/** GET /v1/storage/usage of `who` (reading it writes this node's pending meter changes). */
+export async function storageUsage(app: FastifyInstance, who: Activated): Promise<{ bytes_stored: number; bytes_served: number }> {
+  return (await app.inject({ method: 'GET', url: '/v1/storage/usage', headers: who.auth })).json();
 }
 
 /** Deterministic pseudo-random bytes, generated as they are read: nothing held in memory. */

@@ -2,23 +2,13 @@ import t from 'tap';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
-  S3Client, AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand,
   HeadObjectCommand, ListObjectsV2Command, ListPartsCommand, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { FastifyInstance } from 'fastify';
-import { listeningApp, activate, s3Credentials, generated, sha256Of, createBucket, errorOf, STORAGE_VENDOR } from '../helpers.js';
-import type { Activated } from '../../../helpers/app.js';
+import { listeningApp, activate, s3Client, storageUsage, generated, sha256Of, createBucket, errorOf, STORAGE_VENDOR } from '../helpers.js';
 import { multipartEtag } from '../../../../plugins/storage/multipart.js';
 
-async function client(t: Tap.Test, app: FastifyInstance, who: Activated) {
-  const c = await s3Credentials(app, who);
-  const s3 = new S3Client({ endpoint: c.endpoint, region: c.region, forcePathStyle: true, credentials: { accessKeyId: c.access_key_id, secretAccessKey: c.secret_access_key } });
-  t.teardown(() => s3.destroy());
-  return s3;
-}
-
-const usage = async (app: FastifyInstance, a: Activated) => (await app.inject({ method: 'GET', url: '/v1/storage/usage', headers: a.auth })).json();
 // A remote S3 keeps its own ETag for the joined object (the MD5 of the whole).
 const keepsEtag = STORAGE_VENDOR === 'local-storage';
 const md5 = (b: Buffer) => `"${createHash('md5').update(b).digest('hex')}"`;
@@ -26,7 +16,7 @@ const md5 = (b: Buffer) => `"${createHash('md5').update(b).digest('hex')}"`;
 t.test('lib-storage Upload of a stream over 5 MiB: two parts, the multipart ETag, the bytes back, parts cleaned up', async (t) => {
   const { app } = await listeningApp(t);
   const a = await activate(app);
-  const s3 = await client(t, app, a);
+  const s3 = await s3Client(t, app, a);
   await createBucket(app, a, 'mpb');
   const size = 6 * 1024 * 1024 + 3;
   const up = new Upload({ client: s3, params: { Bucket: 'mpb', Key: 'big/file.bin', Body: generated(size, 5), ContentType: 'application/x-test' }, partSize: 5 * 1024 * 1024, queueSize: 2 });
@@ -41,15 +31,15 @@ t.test('lib-storage Upload of a stream over 5 MiB: two parts, the multipart ETag
   t.equal(head.ContentLength, size);
   const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'mpb' }));
   t.same(listed.Contents?.map((o) => o.Key), ['big/file.bin'], 'no parts in the bucket');
-  t.equal((await usage(app, a)).bytes_stored, size, 'the parts are no longer metered once joined');
+  t.equal((await storageUsage(app, a)).bytes_stored, size, 'the parts are no longer metered once joined');
 });
 
 t.test('multipart by hand: ETag, ListParts, S3 checks on Complete, Abort, and other accounts', async (t) => {
   const { app } = await listeningApp(t);
   const a = await activate(app);
   const b = await activate(app);
-  const s3 = await client(t, app, a);
-  const other = await client(t, app, b);
+  const s3 = await s3Client(t, app, a);
+  const other = await s3Client(t, app, b);
   await createBucket(app, a, 'mpb');
   await createBucket(app, b, 'mpb');
   const p1 = Buffer.alloc(1024, 1);
@@ -59,7 +49,7 @@ t.test('multipart by hand: ETag, ListParts, S3 checks on Complete, Abort, and ot
   const e1 = (await s3.send(new UploadPartCommand({ Bucket: 'mpb', Key: 'k', UploadId, PartNumber: 1, Body: p1 }))).ETag!;
   const e2 = (await s3.send(new UploadPartCommand({ Bucket: 'mpb', Key: 'k', UploadId, PartNumber: 2, Body: p2 }))).ETag!;
   t.equal(e1, md5(p1));
-  t.equal((await usage(app, a)).bytes_stored, p1.length + p2.length, 'parts are stored bytes');
+  t.equal((await storageUsage(app, a)).bytes_stored, p1.length + p2.length, 'parts are stored bytes');
   const parts = await s3.send(new ListPartsCommand({ Bucket: 'mpb', Key: 'k', UploadId }));
   t.same(parts.Parts?.map((p) => [p.PartNumber, p.ETag, p.Size]), [[1, e1, 1024], [2, e2, p2.length]]);
 
@@ -77,14 +67,14 @@ t.test('multipart by hand: ETag, ListParts, S3 checks on Complete, Abort, and ot
   if (keepsEtag) t.equal(done.ETag, multipartEtag([e2]));
   if (keepsEtag) t.equal(done.ETag, `"${createHash('md5').update(createHash('md5').update(p2).digest()).digest('hex')}-1"`);
   t.equal(await (await s3.send(new GetObjectCommand({ Bucket: 'mpb', Key: 'k' }))).Body!.transformToString(), 'the last part');
-  t.equal((await usage(app, a)).bytes_stored, p2.length, 'the unused part went too');
+  t.equal((await storageUsage(app, a)).bytes_stored, p2.length, 'the unused part went too');
   t.equal((await errorOf(complete([{ PartNumber: 2, ETag: e2 }]))).name, 'NoSuchUpload', 'a completed upload is gone');
 
   const second = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mpb', Key: 'aborted' }));
   await s3.send(new UploadPartCommand({ Bucket: 'mpb', Key: 'aborted', UploadId: second.UploadId, PartNumber: 1, Body: p1 }));
   t.equal((await errorOf(other.send(new AbortMultipartUploadCommand({ Bucket: 'mpb', Key: 'aborted', UploadId: second.UploadId })))).name, 'NoSuchUpload');
   await s3.send(new AbortMultipartUploadCommand({ Bucket: 'mpb', Key: 'aborted', UploadId: second.UploadId }));
-  t.equal((await usage(app, a)).bytes_stored, p2.length, 'abort drops the parts and their bytes');
+  t.equal((await storageUsage(app, a)).bytes_stored, p2.length, 'abort drops the parts and their bytes');
   t.equal((await errorOf(s3.send(new UploadPartCommand({ Bucket: 'mpb', Key: 'aborted', UploadId: second.UploadId, PartNumber: 2, Body: p1 })))).name, 'NoSuchUpload');
   const bad = await errorOf(s3.send(new UploadPartCommand({ Bucket: 'mpb', Key: 'k2', UploadId: (await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mpb', Key: 'k2' }))).UploadId, PartNumber: 10001, Body: p1 })));
   t.equal(bad.name, 'InvalidArgument', 'part numbers stop at 10000');
@@ -93,14 +83,14 @@ t.test('multipart by hand: ETag, ListParts, S3 checks on Complete, Abort, and ot
 t.test('deleting a bucket drops its unfinished uploads and their bytes', async (t) => {
   const { app } = await listeningApp(t);
   const a = await activate(app);
-  const s3 = await client(t, app, a);
+  const s3 = await s3Client(t, app, a);
   await createBucket(app, a, 'gone-bkt');
   const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'gone-bkt', Key: 'k' }));
   await s3.send(new UploadPartCommand({ Bucket: 'gone-bkt', Key: 'k', UploadId, PartNumber: 1, Body: Buffer.alloc(100) }));
-  t.equal((await usage(app, a)).bytes_stored, 100);
+  t.equal((await storageUsage(app, a)).bytes_stored, 100);
   const del = await app.inject({ method: 'DELETE', url: '/v1/storage/buckets/gone-bkt', headers: a.auth });
   t.equal(del.statusCode, 200, 'a bucket whose only bytes are parts counts as empty');
-  t.equal((await usage(app, a)).bytes_stored, 0);
+  t.equal((await storageUsage(app, a)).bytes_stored, 0);
   await createBucket(app, a, 'gone-bkt');
   t.equal((await errorOf(s3.send(new ListPartsCommand({ Bucket: 'gone-bkt', Key: 'k', UploadId })))).name, 'NoSuchUpload', 'not revived by a new bucket of the same name');
 });
@@ -108,7 +98,7 @@ t.test('deleting a bucket drops its unfinished uploads and their bytes', async (
 t.test('parts are capped: the object cap less the other parts, and the account total', async (t) => {
   const { app } = await listeningApp(t, { vendors: [], plugins: { storage: { tier_caps: { free: { max_object_bytes: 1000, max_total_bytes: 2500 } } } } });
   const a = await activate(app);
-  const s3 = await client(t, app, a);
+  const s3 = await s3Client(t, app, a);
   await createBucket(app, a, 'mpb');
   const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mpb', Key: 'k' }));
   const part = (n: number, size: number) => s3.send(new UploadPartCommand({ Bucket: 'mpb', Key: 'k', UploadId, PartNumber: n, Body: Buffer.alloc(size, n) }));
@@ -121,5 +111,5 @@ t.test('parts are capped: the object cap less the other parts, and the account t
   t.match(second.message, /other parts hold 600/, second.message);
   await part(1, 500); // a part uploaded again replaces the old one
   await part(2, 500);
-  t.equal((await usage(app, a)).bytes_stored, 1000);
+  t.equal((await storageUsage(app, a)).bytes_stored, 1000);
 });
