@@ -16,6 +16,7 @@ import { VendorRegistry } from './router/registry.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { LocalBus, type Bus } from './bus/bus.js';
 import { validatorCompiler } from './http/validation.js';
+import { serializerCompiler } from './http/serialization.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
 import { installAuth } from './http/auth-hook.js';
@@ -185,6 +186,7 @@ async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void>
   // JSON only, as the conventions say; areas that take raw bytes add parsers in their scope.
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app, trackRouteMethods(app));
   installMeterHeaders(app);
   installAuth(app);

@@ -15,8 +15,9 @@ function make(opts: Options): Ajv {
   return ajv;
 }
 
-const strict = make({ coerceTypes: false });
-const coercing = make({ coerceTypes: 'array' });
+// Made on the first compile (a route's first request): an Ajv instance costs ~20 ms to set up.
+let strict: Ajv | undefined;
+let coercing: Ajv | undefined;
 
 /**
  * Each route's validator is compiled on the route's first request, not at boot: the gateway
@@ -25,9 +26,8 @@ const coercing = make({ coerceTypes: 'array' });
  * test/core/http/validation.test.ts compiles every one of them.
  */
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? strict : coercing;
   let compiled: ReturnType<Ajv['compile']> | undefined;
-  const compile = () => (compiled ??= ajv.compile(schema));
+  const compile = () => (compiled ??= (httpPart === 'body' ? (strict ??= make({ coerceTypes: false })) : (coercing ??= make({ coerceTypes: 'array' }))).compile(schema));
   made.push(compile);
   const validate = (data: unknown) => {
     compiled ??= compile();

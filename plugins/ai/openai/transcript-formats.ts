@@ -9,13 +9,14 @@ export interface Transcript {
   segments?: TranscriptSegment[];
 }
 
-const names = new Intl.DisplayNames(['en'], { type: 'language' });
+// Made on first use: loading ICU's display names costs ~20 ms, at every start otherwise.
+let names: Intl.DisplayNames | undefined;
 
 /** OpenAI's verbose_json names the language in English words ("english"). */
 function languageName(code: string | null): string | null {
   if (!code) return null;
   try {
-    return (names.of(code) ?? code).toLowerCase();
+    return ((names ??= new Intl.DisplayNames(['en'], { type: 'language' })).of(code) ?? code).toLowerCase();
   } catch {
     return code;
   }
