@@ -41,6 +41,7 @@ export default defineArea({
     // A second vendor batch after one that may exist would run the chat twice.
     'ai.chat.batch': { idempotent: false, description: 'Submit a chat to a vendor\'s batch API.' },
     'ai.chat.batch.poll': { idempotent: true, description: 'Ask a vendor whether a chat batch is done, and for its answer.' },
+    'ai.chat.batch.cancel': { idempotent: true, description: 'Ask a vendor to stop a chat batch (best effort).' },
     'ai.realtime.token': { idempotent: true, description: 'Ephemeral client secret for a live (WebRTC) session.' },
     'ai.tts': { idempotent: true, description: 'Speech synthesis: text to audio bytes.' },
     'ai.asr': { idempotent: true, description: 'Transcription: audio to text.' },

@@ -18,11 +18,15 @@ function error(res: ServerResponse, status: number, message: string) {
 /**
  * Anthropic's Message Batches as the API speaks them: a `message_batch` object whose
  * `processing_status` goes in_progress → ended after `pollsUntilDone` GETs, then a
- * `results_url` serving JSONL with one `{custom_id, result}` per request.
+ * `results_url` serving JSONL with one `{custom_id, result}` per request. POST
+ * /v1/messages/batches/{id}/cancel moves an unfinished batch to `canceling` (ended, its requests
+ * `canceled`, at the next GET); an ended one cannot be canceled (400). `canceled` lists the ids asked.
  */
 export class AnthropicBatchFake {
   readonly batches = new Map<string, { wire: Record<string, any>; requests: Array<{ custom_id: string; params: any }>; polls: number; outcome: string }>();
   pollsUntilDone = 1;
+  /** Batch ids POST /v1/messages/batches/{id}/cancel was called for, in order (accepted or not). */
+  readonly canceled: string[] = [];
   /** `succeeded`, `errored` or `expired`: how the requests of the next batches end. */
   outcome: 'succeeded' | 'errored' | 'expired' = 'succeeded';
   content = 'Hello from an Anthropic batch.';
@@ -31,6 +35,8 @@ export class AnthropicBatchFake {
 
   handle(req: Req, res: ServerResponse): boolean {
     if (req.method === 'POST' && req.path === '/v1/messages/batches') return this.create(req, res), true;
+    const c = /^\/v1\/messages\/batches\/([^/]+)\/cancel$/.exec(req.path);
+    if (req.method === 'POST' && c) return this.cancel(c[1], res), true;
     const m = /^\/v1\/messages\/batches\/([^/]+)(\/results)?$/.exec(req.path);
     if (req.method !== 'GET' || !m) return false;
     const b = this.batches.get(m[1]);
@@ -41,7 +47,14 @@ export class AnthropicBatchFake {
       return res.end(b.requests.map((r) => JSON.stringify({ custom_id: r.custom_id, result: this.result(r.params, b.outcome) })).join('\n') + '\n'), true;
     }
     b.polls++;
-    if (b.wire.processing_status === 'in_progress' && b.polls > this.pollsUntilDone) {
+    if (b.wire.processing_status === 'canceling') {
+      const n = b.requests.length;
+      Object.assign(b.wire, {
+        processing_status: 'ended', ended_at: new Date().toISOString(), results_url: `${this.baseUrl()}/v1/messages/batches/${b.wire.id}/results`,
+        request_counts: { processing: 0, succeeded: 0, errored: 0, canceled: n, expired: 0 },
+      });
+      b.outcome = 'canceled';
+    } else if (b.wire.processing_status === 'in_progress' && b.polls > this.pollsUntilDone) {
       const n = b.requests.length;
       Object.assign(b.wire, {
         processing_status: 'ended', ended_at: new Date().toISOString(), results_url: `${this.baseUrl()}/v1/messages/batches/${b.wire.id}/results`,
@@ -49,6 +62,15 @@ export class AnthropicBatchFake {
       });
     }
     return json(res, 200, b.wire), true;
+  }
+
+  private cancel(id: string, res: ServerResponse) {
+    this.canceled.push(id);
+    const b = this.batches.get(id);
+    if (!b) return error(res, 404, `No batch ${id}`);
+    if (b.wire.processing_status === 'ended') return error(res, 400, `Batch ${id} has already ended and cannot be canceled.`);
+    Object.assign(b.wire, { processing_status: 'canceling', cancel_initiated_at: new Date().toISOString() });
+    json(res, 200, b.wire);
   }
 
   private create(req: Req, res: ServerResponse) {
@@ -72,7 +94,7 @@ export class AnthropicBatchFake {
 
   private result(params: any, outcome: string) {
     if (outcome === 'errored') return { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: 1000000 > 64000, which is the maximum allowed' } } };
-    if (outcome === 'expired') return { type: 'expired' };
+    if (outcome === 'expired' || outcome === 'canceled') return { type: outcome };
     return {
       type: 'succeeded',
       message: {

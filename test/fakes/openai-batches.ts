@@ -36,12 +36,18 @@ function parseMultipart(raw: string, contentType: string): Map<string, { filenam
  * a JSONL upload (multipart, purpose "batch"), the Batch object moving validating →
  * in_progress → completed (or failed / expired), the output and error files as JSONL, and
  * `ek_` ephemeral client secrets. `pollsUntilDone` GETs see the batch still in progress.
+ * POST /batches/{id}/cancel moves an unfinished batch to `cancelling`, and the next GET to
+ * `cancelled`; a finished one cannot be cancelled (400). `canceled` lists the ids asked.
  */
 export class OpenAiBatchFake {
   readonly files = new Map<string, { purpose: string; filename: string; content: string }>();
   readonly batches = new Map<string, Record<string, any> & { polls: number }>();
   readonly secrets: Array<{ value: string; body: any }> = [];
   pollsUntilDone = 1;
+  /** Batch ids POST /batches/{id}/cancel was called for, in order (accepted or not). */
+  readonly canceled: string[] = [];
+  /** While set, GET /batches/{id} answers with this status (a vendor outage for the polls only). */
+  pollStatus?: number;
   /** How the next batches end: `completed`, `failed` (validation), `expired`, or `request_error` (completed, the request errored). */
   outcome: 'completed' | 'failed' | 'expired' | 'request_error' = 'completed';
   content = 'Hello from a batch.';
@@ -58,7 +64,11 @@ export class OpenAiBatchFake {
       return res.end(f.content), true;
     }
     if (req.method === 'POST' && p === '/batches') return this.create(req, res), true;
-    if (req.method === 'GET' && /^\/batches\/[^/]+$/.test(p)) return this.retrieve(decodeURIComponent(p.split('/')[2]), res), true;
+    if (req.method === 'GET' && /^\/batches\/[^/]+$/.test(p)) {
+      if (this.pollStatus) return json(res, this.pollStatus, { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }), true;
+      return this.retrieve(decodeURIComponent(p.split('/')[2]), res), true;
+    }
+    if (req.method === 'POST' && /^\/batches\/[^/]+\/cancel$/.test(p)) return this.cancel(decodeURIComponent(p.split('/')[2]), res), true;
     if (req.method === 'POST' && p === '/realtime/client_secrets') return this.clientSecret(req, res), true;
     return false;
   }
@@ -103,10 +113,22 @@ export class OpenAiBatchFake {
     json(res, 200, wire);
   }
 
+  private cancel(id: string, res: ServerResponse) {
+    this.canceled.push(id);
+    const b = this.batches.get(id);
+    if (!b) return invalid(res, `No batch found with id '${id}'.`, 404);
+    if (!['validating', 'in_progress', 'finalizing'].includes(b.status)) return invalid(res, `Cannot cancel a batch with status '${b.status}'.`);
+    Object.assign(b, { status: 'cancelling', cancelling_at: Math.floor(Date.now() / 1000) });
+    const { polls: _p, outcome: _o, ...wire } = b;
+    json(res, 200, wire);
+  }
+
   private retrieve(id: string, res: ServerResponse) {
     const b = this.batches.get(id);
     if (!b) return invalid(res, `No batch found with id '${id}'.`, 404);
     b.polls++;
+    // Nothing had finished when the cancel came: the batch ends with no output file.
+    if (b.status === 'cancelling') Object.assign(b, { status: 'cancelled', cancelled_at: Math.floor(Date.now() / 1000) });
     if (b.status === 'validating' || b.status === 'in_progress') {
       if (b.polls <= this.pollsUntilDone) b.status = 'in_progress';
       else this.finish(b);

@@ -1,13 +1,14 @@
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
 import { planFor, planPrice } from '../../plugins/ai/contract.js';
-import type { BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../plugins/ai/batch/contract.js';
+import type { BatchCancelInput, BatchCancelOutput, BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../plugins/ai/batch/contract.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 import { messagesRequest, messagesResponse } from './wire.js';
 
 // Anthropic Message Batches: POST /v1/messages/batches with `requests: [{custom_id, params}]`,
 // GET /v1/messages/batches/{id} until `processing_status` is `ended`, then the JSONL at
 // `results_url` holds one `{custom_id, result: {type: succeeded|errored|canceled|expired}}` a request.
+// POST /v1/messages/batches/{id}/cancel moves it to `canceling` until it has ended.
 
 interface AnBatch {
   id?: string;
@@ -53,5 +54,14 @@ export function anthropicBatchCapabilities(
     },
     price: () => 0,
   };
-  return { 'ai.chat.batch': submit, 'ai.chat.batch.poll': poll };
+  const cancel: CapabilityImpl<BatchCancelInput, BatchCancelOutput> = {
+    async invoke(input, opts) {
+      const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, `/v1/messages/batches/${encodeURIComponent(input.vendor_batch_id)}/cancel`), {
+        method: 'POST', headers: headers(input.credentials), signal: opts.signal,
+      }, id);
+      return { vendor_status: (await readJson<AnBatch>(res, id)).processing_status ?? 'unknown' };
+    },
+    price: () => 0,
+  };
+  return { 'ai.chat.batch': submit, 'ai.chat.batch.poll': poll, 'ai.chat.batch.cancel': cancel };
 }

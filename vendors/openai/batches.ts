@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
 import { planFor, planPrice } from '../../plugins/ai/contract.js';
-import type { BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../plugins/ai/batch/contract.js';
+import type { BatchCancelInput, BatchCancelOutput, BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../plugins/ai/batch/contract.js';
 import { vendorFetch, readJson, joinUrl, errorMessage } from '../shared/http.js';
 import { chatRequest, chatResponse } from './wire.js';
 
 // OpenAI's Batch API: the requests go up as a JSONL file (POST /files, purpose "batch"),
 // POST /batches starts the batch, GET /batches/{id} tells its status, and the answers come
 // back as the JSONL file named by output_file_id (failed requests in error_file_id).
+// POST /batches/{id}/cancel moves it to `cancelling`, then `cancelled`.
 
 interface OaBatch {
   id: string;
@@ -89,5 +90,13 @@ export function openAiBatchCapabilities(cfg: OpenAiBatchConfig, ctx: VendorConte
     price: () => 0,
   };
 
-  return { 'ai.chat.batch': submit, 'ai.chat.batch.poll': poll };
+  const cancel: CapabilityImpl<BatchCancelInput, BatchCancelOutput> = {
+    async invoke(input, opts) {
+      const b = await readJson<Partial<OaBatch>>(await call(`/batches/${encodeURIComponent(input.vendor_batch_id)}/cancel`, { method: 'POST', signal: opts.signal }, input.credentials), id);
+      return { vendor_status: b.status ?? 'unknown' };
+    },
+    price: () => 0,
+  };
+
+  return { 'ai.chat.batch': submit, 'ai.chat.batch.poll': poll, 'ai.chat.batch.cancel': cancel };
 }

@@ -1,5 +1,6 @@
 // Capability contracts for chat batches: `ai.chat.batch` submits one chat to a vendor's batch
-// API, `ai.chat.batch.poll` asks how it went. Adapters import these types; the area never
+// API, `ai.chat.batch.poll` asks how it went, `ai.chat.batch.cancel` asks the vendor to stop it
+// (best effort: a vendor that refuses does not keep a batch from being canceled). Adapters import these types; the area never
 // imports an adapter.
 import type { ChatInput, ChatOutput } from '../contract.js';
 
@@ -27,3 +28,17 @@ export type BatchPollOutput =
   | { status: 'succeeded'; output: ChatOutput }
   /** The vendor gave up: the request errored, the batch failed, expired or was cancelled. */
   | { status: 'failed'; error: string };
+
+/** `ai.chat.batch.cancel`: ask a vendor to stop a batch nobody will be charged for. */
+export const BATCH_CANCEL_CAPABILITY = 'ai.chat.batch.cancel';
+
+export interface BatchCancelInput {
+  vendor_batch_id: string;
+  /** The caller's own key (BYOK) the batch was submitted with. */
+  credentials?: Record<string, string>;
+}
+
+/** The vendor's own status word after the request (`cancelling`, `canceling`, `ended`…), for the log. */
+export interface BatchCancelOutput {
+  vendor_status: string;
+}

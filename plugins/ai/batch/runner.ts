@@ -8,6 +8,7 @@ import type { ChatResultT } from '../schemas.js';
 import type { BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from './contract.js';
 import { BATCH_CAPABILITY, FINAL, holdOf, parseInput, parseRoute, type BatchRoute, type BatchRow } from './store.js';
 import { BATCH_JOB, charged, type BatchDeps } from './submit.js';
+import { cancelAtVendor } from './cancel.js';
 
 // One `ai.batch` job a step: submit (or, without a batch API, make the call), then one job per
 // poll, each enqueued by the last with a unique key per step, so a step runs once however
@@ -54,14 +55,22 @@ async function succeed(d: BatchDeps, row: BatchRow, input: ChatInput, vendor: st
   await d.svc.wallet.settle(holdOf(row), cost, { vendor, ref: row.batch_id });
 }
 
-async function fail(d: BatchDeps, row: BatchRow, code: string, message: string): Promise<void> {
-  if (!(await d.store.move(row.batch_id, ['queued', 'running'], { state: 'failed', error: JSON.stringify({ code, message }), completed_at: Date.now() }))) return;
+/** True when this call failed the batch (false: it was already final, e.g. canceled meanwhile). */
+async function fail(d: BatchDeps, row: BatchRow, code: string, message: string): Promise<boolean> {
+  if (!(await d.store.move(row.batch_id, ['queued', 'running'], { state: 'failed', error: JSON.stringify({ code, message }), completed_at: Date.now() }))) return false;
   await d.svc.wallet.release(holdOf(row));
   d.log.info({ batch_id: row.batch_id, code }, 'chat batch failed; its reservation is released');
+  return true;
+}
+
+/** The gateway gives up on a batch the vendor may still be running: nobody will pay for its answer, so stop it there too. */
+async function giveUp(d: BatchDeps, row: BatchRow, code: string, message: string): Promise<void> {
+  if (await fail(d, row, code, message)) await cancelAtVendor(d, row);
 }
 
 async function runDirect(d: BatchDeps, row: BatchRow, input: ChatInput, order: string[]): Promise<void> {
-  if (row.state === 'queued') await d.store.move(row.batch_id, ['queued'], { state: 'running' });
+  // Canceled before it started: make no call.
+  if (row.state === 'queued' && !(await d.store.move(row.batch_id, ['queued'], { state: 'running' }))) return;
   const r = await d.svc.router.call<ChatInput, ChatOutput>('ai.chat', input, callOpts(row, order));
   await succeed(d, row, input, r.vendor, r.output, r.attempts);
 }
@@ -72,6 +81,8 @@ async function submit(d: BatchDeps, row: BatchRow, input: ChatInput, route: Batc
     state: 'running', vendor: r.vendor, vendor_batch_id: r.output.vendor_batch_id, step: 1, route: JSON.stringify({ ...route, attempts: r.attempts }),
   });
   if (moved) await nextStep(d, row, 1);
+  // Canceled (or failed) while the submit was out: the vendor's batch is nobody's now.
+  else await cancelAtVendor(d, row, r.vendor, r.output.vendor_batch_id);
 }
 
 async function poll(d: BatchDeps, row: BatchRow, input: ChatInput): Promise<void> {
@@ -82,7 +93,7 @@ async function poll(d: BatchDeps, row: BatchRow, input: ChatInput): Promise<void
   const r = await d.svc.router.call<BatchPollInput, BatchPollOutput>('ai.chat.batch.poll', pollInput, callOpts(row, [vendor]));
   const o = r.output;
   if (o.status === 'succeeded') return succeed(d, row, input, vendor, o.output, parseRoute(row).attempts ?? []);
-  if (o.status === 'failed') return fail(d, row, 'vendor_error', `${vendor}: ${o.error}`);
+  if (o.status === 'failed') return void (await fail(d, row, 'vendor_error', `${vendor}: ${o.error}`));
   if (await d.store.move(row.batch_id, ['running'], { step: row.step + 1 }, row.step)) await nextStep(d, row, row.step + 1);
 }
 
@@ -100,7 +111,7 @@ export function batchJobHandler(d: BatchDeps): JobHandler<{ batch_id: string }> 
     const route = parseRoute(row);
     try {
       const order = await restoreCredentials(d, row, input, route);
-      if (!order.length) return fail(d, row, 'no_vendor_available', 'No vendor is left for this batch: the key it was submitted with was revoked.');
+      if (!order.length) return await giveUp(d, row, 'no_vendor_available', 'No vendor is left for this batch: the key it was submitted with was revoked.');
       if (route.mode === 'direct') return await runDirect(d, row, input, order);
       if (row.state === 'queued') return await submit(d, row, input, route, order);
       return await poll(d, row, input);
@@ -109,7 +120,8 @@ export function batchJobHandler(d: BatchDeps): JobHandler<{ batch_id: string }> 
       // that failed (the vendor briefly down) is tried again until the job's attempts run out.
       const final = row.state === 'queued' || route.mode === 'direct' || job.attempt >= job.maxAttempts;
       if (!final) throw e;
-      await fail(d, row, isApiError(e) ? e.code : 'internal_error', isApiError(e) ? withAttempts(e.message, e.details.attempts) : 'The batch could not be run.');
+      // A poll whose attempts ran out leaves a vendor batch behind: giveUp cancels it there.
+      await giveUp(d, row, isApiError(e) ? e.code : 'internal_error', isApiError(e) ? withAttempts(e.message, e.details.attempts) : 'The batch could not be run.');
       if (!isApiError(e)) d.log.error({ err: e, batch_id: row.batch_id }, 'chat batch step failed');
     }
   };
@@ -118,5 +130,5 @@ export function batchJobHandler(d: BatchDeps): JobHandler<{ batch_id: string }> 
 /** A batch whose job died with its node after its last attempt: fail it and give its money back. */
 export async function failBatch(d: BatchDeps, batchId: string, error: string): Promise<void> {
   const row = await d.store.get(batchId);
-  if (row && !FINAL.includes(row.state)) await fail(d, row, 'internal_error', `The batch could not be run: ${error}`);
+  if (row && !FINAL.includes(row.state)) await giveUp(d, row, 'internal_error', `The batch could not be run: ${error}`);
 }

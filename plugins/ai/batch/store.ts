@@ -1,11 +1,13 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { CursorPos } from '../../../core/http/pagination.js';
 import type { Hold } from '../../../core/wallet/wallet.js';
 import type { Attempt } from '../../../core/router/router.js';
 import type { ChatInput } from '../contract.js';
 import type { ChatResultT } from '../schemas.js';
 
-export type BatchState = 'queued' | 'running' | 'succeeded' | 'failed';
-export const FINAL: readonly BatchState[] = ['succeeded', 'failed'];
+export type BatchState = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+export const BATCH_STATES: readonly BatchState[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
+export const FINAL: readonly BatchState[] = ['succeeded', 'failed', 'canceled'];
 
 /** How a batch runs: on the vendor's batch API, or as a plain call from a background job. */
 export interface BatchRoute {
@@ -59,6 +61,14 @@ export class BatchStore {
   /** Only the owner sees a batch: another account's id is as unknown as a made-up one. */
   async getFor(accountId: string, batchId: string): Promise<BatchRow | undefined> {
     return (await this.db.selectFrom('ai_batches').selectAll().where('batch_id', '=', batchId).where('account_id', '=', accountId).executeTakeFirst()) as BatchRow | undefined;
+  }
+
+  /** The account's batches, newest first, after `before` (a cursor), `limit` of them. */
+  async listFor(accountId: string, limit: number, before?: CursorPos, state?: BatchState): Promise<BatchRow[]> {
+    let q = this.db.selectFrom('ai_batches').selectAll().where('account_id', '=', accountId);
+    if (state) q = q.where('state', '=', state);
+    if (before) q = q.where((eb) => eb.or([eb('created_at', '<', before.t), eb.and([eb('created_at', '=', before.t), eb('batch_id', '<', before.id)])]));
+    return (await q.orderBy('created_at', 'desc').orderBy('batch_id', 'desc').limit(limit).execute()) as BatchRow[];
   }
 
   async move(batchId: string, from: BatchState[], patch: Partial<BatchRow>, step?: number): Promise<boolean> {

@@ -1,42 +1,10 @@
 import t from 'tap';
-import { aiApp, MODELS } from './setup.js';
+import { aiApp } from './setup.js';
+import { FAST, batchApp, holds, settled, submit, until, type Ctx } from './batch/setup.js';
 import { activate, makeApp } from '../../helpers/app.js';
 import { loadConfig } from '../../../config/load.js';
 import { buildApp } from '../../../core/app.js';
 import { openAiFake } from '../../fakes/openai-fake.js';
-
-// alpha (OpenAI fake) and beta (Anthropic fake) get batch prices at half their normal ones;
-// gamma is served by an openai-compatible instance, which has no batch API.
-const BATCH_MODELS = [
-  ...MODELS.map((m) => (m.id === 'alpha' ? { ...m, price: { ...m.price, batch_in: 500_000, batch_out: 1_000_000 } } : m.id === 'beta' ? { ...m, price: { ...m.price, batch_in: 1_000_000, batch_out: 2_000_000 } } : m)),
-  { id: 'gamma', vendor: 'oc', family: 'gamma', tasks: ['general'], quality: 10, context_window: 8000, max_output: 1000, price: { in: 4_000_000, out: 8_000_000, batch_in: 2_000_000, batch_out: 4_000_000 }, capabilities: ['chat'], regions: ['global'] },
-];
-const FAST = { jobs: { poll_ms: 20 }, plugins: { ai: { models: BATCH_MODELS, batch_poll_ms: 15 } } };
-
-async function batchApp(t: Parameters<typeof aiApp>[0]) {
-  const ctx = await aiApp(t, FAST);
-  return ctx;
-}
-
-type Ctx = Awaited<ReturnType<typeof batchApp>>;
-
-const submit = (c: Ctx, payload: Record<string, unknown>, headers = c.auth) => c.app.inject({ method: 'POST', url: '/v1/ai/chat', headers, payload: { ...payload, batch_mode: true } });
-
-async function until(c: Ctx, id: string, states: string[]): Promise<any> {
-  for (let i = 0; i < 400; i++) {
-    const r = (await c.app.inject({ method: 'GET', url: `/v1/ai/batches/${id}`, headers: c.auth })).json();
-    if (states.includes(r.state)) return r;
-    await new Promise((ok) => setTimeout(ok, 10));
-  }
-  throw new Error(`batch ${id} never reached ${states.join('|')}`);
-}
-
-const holds = (c: Ctx) => c.app.svc.db.selectFrom('wallet_holds').selectAll().execute();
-
-/** The row says succeeded a moment before the hold is settled: wait for the money to move too. */
-async function settled(c: Ctx): Promise<void> {
-  for (let i = 0; i < 200 && (await holds(c)).length; i++) await new Promise((ok) => setTimeout(ok, 5));
-}
 
 t.test('OpenAI Batch API: 202, JSONL upload, polls until succeeded, charged exactly at the batch price', async (t) => {
   const c = await batchApp(t);

@@ -1,0 +1,49 @@
+import { aiApp, MODELS } from '../setup.js';
+
+// alpha (OpenAI fake) and beta (Anthropic fake) get batch prices at half their normal ones;
+// gamma is served by an openai-compatible instance, which has no batch API.
+export const BATCH_MODELS = [
+  ...MODELS.map((m) => (m.id === 'alpha' ? { ...m, price: { ...m.price, batch_in: 500_000, batch_out: 1_000_000 } } : m.id === 'beta' ? { ...m, price: { ...m.price, batch_in: 1_000_000, batch_out: 2_000_000 } } : m)),
+  { id: 'gamma', vendor: 'oc', family: 'gamma', tasks: ['general'], quality: 10, context_window: 8000, max_output: 1000, price: { in: 4_000_000, out: 8_000_000, batch_in: 2_000_000, batch_out: 4_000_000 }, capabilities: ['chat'], regions: ['global'] },
+];
+export const FAST = { jobs: { poll_ms: 20 }, plugins: { ai: { models: BATCH_MODELS, batch_poll_ms: 15 } } };
+
+export async function batchApp(t: Parameters<typeof aiApp>[0], overrides: Record<string, any> = FAST) {
+  return aiApp(t, overrides);
+}
+
+export type Ctx = Awaited<ReturnType<typeof batchApp>>;
+
+export const submit = (c: Ctx, payload: Record<string, unknown>, headers = c.auth) => c.app.inject({ method: 'POST', url: '/v1/ai/chat', headers, payload: { ...payload, batch_mode: true } });
+
+export const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+export async function until(c: Ctx, id: string, states: string[]): Promise<any> {
+  for (let i = 0; i < 400; i++) {
+    const r = (await c.app.inject({ method: 'GET', url: `/v1/ai/batches/${id}`, headers: c.auth })).json();
+    if (states.includes(r.state)) return r;
+    await sleep(10);
+  }
+  throw new Error(`batch ${id} never reached ${states.join('|')}`);
+}
+
+export const holds = (c: Ctx) => c.app.svc.db.selectFrom('wallet_holds').selectAll().execute();
+
+/** The row says succeeded a moment before the hold is settled: wait for the money to move too. */
+export async function settled(c: Ctx): Promise<void> {
+  for (let i = 0; i < 200 && (await holds(c)).length; i++) await sleep(5);
+}
+
+/** Wait (up to 2 s) for `ok()`: a batch is final a moment before its vendor is asked to cancel. */
+export async function eventually(ok: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 400 && !(await ok()); i++) await sleep(5);
+}
+
+/** Submit a batch and wait until it is out at its vendor (set the fake to keep it running first); the balance before it too. */
+export async function runningBatch(c: Ctx, payload: Record<string, unknown>): Promise<{ batch_id: string; vendorId: string; before: number }> {
+  const before = await c.app.svc.wallet.balance(c.accountId);
+  const { batch_id } = (await submit(c, payload)).json();
+  await until(c, batch_id, ['running']);
+  const row = await c.app.svc.db.selectFrom('ai_batches').select('vendor_batch_id').where('batch_id', '=', batch_id).executeTakeFirstOrThrow();
+  return { batch_id, vendorId: row.vendor_batch_id as string, before };
+}
