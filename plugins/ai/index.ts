@@ -74,7 +74,7 @@ export default defineArea({
     const media = new MediaService(svc, ai);
     registerMediaRoutes(app, media);
     registerBatchRoutes(app, batches);
-    registerRealtimeToken(app, svc, ctx.config.realtime);
+    registerRealtimeToken(app, svc, ai, ctx.config.realtime);
     const speech = new SpeechService(svc, ai);
     registerSpeechRoutes(app, speech);
     await app.register(async (scope) => {

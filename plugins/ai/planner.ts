@@ -136,3 +136,30 @@ function rank(pool: Candidate[], prefer: Prefer): Candidate[] {
   bySmarts.forEach((c, i) => score.set(c, (score.get(c) ?? 0) + i));
   return [...pool].sort((a, b) => score.get(a)! - score.get(b)! || b.entry.quality - a.entry.quality);
 }
+
+export interface FlatCandidate {
+  instanceId: string;
+  byok: boolean;
+  /** Micro-USD for the call: the area's flat price, or the BYOK platform fee. */
+  price: number;
+  credentials?: Record<string, string>;
+}
+
+/**
+ * Routing for a capability priced per call rather than per model (live session tokens): every
+ * instance serving it in the region, in route order, the caller's BYOK instances first at the
+ * platform fee with their key, the rest at `priceMicros` with the operator's. BYOK-only
+ * instances take part only with the caller's key. An empty list is the router's 503.
+ */
+export function planFlatCandidates(registry: VendorRegistry, byokOnly: Set<string>, req: {
+  capability: string; region: string; byok: Map<string, Record<string, string>>; byokFeeMicros: number; priceMicros: number;
+}): FlatCandidate[] {
+  const out: FlatCandidate[] = [];
+  for (const inst of registry.serving(req.capability)) {
+    if (!inRegion(inst.regions, req.region)) continue;
+    const creds = credentialsFor(inst, req.byok);
+    if (creds) out.push({ instanceId: inst.id, byok: true, price: req.byokFeeMicros, credentials: creds });
+    else if (!byokOnly.has(inst.id)) out.push({ instanceId: inst.id, byok: false, price: req.priceMicros });
+  }
+  return [...out.filter((c) => c.byok), ...out.filter((c) => !c.byok)];
+}
