@@ -36,6 +36,13 @@ export const ImageBody = Type.Object({
 }, { additionalProperties: false });
 export type ImageBodyT = Static<typeof ImageBody>;
 
+export const ImageEditBody = Type.Object({
+  ...ImageBody.properties,
+  images: Type.Array(ImageRefSchema, { minItems: 1, maxItems: 16, description: 'PNG, JPEG or WebP: the image to edit, or several references for models that take them (gpt-image-1).' }),
+  mask: Type.Optional(Type.Object(ImageRefSchema.properties, { additionalProperties: false, description: 'A PNG (at most 4 MiB) whose transparent pixels mark where the first image is edited.' })),
+}, { additionalProperties: false });
+export type ImageEditBodyT = Static<typeof ImageEditBody>;
+
 export const ImageResult = Type.Object({
   images: Type.Array(Type.Object({
     url: Type.String({ description: 'Signed URL of the saved image (kept for the result retention period).' }),
