@@ -4,8 +4,8 @@ import type { CallResult } from '../../../core/router/router.js';
 import type { CandidatePlan, ChatInput, ChatOutput, ImageEditInput, ImageFile, ImageInput, ImageOutput, ImageVariationInput } from '../contract.js';
 import type { ChatBodyT, ChatResultT } from '../schemas.js';
 import type { AiService, Prepared } from '../service.js';
-import { resolveImages, sniffImage, type ImageRef } from './image-input.js';
-import type { ImageBodyT, ImageEditBodyT, ImageResultT, VisionBodyT } from './schemas.js';
+import { resolveImages, sniffImage, type ImageRef, type ParamOf } from './image-input.js';
+import type { ImageBodyT, ImageEditBodyT, ImageResultT, ImageVariationBodyT, VisionBodyT } from './schemas.js';
 import { imageFile, MAX_MASK_BYTES } from './image-files.js';
 
 /**
@@ -76,15 +76,25 @@ export class MediaService {
   async editImageRefs(req: FastifyRequest, body: ImageEditBodyT): Promise<ImageResultT> {
     const { images: refs, mask: maskRef, prompt, idempotency_key: _key, ...opts } = body;
     return this.makeImages<ImageEditInput>(req, 'ai.image.edit', opts, async () => {
-      const inline = await resolveImages(refs, this.svc.egress);
-      const images = inline.map((img, i) => imageFile(Buffer.from(img.data, 'base64'), `images[${i}]`));
-      let mask: ImageFile | undefined;
-      if (maskRef) {
-        const [m] = await resolveImages([maskRef], this.svc.egress, (_i, field) => `mask${field ? `.${field}` : ''}`);
-        mask = imageFile(Buffer.from(m.data, 'base64'), 'mask', { maxBytes: MAX_MASK_BYTES, pngOnly: true });
-      }
+      const images = await this.imageFiles(refs, (i, field) => `images[${i}]${field ? `.${field}` : ''}`);
+      const mask = maskRef ? (await this.imageFiles([maskRef], (_i, field) => `mask${field ? `.${field}` : ''}`, { maxBytes: MAX_MASK_BYTES, pngOnly: true }))[0] : undefined;
       return { prompt, n: opts.n ?? 1, ...(opts.size ? { size: opts.size } : {}), images, ...(mask ? { mask } : {}) };
     });
+  }
+
+  /** The native variation: routed first, then the ImageRef fetched or decoded and checked. */
+  async variationImageRef(req: FastifyRequest, body: ImageVariationBodyT): Promise<ImageResultT> {
+    const { image: ref, idempotency_key: _key, ...opts } = body;
+    return this.makeImages<ImageVariationInput>(req, 'ai.image.variation', opts, async () => {
+      const [image] = await this.imageFiles([ref], (_i, field) => `image${field ? `.${field}` : ''}`);
+      return { image, n: opts.n ?? 1, ...(opts.size ? { size: opts.size } : {}) };
+    });
+  }
+
+  /** ImageRefs as checked upload files: fetched under the egress rules or decoded, then typed and capped. */
+  private async imageFiles(refs: ImageRef[], paramOf: ParamOf, opts?: Parameters<typeof imageFile>[2]): Promise<ImageFile[]> {
+    const inline = await resolveImages(refs, this.svc.egress, paramOf);
+    return inline.map((img, i) => imageFile(Buffer.from(img.data, 'base64'), paramOf(i), opts));
   }
 
   /** Variations of an uploaded image (`ai.image.variation`). */

@@ -43,6 +43,14 @@ export const ImageEditBody = Type.Object({
 }, { additionalProperties: false });
 export type ImageEditBodyT = Static<typeof ImageEditBody>;
 
+const { prompt: _prompt, ...imageOptions } = ImageBody.properties;
+
+export const ImageVariationBody = Type.Object({
+  ...imageOptions,
+  image: Type.Object(ImageRefSchema.properties, { additionalProperties: false, description: 'The image to vary: PNG, JPEG or WebP (DALL·E 2 takes a square PNG under 4 MB).' }),
+}, { additionalProperties: false });
+export type ImageVariationBodyT = Static<typeof ImageVariationBody>;
+
 export const ImageResult = Type.Object({
   images: Type.Array(Type.Object({
     url: Type.String({ description: 'Signed URL of the saved image (kept for the result retention period).' }),

@@ -62,4 +62,18 @@ export async function registerOpenAiImageUploadRoutes(app: FastifyInstance, medi
     const mask = masks.length ? imageFile(masks[0].bytes, 'mask', { maxBytes: MAX_MASK_BYTES, pngOnly: true }) : undefined;
     return openAiImages(await media.editImage(req, { ...opts, prompt: fields.prompt, images, ...(mask ? { mask } : {}) }), opts.response_format);
   });
+
+  app.post('/v1/openai/images/variations', {
+    bodyLimit: cap,
+    config: config('openai.images.variations', 'ai.image.variation'),
+    schema: { summary: 'OpenAI Images: variations (multipart/form-data: one `image`)', tags: ['openai'], consumes: ['multipart/form-data'] } as FastifySchema,
+  }, async (req: FastifyRequest) => {
+    const { files, fields } = await readUpload(req, 'image variation', { fileBytes, fileParam: 'image', tooManyFiles: 'Send one image.' });
+    const unknown = files.find((f) => f.field !== 'image');
+    if (unknown) throw bad(unknown.field, 'is not a file field of an image variation (send one `image`)');
+    if (!files.length) throw bad('image', 'is required');
+    if (files.length > 1) throw bad('image', 'must be one file');
+    const opts = uploadOptions(fields);
+    return openAiImages(await media.imageVariation(req, { ...opts, image: imageFile(files[0].bytes, 'image') }), opts.response_format);
+  });
 }
