@@ -1,8 +1,9 @@
 // The capability contracts the AI area calls and AI vendor adapters implement:
 // `ai.chat` (ChatInput -> ChatOutput), `ai.chat.stream` (ChatInput -> AsyncIterable<ChatStreamEvent>),
 // `ai.embed` (EmbedInput -> EmbedOutput), `ai.vision` (ChatInput whose user turns carry
-// `images` -> ChatOutput) and `ai.image` (ImageInput -> ImageOutput). Adapters import these types; the area never
-// imports an adapter.
+// `images` -> ChatOutput), `ai.image` (ImageInput -> ImageOutput), `ai.image.edit`
+// (ImageEditInput -> ImageOutput) and `ai.image.variation` (ImageVariationInput -> ImageOutput).
+// Adapters import these types; the area never imports an adapter.
 
 export interface ToolCall {
   id: string;
@@ -123,8 +124,33 @@ export interface ImageOutput {
   model: string;
 }
 
+/** An uploaded image for `ai.image.edit` and `ai.image.variation`: the area has checked its type and size. */
+export interface ImageFile {
+  data: Buffer;
+  mime: 'image/png' | 'image/jpeg' | 'image/webp';
+  /** With the extension of its type: vendors read the format from it. */
+  filename: string;
+}
+
+/**
+ * `ai.image.edit`: `n` images made from `images` (the one to edit, or several references for
+ * models that take them) as the prompt says; where a `mask` (PNG) is transparent is what changes.
+ */
+export interface ImageEditInput extends ImageInput {
+  images: ImageFile[];
+  mask?: ImageFile;
+}
+
+/** `ai.image.variation`: `n` variations of one image, no prompt. */
+export interface ImageVariationInput {
+  image: ImageFile;
+  n: number;
+  size?: string;
+  plan: Record<string, CandidatePlan>;
+}
+
 /** Price of an image call for one instance: per image × the images asked for (estimate) or made (actual, never above the estimate). */
-export function imagePrice(input: ImageInput, instanceId: string, out?: ImageOutput): number {
+export function imagePrice(input: { n: number; plan: Record<string, CandidatePlan> }, instanceId: string, out?: ImageOutput): number {
   const p = input.plan[instanceId];
   if (!p) return 0;
   return p.fee + (p.price_image ?? 0) * (out ? Math.min(out.images.length, input.n) : input.n);

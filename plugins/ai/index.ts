@@ -18,6 +18,7 @@ import { registerOpenAiAudioRoutes } from './openai/audio-routes.js';
 import { MediaService } from './media/media-service.js';
 import { registerMediaRoutes } from './media/routes.js';
 import { registerOpenAiImageRoutes } from './openai/images-route.js';
+import { registerOpenAiImageUploadRoutes } from './openai/image-upload-routes.js';
 
 const ConfigSchema = Type.Object({
   models: Type.Array(ModelEntrySchema, { default: [], description: 'Extra or overriding catalog entries.' }),
@@ -47,6 +48,8 @@ export default defineArea({
     'ai.asr': { idempotent: true, description: 'Transcription: audio to text.' },
     'ai.vision': { idempotent: true, description: 'Chat about images (user turns carry inline images).' },
     'ai.image': { idempotent: true, description: 'Image generation from a prompt.' },
+    'ai.image.edit': { idempotent: true, description: 'Image edit: new images from uploaded ones, a prompt and an optional mask.' },
+    'ai.image.variation': { idempotent: true, description: 'Variations of an uploaded image.' },
   },
   async register(app, ctx) {
     const svc = ctx.svc;
@@ -75,13 +78,14 @@ export default defineArea({
     const media = new MediaService(svc, ai);
     registerMediaRoutes(app, media);
     registerBatchRoutes(app, batches);
-    registerRealtimeToken(app, svc, ctx.config.realtime);
+    registerRealtimeToken(app, svc, ai, ctx.config.realtime);
     const speech = new SpeechService(svc, ai);
     registerSpeechRoutes(app, speech);
     await app.register(async (scope) => {
       registerOpenAiRoutes(scope, ai, media);
       registerOpenAiImageRoutes(scope, media);
       await scope.register(async (audio) => registerOpenAiAudioRoutes(audio, speech));
+      await scope.register(async (uploads) => registerOpenAiImageUploadRoutes(uploads, media));
     });
     const sweep = setInterval(() => void ai.cache.sweep().catch((e) => ctx.log.warn({ err: e }, 'cache sweep failed')), 60_000);
     sweep.unref();

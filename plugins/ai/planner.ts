@@ -7,7 +7,7 @@ import { credentialsFor } from '../byok/providers.js';
 export type Prefer = 'balanced' | 'cheapest' | 'smartest';
 
 export interface PlanRequest {
-  capability: 'ai.chat' | 'ai.chat.stream' | 'ai.embed' | 'ai.tts' | 'ai.asr' | 'ai.vision' | 'ai.image';
+  capability: 'ai.chat' | 'ai.chat.stream' | 'ai.embed' | 'ai.tts' | 'ai.asr' | 'ai.vision' | 'ai.image' | 'ai.image.edit' | 'ai.image.variation';
   model?: string;
   vendor?: string;
   task: Task;
@@ -53,7 +53,8 @@ function localEntry(id: string, vendor: string, kind: Kind): ModelEntry {
 
 type Kind = ModelEntry['capabilities'][number];
 // Vision, image and speech models are never guessed: an unknown model needs a catalog entry saying it can.
-const KIND: Record<PlanRequest['capability'], Kind> = { 'ai.chat': 'chat', 'ai.chat.stream': 'chat', 'ai.embed': 'embed', 'ai.vision': 'vision', 'ai.image': 'image', 'ai.tts': 'tts', 'ai.asr': 'asr' };
+const KIND: Record<PlanRequest['capability'], Kind> = { 'ai.chat': 'chat', 'ai.chat.stream': 'chat', 'ai.embed': 'embed', 'ai.vision': 'vision', 'ai.image': 'image',
+  'ai.image.edit': 'image_edit', 'ai.image.variation': 'image_variation', 'ai.tts': 'tts', 'ai.asr': 'asr' };
 
 /**
  * Routing for the AI area: which vendor instances, with which model each, in what order.
@@ -135,4 +136,31 @@ function rank(pool: Candidate[], prefer: Prefer): Candidate[] {
   byPrice.forEach((c, i) => score.set(c, i));
   bySmarts.forEach((c, i) => score.set(c, (score.get(c) ?? 0) + i));
   return [...pool].sort((a, b) => score.get(a)! - score.get(b)! || b.entry.quality - a.entry.quality);
+}
+
+export interface FlatCandidate {
+  instanceId: string;
+  byok: boolean;
+  /** Micro-USD for the call: the area's flat price, or the BYOK platform fee. */
+  price: number;
+  credentials?: Record<string, string>;
+}
+
+/**
+ * Routing for a capability priced per call rather than per model (live session tokens): every
+ * instance serving it in the region, in route order, the caller's BYOK instances first at the
+ * platform fee with their key, the rest at `priceMicros` with the operator's. BYOK-only
+ * instances take part only with the caller's key. An empty list is the router's 503.
+ */
+export function planFlatCandidates(registry: VendorRegistry, byokOnly: Set<string>, req: {
+  capability: string; region: string; byok: Map<string, Record<string, string>>; byokFeeMicros: number; priceMicros: number;
+}): FlatCandidate[] {
+  const out: FlatCandidate[] = [];
+  for (const inst of registry.serving(req.capability)) {
+    if (!inRegion(inst.regions, req.region)) continue;
+    const creds = credentialsFor(inst, req.byok);
+    if (creds) out.push({ instanceId: inst.id, byok: true, price: req.byokFeeMicros, credentials: creds });
+    else if (!byokOnly.has(inst.id)) out.push({ instanceId: inst.id, byok: false, price: req.priceMicros });
+  }
+  return [...out.filter((c) => c.byok), ...out.filter((c) => !c.byok)];
 }

@@ -1,12 +1,20 @@
 // The capability contract of live sessions (`ai.realtime.token`): an ephemeral vendor secret a
 // client opens its WebRTC session with. Adapters import these types; the area never imports an adapter.
 
+/** What one candidate instance is asked to do, decided by the area: a flat price, and whose key. */
+export interface RealtimePlan {
+  /** Flat charge in micro-USD: the area's price, or the BYOK platform fee with the caller's key. */
+  price: number;
+  /** The caller's own credentials for this vendor (BYOK), decrypted for this call only. */
+  credentials?: Record<string, string>;
+}
+
 export interface RealtimeTokenInput {
   model?: string;
   voice?: string;
   ttl_seconds: number;
-  /** Flat charge in micro-USD for the session token, decided by the area's config. */
-  price: number;
+  /** Per vendor instance id; the router is given exactly these instances, in order. */
+  plan: Record<string, RealtimePlan>;
 }
 
 export interface RealtimeTokenOutput {
@@ -16,4 +24,10 @@ export interface RealtimeTokenOutput {
   expires_at: number;
   vendor_session_id?: string;
   model: string;
+}
+
+export function realtimePlanFor(input: RealtimeTokenInput, instanceId: string): RealtimePlan {
+  const p = input.plan[instanceId];
+  if (!p) throw new Error(`no realtime plan for vendor instance ${instanceId}`);
+  return p;
 }

@@ -4,6 +4,7 @@ import type { Svc } from '../../core/context.js';
 import { newId } from '../../core/ids.js';
 import { usdToMicros } from '../../core/wallet/money.js';
 import type { RealtimeTokenInput, RealtimeTokenOutput } from './realtime-contract.js';
+import type { AiService } from './service.js';
 
 export const REALTIME_CAPABILITY = 'ai.realtime.token';
 
@@ -35,22 +36,29 @@ const LiveSessionToken = Type.Object({
   expires_at: Type.String(),
   model: Type.String(),
   vendor: Type.String(),
+  byok: Type.Boolean({ description: 'Minted with the caller\'s own key (BYOK): charged only the platform fee.' }),
 });
 
 /** POST /v1/ai/realtime/token: a short-lived vendor client secret for a browser's live (WebRTC) session. */
-export function registerRealtimeToken(app: FastifyInstance, svc: Svc, cfg: RealtimeConfigT): void {
+export function registerRealtimeToken(app: FastifyInstance, svc: Svc, ai: AiService, cfg: RealtimeConfigT): void {
   app.post('/v1/ai/realtime/token', {
     config: { scope: 'ai', operation: REALTIME_CAPABILITY, capability: REALTIME_CAPABILITY, billing: { unit: 'token', price_usd: cfg.price_usd } },
     schema: { summary: 'A short-lived token for a live voice session (WebRTC) with a realtime model', tags: ['ai'], body: RealtimeTokenBody, response: { 200: LiveSessionToken } },
   }, async (req: FastifyRequest<{ Body: RealtimeTokenBodyT }>) => {
     const b = req.body;
-    const input: RealtimeTokenInput = { model: b.model ?? cfg.default_model, voice: b.voice, ttl_seconds: b.ttl_seconds ?? 3600, price: usdToMicros(cfg.price_usd) };
+    // The caller's own key goes first (charged the platform fee); a revoked or invalid one is not among them.
+    const candidates = await ai.planFlat(req, REALTIME_CAPABILITY, usdToMicros(cfg.price_usd));
+    const input: RealtimeTokenInput = {
+      model: b.model ?? cfg.default_model, voice: b.voice, ttl_seconds: b.ttl_seconds ?? 3600,
+      plan: Object.fromEntries(candidates.map((c) => [c.instanceId, { price: c.price, ...(c.credentials ? { credentials: c.credentials } : {}) }])),
+    };
     const r = await svc.router.call<RealtimeTokenInput, RealtimeTokenOutput>(REALTIME_CAPABILITY, input, {
-      accountId: req.principal!.accountId, region: req.principal!.region, meter: req.meter, ref: req.id,
+      accountId: req.principal!.accountId, region: req.principal!.region, meter: req.meter, ref: req.id, order: candidates.map((c) => c.instanceId),
     });
     return {
       session_id: r.output.vendor_session_id ?? newId('sess'), ice_servers: cfg.ice_servers, token: r.output.token,
       expires_at: new Date(r.output.expires_at).toISOString(), model: r.output.model, vendor: r.vendor,
+      byok: !!candidates.find((c) => c.instanceId === r.vendor)?.byok,
     };
   });
 }

@@ -8,7 +8,7 @@ import { ByokStore } from '../byok/store.js';
 import { NoByokCache } from './no-byok-cache.js';
 import { Catalog, type ModelEntry } from './catalog/catalog.js';
 import { ChatCache } from './cache.js';
-import { planCandidates, type Candidate, type PlanRequest } from './planner.js';
+import { planCandidates, planFlatCandidates, type Candidate, type FlatCandidate, type PlanRequest } from './planner.js';
 import type { ChatInput, ChatMessage, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput, Usage } from './contract.js';
 import type { ChatBodyT, ChatResultT, EmbedBodyT } from './schemas.js';
 
@@ -81,6 +81,13 @@ export class AiService {
     const principal = req.principal!;
     const byok = await this.activeByok(principal.accountId);
     return planCandidates(this.svc.vendors, this.catalog, this.byokOnly, { ...p, region: principal.region, byok, byokFeeMicros: this.byokFeeMicros() });
+  }
+
+  /** Candidates for a capability with one flat price a call (live session tokens), BYOK first. */
+  async planFlat(req: FastifyRequest, capability: string, priceMicros: number): Promise<FlatCandidate[]> {
+    const principal = req.principal!;
+    const byok = await this.activeByok(principal.accountId);
+    return planFlatCandidates(this.svc.vendors, this.byokOnly, { capability, region: principal.region, byok, byokFeeMicros: this.byokFeeMicros(), priceMicros });
   }
 
   async prepareChat(req: FastifyRequest, body: ChatBodyT, stream: boolean, capability: PlanRequest['capability'] = stream ? 'ai.chat.stream' : 'ai.chat'): Promise<Prepared<ChatInput>> {

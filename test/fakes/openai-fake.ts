@@ -4,6 +4,7 @@ import { FakeServer, sse, words, type Script } from './script.js';
 import { OpenAiBatchFake } from './openai-batches.js';
 import { audioRoute } from './openai-audio.js';
 import { imagesGenerations, visionParts } from './openai-images.js';
+import { OpenAiImageUploadFake } from './openai-image-uploads.js';
 
 const ERR_TYPE: Record<number, [string, string | null]> = {
   400: ['invalid_request_error', null], 401: ['invalid_request_error', 'invalid_api_key'], 403: ['permission_denied', null],
@@ -25,10 +26,12 @@ function vector(text: string, dims: number): number[] {
  * A fake of OpenAI's API on loopback, speaking its real wire format: chat.completion,
  * chat.completion.chunk SSE ending in `data: [DONE]` (with the usage chunk when
  * stream_options.include_usage), streamed tool_calls, embeddings, models, error bodies,
- * image_url content parts and /images/generations (openai-images.ts).
+ * image_url content parts and /images/generations (openai-images.ts), /images/edits and
+ * /images/variations (openai-image-uploads.ts).
  */
-export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServer & { batches: OpenAiBatchFake } {
+export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServer & { batches: OpenAiBatchFake; uploads: OpenAiImageUploadFake } {
   const batches = new OpenAiBatchFake();
+  const uploads = new OpenAiImageUploadFake();
   const fake: FakeServer = new FakeServer(async (req, res, s: Script) => {
     const auth = req.headers.authorization;
     if (opts.key && auth !== `Bearer ${opts.key}`) return error(res, 401, `Incorrect API key provided: ${String(auth).slice(7, 12)}***.`);
@@ -48,6 +51,7 @@ export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServ
         data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: vector(t, req.body.dimensions ?? 8) })),
       }));
     }
+    if (await uploads.handle(req, res, (st, m) => error(res, st, m))) return;
     if (req.method === 'POST' && req.path.endsWith('/images/generations')) return imagesGenerations(req.body, res, (st, m) => error(res, st, m));
     if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return error(res, 404, `Unknown path ${req.path}`);
     const b = req.body;
@@ -94,5 +98,5 @@ export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServ
     sse(res, '[DONE]');
     res.end();
   });
-  return Object.assign(fake, { batches });
+  return Object.assign(fake, { batches, uploads });
 }

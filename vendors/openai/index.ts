@@ -5,8 +5,9 @@ import { openAiBatchCapabilities } from './batches.js';
 import { openAiRealtimeCapability } from './realtime.js';
 import { openAiAudio } from './audio.js';
 import { openAiImages } from './images.js';
+import { openAiImageUploads } from './image-edits.js';
 
-/** OpenAI (api.openai.com or any `base_url`): chat, streaming, tools, JSON modes, embeddings, vision, image generation. */
+/** OpenAI (api.openai.com or any `base_url`): chat, streaming, tools, JSON modes, embeddings, vision, image generation, edits and variations. */
 export default defineVendor({
   name: 'openai',
   regions: ['western'],
@@ -25,6 +26,7 @@ export default defineVendor({
     Object.assign(inst.capabilities, openAiBatchCapabilities(config, ctx), { 'ai.realtime.token': openAiRealtimeCapability(config, ctx) }, openAiAudio(config, ctx));
     inst.capabilities['ai.vision'] = inst.capabilities['ai.chat'];
     inst.capabilities['ai.image'] = openAiImages(cfg, ctx);
+    Object.assign(inst.capabilities, openAiImageUploads(cfg, ctx));
     return inst;
   },
 });

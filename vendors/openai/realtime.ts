@@ -1,11 +1,13 @@
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
-import type { RealtimeTokenInput, RealtimeTokenOutput } from '../../plugins/ai/realtime-contract.js';
+import { realtimePlanFor, type RealtimeTokenInput, type RealtimeTokenOutput } from '../../plugins/ai/realtime-contract.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
+import { openAiHeaders } from './client.js';
 
 // OpenAI Realtime (GA): POST /realtime/client_secrets creates the session configuration and an
 // ephemeral client secret (`ek_…`) a browser uses to open the WebRTC session itself, so the
-// account's API key never leaves the server.
+// account's API key never leaves the server. The key is the instance's, or the caller's own
+// (BYOK) when the plan carries one.
 
 /** OpenAI caps `expires_after.seconds` at two hours. */
 export const OPENAI_REALTIME_MAX_TTL_SECONDS = 7200;
@@ -21,18 +23,19 @@ export function openAiRealtimeCapability(cfg: { base_url: string; api_key: strin
   const id = ctx.instanceId;
   return {
     async invoke(input, opts) {
+      const p = realtimePlanFor(input, id);
       const model = input.model ?? OPENAI_REALTIME_DEFAULT_MODEL;
       const session: Record<string, unknown> = { type: 'realtime', model };
       if (input.voice) session.audio = { output: { voice: input.voice } };
       const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/realtime/client_secrets'), {
         method: 'POST', signal: opts.signal,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${cfg.api_key}`, ...(cfg.organization ? { 'openai-organization': cfg.organization } : {}) },
+        headers: openAiHeaders(cfg, p.credentials),
         body: JSON.stringify({ expires_after: { anchor: 'created_at', seconds: Math.min(input.ttl_seconds, OPENAI_REALTIME_MAX_TTL_SECONDS) }, session }),
       }, id);
       const j = await readJson<ClientSecret>(res, id);
       if (typeof j.value !== 'string' || typeof j.expires_at !== 'number') throw new VendorFailure('unavailable', `${id} answered without a client secret`);
       return { token: j.value, expires_at: j.expires_at * 1000, vendor_session_id: j.session?.id, model: j.session?.model ?? model };
     },
-    price: (input) => input.price,
+    price: (input) => realtimePlanFor(input, id).price,
   };
 }

@@ -37,10 +37,11 @@ const micros = (usd: number) => Math.round(usd * 1_000_000);
 
 // Image models: USD per image, the dearest size at the quality the adapter asks for (an
 // upper bound: gpt-image-1 at `medium`, dall-e-3 at `standard`), so the reservation covers any size.
-const IMAGE_ROWS: Array<[id: string, vendor: string, quality: number, promptChars: number, usdPerImage: number, regions: string[]]> = [
-  ['gpt-image-1', 'openai', 85, 32000, 0.063, ['western']],
-  ['dall-e-3', 'openai', 75, 4000, 0.08, ['western']],
-  ['dall-e-2', 'openai', 40, 1000, 0.02, ['western']],
+// Which of them also edit images (OpenAI's /images/edits) and make variations (/images/variations, DALL·E 2 only).
+const IMAGE_ROWS: Array<[id: string, vendor: string, quality: number, promptChars: number, usdPerImage: number, regions: string[], also: ModelEntry['capabilities']]> = [
+  ['gpt-image-1', 'openai', 85, 32000, 0.063, ['western'], ['image_edit']],
+  ['dall-e-3', 'openai', 75, 4000, 0.08, ['western'], []],
+  ['dall-e-2', 'openai', 40, 1000, 0.02, ['western'], ['image_edit', 'image_variation']],
 ];
 
 export const BUILTIN_MODELS: ModelEntry[] = ROWS.map(([id, vendor, family, tasks, quality, context_window, max_output, inUsd, outUsd, capabilities, regions, batch]) => ({
@@ -48,7 +49,7 @@ export const BUILTIN_MODELS: ModelEntry[] = ROWS.map(([id, vendor, family, tasks
   price: { in: micros(inUsd), out: micros(outUsd), ...(batch ? { batch_in: micros(batch[0]), batch_out: micros(batch[1]) } : {}) },
 }));
 
-export const BUILTIN_IMAGE_MODELS: ModelEntry[] = IMAGE_ROWS.map(([id, vendor, quality, context_window, usd, regions]) => ({
-  id, vendor, family: id, tasks: ['general'], quality, context_window, max_output: 1, capabilities: ['image'], regions,
+export const BUILTIN_IMAGE_MODELS: ModelEntry[] = IMAGE_ROWS.map(([id, vendor, quality, context_window, usd, regions, also]) => ({
+  id, vendor, family: id, tasks: ['general'], quality, context_window, max_output: 1, capabilities: ['image', ...also], regions,
   price: { in: 0, out: 0, image: micros(usd) },
 }));

@@ -25,7 +25,7 @@ export const ModelEntrySchema = Type.Object({
     per_minute: Type.Optional(Type.Integer({ minimum: 0, description: 'Transcription (`asr`): micro-USD per minute of audio.' })),
     image: Type.Optional(Type.Integer({ minimum: 0, description: 'Micro-USD per generated image (models with the `image` capability).' })),
   }, { additionalProperties: false }),
-  capabilities: Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('tools'), Type.Literal('vision'), Type.Literal('json'), Type.Literal('embed'), Type.Literal('tts'), Type.Literal('asr'), Type.Literal('image')]), { default: ['chat'] }),
+  capabilities: Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('tools'), Type.Literal('vision'), Type.Literal('json'), Type.Literal('embed'), Type.Literal('tts'), Type.Literal('asr'), Type.Literal('image'), Type.Literal('image_edit'), Type.Literal('image_variation')]), { default: ['chat'] }),
   regions: Type.Array(Type.String(), { default: ['global'], description: '`global`, `western` or `china`.' }),
 }, { additionalProperties: false });
 

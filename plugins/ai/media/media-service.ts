@@ -1,11 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { Svc } from '../../../core/context.js';
 import type { CallResult } from '../../../core/router/router.js';
-import type { ChatInput, ChatOutput, ImageInput, ImageOutput } from '../contract.js';
+import type { CandidatePlan, ChatInput, ChatOutput, ImageEditInput, ImageFile, ImageInput, ImageOutput, ImageVariationInput } from '../contract.js';
 import type { ChatBodyT, ChatResultT } from '../schemas.js';
 import type { AiService, Prepared } from '../service.js';
-import { resolveImages, sniffImage, type ImageRef } from './image-input.js';
-import type { ImageBodyT, ImageResultT, VisionBodyT } from './schemas.js';
+import { resolveImages, sniffImage, type ImageRef, type ParamOf } from './image-input.js';
+import type { ImageBodyT, ImageEditBodyT, ImageResultT, ImageVariationBodyT, VisionBodyT } from './schemas.js';
+import { imageFile, MAX_MASK_BYTES } from './image-files.js';
 
 /**
  * Input tokens reserved for each image of a vision call. Vendors bill an image by its pixels
@@ -23,6 +24,9 @@ export interface ImageSource {
   ref: ImageRef;
   param(field?: 'url' | 'base64'): string;
 }
+
+/** Routing and answer options every image endpoint shares. */
+export type ImageUploadOptions = Pick<ImageBodyT, 'n' | 'size' | 'model' | 'vendor' | 'prefer' | 'response_format'>;
 
 const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
 
@@ -58,21 +62,63 @@ export class MediaService {
   }
 
   async image(req: FastifyRequest, body: ImageBodyT): Promise<ImageResultT> {
-    const candidates = await this.ai.plan(req, { capability: 'ai.image', model: body.model, vendor: body.vendor, task: 'general', prefer: body.prefer ?? 'balanced', needs: [] });
-    const input: ImageInput = {
-      prompt: body.prompt, n: body.n ?? 1, ...(body.size ? { size: body.size } : {}),
-      plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
-    };
-    const p: Prepared<ImageInput> = { input, candidates, modelOf: (v) => input.plan[v]?.model };
+    return this.makeImages<ImageInput>(req, 'ai.image', body, { prompt: body.prompt, n: body.n ?? 1, ...(body.size ? { size: body.size } : {}) });
+  }
+
+  /** Edits of uploaded images (`ai.image.edit`); the files were checked by the route. */
+  async editImage(req: FastifyRequest, body: ImageUploadOptions & { prompt: string; images: ImageFile[]; mask?: ImageFile }): Promise<ImageResultT> {
+    return this.makeImages<ImageEditInput>(req, 'ai.image.edit', body, {
+      prompt: body.prompt, n: body.n ?? 1, ...(body.size ? { size: body.size } : {}), images: body.images, ...(body.mask ? { mask: body.mask } : {}),
+    });
+  }
+
+  /** The native edit: routed first (no edit vendor, nothing fetched), then the ImageRefs fetched or decoded and checked as uploads are. */
+  async editImageRefs(req: FastifyRequest, body: ImageEditBodyT): Promise<ImageResultT> {
+    const { images: refs, mask: maskRef, prompt, idempotency_key: _key, ...opts } = body;
+    return this.makeImages<ImageEditInput>(req, 'ai.image.edit', opts, async () => {
+      const images = await this.imageFiles(refs, (i, field) => `images[${i}]${field ? `.${field}` : ''}`);
+      const mask = maskRef ? (await this.imageFiles([maskRef], (_i, field) => `mask${field ? `.${field}` : ''}`, { maxBytes: MAX_MASK_BYTES, pngOnly: true }))[0] : undefined;
+      return { prompt, n: opts.n ?? 1, ...(opts.size ? { size: opts.size } : {}), images, ...(mask ? { mask } : {}) };
+    });
+  }
+
+  /** The native variation: routed first, then the ImageRef fetched or decoded and checked. */
+  async variationImageRef(req: FastifyRequest, body: ImageVariationBodyT): Promise<ImageResultT> {
+    const { image: ref, idempotency_key: _key, ...opts } = body;
+    return this.makeImages<ImageVariationInput>(req, 'ai.image.variation', opts, async () => {
+      const [image] = await this.imageFiles([ref], (_i, field) => `image${field ? `.${field}` : ''}`);
+      return { image, n: opts.n ?? 1, ...(opts.size ? { size: opts.size } : {}) };
+    });
+  }
+
+  /** ImageRefs as checked upload files: fetched under the egress rules or decoded, then typed and capped. */
+  private async imageFiles(refs: ImageRef[], paramOf: ParamOf, opts?: Parameters<typeof imageFile>[2]): Promise<ImageFile[]> {
+    const inline = await resolveImages(refs, this.svc.egress, paramOf);
+    return inline.map((img, i) => imageFile(Buffer.from(img.data, 'base64'), paramOf(i), opts));
+  }
+
+  /** Variations of an uploaded image (`ai.image.variation`). */
+  async imageVariation(req: FastifyRequest, body: ImageUploadOptions & { image: ImageFile }): Promise<ImageResultT> {
+    return this.makeImages<ImageVariationInput>(req, 'ai.image.variation', body, { image: body.image, n: body.n ?? 1, ...(body.size ? { size: body.size } : {}) });
+  }
+
+  /** Route, call and save: the images of any image capability, priced per image by the plan. */
+  private async makeImages<I extends { n: number; plan: Record<string, CandidatePlan> }>(
+    req: FastifyRequest, capability: 'ai.image' | 'ai.image.edit' | 'ai.image.variation', opts: ImageUploadOptions,
+    fields: Omit<I, 'plan'> | (() => Promise<Omit<I, 'plan'>>),
+  ): Promise<ImageResultT> {
+    const candidates = await this.ai.plan(req, { capability, model: opts.model, vendor: opts.vendor, task: 'general', prefer: opts.prefer ?? 'balanced', needs: [] });
+    const input = { ...(typeof fields === 'function' ? await fields() : fields), plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])) } as I;
+    const p: Prepared<I> = { input, candidates, modelOf: (v) => input.plan[v]?.model };
     const started = performance.now();
-    const r = await this.call<ImageInput, ImageOutput>('ai.image', req, p, IMAGE_TIMEOUT_MS);
+    const r = await this.call<I, ImageOutput>(capability, req, p, IMAGE_TIMEOUT_MS);
     const accountId = req.principal!.accountId;
     // Saved through the result store: the caller gets signed URLs, kept for the retention period.
     const saved = await Promise.all(r.output.images.map((img, i) => {
       const mime = sniffImage(img.data) ?? img.mime;
       return this.svc.results.save(accountId, img.data, { contentType: mime, filename: `image-${i + 1}.${EXT[mime] ?? 'bin'}`, inline: true });
     }));
-    const b64 = body.response_format === 'b64_json';
+    const b64 = opts.response_format === 'b64_json';
     return {
       images: saved.map((s, i) => ({ url: s.url, ...(b64 ? { b64: r.output.images[i].data.toString('base64') } : {}) })),
       metadata: this.ai.metadata(p, r.vendor, r.attempts, performance.now() - started, r.costMicros),

@@ -36,6 +36,21 @@ export const ImageBody = Type.Object({
 }, { additionalProperties: false });
 export type ImageBodyT = Static<typeof ImageBody>;
 
+export const ImageEditBody = Type.Object({
+  ...ImageBody.properties,
+  images: Type.Array(ImageRefSchema, { minItems: 1, maxItems: 16, description: 'PNG, JPEG or WebP: the image to edit, or several references for models that take them (gpt-image-1).' }),
+  mask: Type.Optional(Type.Object(ImageRefSchema.properties, { additionalProperties: false, description: 'A PNG (at most 4 MiB) whose transparent pixels mark where the first image is edited.' })),
+}, { additionalProperties: false });
+export type ImageEditBodyT = Static<typeof ImageEditBody>;
+
+const { prompt: _prompt, ...imageOptions } = ImageBody.properties;
+
+export const ImageVariationBody = Type.Object({
+  ...imageOptions,
+  image: Type.Object(ImageRefSchema.properties, { additionalProperties: false, description: 'The image to vary: PNG, JPEG or WebP (DALL·E 2 takes a square PNG under 4 MB).' }),
+}, { additionalProperties: false });
+export type ImageVariationBodyT = Static<typeof ImageVariationBody>;
+
 export const ImageResult = Type.Object({
   images: Type.Array(Type.Object({
     url: Type.String({ description: 'Signed URL of the saved image (kept for the result retention period).' }),

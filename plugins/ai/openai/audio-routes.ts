@@ -1,12 +1,12 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import { apiError } from '../../../core/errors.js';
 import type { Prefer } from '../planner.js';
 import type { SpeechService } from '../speech/service.js';
 import { bad } from '../speech/audio-input.js';
 import { OA_TRANSCRIPT_FORMATS, OaSpeechBody, type OaSpeechBodyT, type OaTranscriptFormat } from './audio-schemas.js';
 import { ROUTED } from './wire.js';
 import { json, srt, verboseJson, vtt, type Transcript } from './transcript-formats.js';
+import { readUpload } from './multipart-upload.js';
 
 const MIME: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/opus', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' };
 
@@ -14,38 +14,6 @@ const MIME: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/opus', aa
 function modelOrPrefer(model: string): { model?: string; prefer?: Prefer } {
   if (!ROUTED.has(model)) return { model };
   return { prefer: model === 'auto' ? 'balanced' : (model as Prefer) };
-}
-
-interface Upload {
-  file?: { bytes: Buffer; filename?: string; mime?: string };
-  fields: Record<string, string>;
-}
-
-/** Every part of a multipart upload: the one `file`, and text fields (arrays such as `include[]` keep the last value). */
-async function readUpload(req: FastifyRequest, cap: number): Promise<Upload> {
-  if (!req.isMultipart()) throw apiError('unsupported_media_type', 'Send the transcription request as multipart/form-data with a `file` part.');
-  const up: Upload = { fields: {} };
-  try {
-    for await (const part of req.parts()) {
-      if (part.type === 'file') {
-        const bytes = await part.toBuffer();
-        if (part.fieldname === 'file') up.file = { bytes, filename: part.filename, mime: part.mimetype };
-      } else {
-        up.fields[part.fieldname] = String(part.value);
-      }
-    }
-  } catch (e) {
-    throw uploadError(e as Error & { code?: string; statusCode?: number }, cap);
-  }
-  return up;
-}
-
-/** The multipart parser's failures in the conventions' terms; a body it cannot parse is the caller's, not a 500. */
-function uploadError(e: Error & { code?: string; statusCode?: number }, cap: number) {
-  if (e.code === 'FST_REQ_FILE_TOO_LARGE') return apiError('payload_too_large', `file is over the cap of ${cap} bytes.`, { param: 'file', details: { max_bytes: cap } });
-  if (e.code === 'FST_FILES_LIMIT') return apiError('payload_too_large', 'Send one file part, named `file`.', { param: 'file' });
-  if (e.statusCode === 413) return apiError('payload_too_large', `The multipart body is over a cap: ${e.message}.`);
-  return apiError('invalid_request', `The multipart/form-data body is malformed: ${e.message}.`);
 }
 
 /**
@@ -75,7 +43,8 @@ export async function registerOpenAiAudioRoutes(app: FastifyInstance, speech: Sp
     config: { scope: 'ai', operation: 'openai.audio.transcriptions', capability: 'ai.asr', errors: ['unprocessable', 'payload_too_large', 'unsupported_media_type'] },
     schema: { summary: 'OpenAI transcription: multipart/form-data with `file` and `model`', tags: ['openai'], consumes: ['multipart/form-data'] } as FastifySchema,
   }, async (req: FastifyRequest, reply: FastifyReply) => {
-    const { file, fields } = await readUpload(req, cap);
+    const { files, fields } = await readUpload(req, 'transcription', { fileBytes: cap, fileParam: 'file', tooManyFiles: 'Send one file part, named `file`.' });
+    const file = files.find((f) => f.field === 'file');
     if (!file) throw bad('file', 'is required');
     if (!fields.model) throw bad('model', 'is required');
     const format = (fields.response_format || 'json') as OaTranscriptFormat;

@@ -30,14 +30,14 @@ export interface MediaApp {
 }
 
 /** A listening gateway (its result URLs download with plain fetch) with the two OpenAI fakes and the Anthropic fake. */
-export async function mediaApp(t: Tap, overrides: Record<string, any> = {}): Promise<MediaApp> {
+export async function mediaApp(t: Tap, overrides: Record<string, any> = {}, opts: { oaModels?: string[] } = {}): Promise<MediaApp> {
   const oa = await openAiFake({ key: 'sk-oa' }).start('/v1');
   const oa2 = await openAiFake({ key: 'sk-oa2', name: 'fake-openai-2' }).start('/v1');
   const an = await anthropicFake({ key: 'sk-an' }).start();
   for (const f of [oa, oa2, an]) t.teardown(() => f.close());
   const { app, base } = await listeningApp(t, {
     vendors: [
-      { id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: oa.url, models: ['pix', 'seer'] } },
+      { id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: oa.url, models: opts.oaModels ?? ['pix', 'seer'] } },
       { id: 'oa2', use: 'openai', config: { api_key: 'sk-oa2', base_url: oa2.url, models: ['pix2'] } },
       { id: 'an', use: 'anthropic', config: { api_key: 'sk-an', base_url: an.url, models: ['eye'] } },
     ],

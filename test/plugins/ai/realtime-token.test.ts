@@ -1,12 +1,6 @@
 import t from 'tap';
-import { Writable } from 'node:stream';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
-import { loadConfig } from '../../../config/load.js';
-import { buildApp } from '../../../core/app.js';
-import { activate, freshDatabaseUrl, makeApp } from '../../helpers/app.js';
+import { activate, makeApp } from '../../helpers/app.js';
+import { traceLoggedApp } from '../../helpers/trace-logged-app.js';
 import { openAiFake } from '../../fakes/openai-fake.js';
 import { aiApp } from './setup.js';
 
@@ -71,21 +65,11 @@ t.test('no realtime vendor: 503 no_vendor_available', async (t) => {
 t.test('the token never reaches the log, even at trace level', async (t) => {
   const fake = await openAiFake({ key: 'sk-oa' }).start('/v1');
   t.teardown(() => fake.close());
-  const dir = mkdtempSync(join(tmpdir(), 'svc-rt-log-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  let logged = '';
-  const sink = new Writable({ write(chunk, _enc, cb) { logged += chunk.toString(); cb(); } });
-  const config = loadConfig({ env: {}, object: {
-    data_dir: dir, database: { url: await freshDatabaseUrl(t, dir) }, log: { level: 'trace' },
-    vendors: [{ id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: fake.url } }],
-  } });
-  const app = await buildApp(config, { logger: pino({ level: 'trace' }, sink) });
-  t.teardown(() => app.close());
-  await app.ready();
+  const { app, logged } = await traceLoggedApp(t, { vendors: [{ id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: fake.url } }] });
   const a = await activate(app);
   const r = (await mint(app, a.auth, { voice: 'marin' })).json();
   t.match(r.token, /^ek_/);
-  t.ok(logged.includes('/v1/ai/realtime/token'), 'the request was logged');
-  t.notOk(logged.includes(r.token), 'the token is not in the log');
-  t.notOk(logged.includes('sk-oa'), 'nor the vendor key');
+  t.ok(logged().includes('/v1/ai/realtime/token'), 'the request was logged');
+  t.notOk(logged().includes(r.token), 'the token is not in the log');
+  t.notOk(logged().includes('sk-oa'), 'nor the vendor key');
 });

@@ -1,12 +1,6 @@
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
-import { loadConfig } from '../../../config/load.js';
-import { buildApp } from '../../../core/app.js';
-import { freshDatabaseUrl, activate } from '../../helpers/app.js';
+import { activate } from '../../helpers/app.js';
+import { traceLoggedApp } from '../../helpers/trace-logged-app.js';
 import { openAiFake } from '../../fakes/openai-fake.js';
 import { aiApp } from '../ai/setup.js';
 
@@ -109,17 +103,7 @@ t.test("chat uses the caller's own key first and charges only the platform fee; 
 t.test('the secret never reaches the log, even at trace level and when the vendor rejects it', async (t) => {
   const fake = await openAiFake({ key: 'sk-very-secret-1234' }).start('/v1');
   t.teardown(() => fake.close());
-  const dir = mkdtempSync(join(tmpdir(), 'svc-byok-log-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  let logged = '';
-  const sink = new Writable({ write(chunk, _enc, cb) { logged += chunk.toString(); cb(); } });
-  const config = loadConfig({ env: {}, object: {
-    data_dir: dir, database: { url: await freshDatabaseUrl(t, dir) }, log: { level: 'trace' },
-    vendors: [{ id: 'oa', use: 'openai', config: { api_key: '', base_url: fake.url, models: ['gpt-4o-mini'] } }],
-  } });
-  const app = await buildApp(config, { logger: pino({ level: 'trace' }, sink) });
-  t.teardown(() => app.close());
-  await app.ready();
+  const { app, logged } = await traceLoggedApp(t, { vendors: [{ id: 'oa', use: 'openai', config: { api_key: '', base_url: fake.url, models: ['gpt-4o-mini'] } }] });
   const a = await activate(app);
   for (const secret of ['sk-very-secret-1234', 'sk-wrong-secret-5678']) {
     const k = (await app.inject({ method: 'POST', url: '/v1/byok', headers: a.auth, payload: { provider: 'openai', alias: 'x', credentials: { api_key: secret } } })).json();
@@ -127,9 +111,9 @@ t.test('the secret never reaches the log, even at trace level and when the vendo
     await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: a.auth, payload: { messages: 'hi' } });
     await app.inject({ method: 'DELETE', url: `/v1/byok/${k.byok_id}`, headers: a.auth });
   }
-  t.ok(logged.length > 1000, 'the log was written');
-  t.notOk(logged.includes('sk-very-secret'), 'the working key is not in the log');
-  t.notOk(logged.includes('sk-wrong-secret'), 'the rejected key is not in the log');
+  t.ok(logged().length > 1000, 'the log was written');
+  t.notOk(logged().includes('sk-very-secret'), 'the working key is not in the log');
+  t.notOk(logged().includes('sk-wrong-secret'), 'the rejected key is not in the log');
 });
 
 t.test('a key for one openai-compatible vendor never travels to another', async (t) => {
