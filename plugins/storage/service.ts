@@ -11,6 +11,7 @@ import { bucketNameProblem, keyProblem, formatBytes } from './names.js';
 import { UsageMeter } from './usage.js';
 import { PUBLIC_RESULTS_BUCKET, RESULTS_BUCKET } from '../../core/results/result-store.js';
 import { Multipart, UPLOADS_BUCKET } from './multipart.js';
+import { presignUrl, responseQuery } from './s3/sigv4.js';
 
 export interface BucketRow {
   bucket_id: string;
@@ -199,6 +200,15 @@ export class StorageService {
   async presign(b: BucketRow, key: string, method: 'GET' | 'PUT', expiresSeconds: number, response?: PresignInput['response']): Promise<PresignOutput & { expiresAt: number }> {
     const cred = await this.credentials.internal(b.account_id);
     const expiresAt = Date.now() + expiresSeconds * 1000;
+    if (this.config.presign_through === 'gateway') {
+      // The gateway's own endpoint, whatever the vendor: the upload is then capped and metered
+      // as it streams through (SigV4 cannot cap a PUT that goes straight to S3).
+      const url = presignUrl({
+        method, endpoint: this.endpoint, bucket: b.name, key, region: this.config.region, accessKeyId: cred.accessKeyId, secret: cred.secret,
+        expiresSeconds, query: responseQuery(response),
+      });
+      return { url, expiresAt };
+    }
     const res = await this.svc.router.call<unknown, PresignOutput>('storage.object.presign', {
       account: b.account_id, bucket: b.name, key, method, expires_seconds: expiresSeconds, response,
       signer: { endpoint: this.endpoint, region: this.config.region, access_key_id: cred.accessKeyId, secret: cred.secret },

@@ -1,18 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor, VendorFailure } from '../../core/define.js';
 import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
-import { presignUrl } from '../../plugins/storage/s3/sigv4.js';
+import { presignUrl, responseQuery } from '../../plugins/storage/s3/sigv4.js';
 import { Layout } from './layout.js';
 import { FileStore } from './store.js';
 
 const free = () => 0;
-
-function responseOverrides(input: PresignInput): Array<[string, string]> {
-  const q: Array<[string, string]> = [];
-  if (input.response?.content_type) q.push(['response-content-type', input.response.content_type]);
-  if (input.response?.content_disposition) q.push(['response-content-disposition', input.response.content_disposition]);
-  return q;
-}
 
 /**
  * The embedded storage vendor: objects as files under `<data_dir>/objects/`, streamed in
@@ -74,7 +67,7 @@ export default defineVendor({
               url: presignUrl({
                 method: input.method, endpoint: s.endpoint, bucket: input.bucket, key: input.key, region: s.region,
                 accessKeyId: s.access_key_id, secret: s.secret, expiresSeconds: input.expires_seconds,
-                query: responseOverrides(input),
+                query: responseQuery(input.response),
               }),
             };
           },

@@ -118,6 +118,14 @@ export interface PresignParams {
   query?: Array<[string, string]>;
 }
 
+/** S3's response-header overrides of a presigned GET, as query parameters (signed with the rest). */
+export function responseQuery(response?: { content_type?: string; content_disposition?: string }): Array<[string, string]> {
+  const q: Array<[string, string]> = [];
+  if (response?.content_type) q.push(['response-content-type', response.content_type]);
+  if (response?.content_disposition) q.push(['response-content-disposition', response.content_disposition]);
+  return q;
+}
+
 /** A path-style presigned URL signing only `host`, with an unsigned payload. */
 export function presignUrl(p: PresignParams): string {
   const base = new URL(p.endpoint);

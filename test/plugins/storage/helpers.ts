@@ -39,17 +39,26 @@ async function listenOn(t: Tap, overrides: Record<string, any>): Promise<{ app: 
  */
 export async function listeningApp(t: Tap, overrides: Record<string, any> = {}): Promise<{ app: FastifyInstance; base: string; dir: string }> {
   if (STORAGE_VENDOR !== 's3' || overrides.vendors) return listenOn(t, overrides);
+  return s3BackedApp(t, overrides);
+}
+
+/**
+ * A gateway whose only storage vendor is the s3 adapter, pointed at a second gateway's S3
+ * endpoint (`backing`, bucket `backing`, prefix `suite/`).
+ */
+export async function s3BackedApp(t: Tap, overrides: Record<string, any> = {}): Promise<{ app: FastifyInstance; base: string; dir: string; backing: string }> {
   const backing = await listenOn(t, { plugins: { storage: { tier_caps: {} } } });
   const owner = await activate(backing.app);
   await createBucket(backing.app, owner, 'backing');
   const c = await s3Credentials(backing.app, owner);
-  return listenOn(t, {
+  const front = await listenOn(t, {
     ...overrides,
     vendors: [{ id: 's3', use: 's3', config: {
       endpoint: c.endpoint, region: c.region, bucket: 'backing', prefix: 'suite/', force_path_style: true,
       access_key_id: c.access_key_id, secret_access_key: c.secret_access_key,
     } }],
   });
+  return { ...front, backing: backing.base };
 }
 
 export async function createBucket(app: FastifyInstance, who: Activated, bucket: string, extra: Record<string, unknown> = {}) {
