@@ -13,6 +13,8 @@ async function pair(t: Tap.Test) {
   await createBucket(A.app, owner, 'backing');
   const cred = await s3Credentials(A.app, owner);
   const B = await listeningApp(t, {
+    // The adapter's own presigned URLs (the default hands out the gateway's).
+    plugins: { storage: { presign_through: 'vendor' } },
     vendors: [{ id: 'remote', use: 's3', config: {
       endpoint: cred.endpoint, region: cred.region, bucket: 'backing', prefix: 'svc/', force_path_style: true,
       access_key_id: cred.access_key_id, secret_access_key: cred.secret_access_key,
