@@ -33,6 +33,12 @@ export interface ResultStoreSettings {
   retentionSeconds: number;
   signer?(accountId: string): Promise<ResultSigner>;
   /**
+   * Set when the storage area signs result URLs itself, for its own S3 endpoint, whatever
+   * the vendor (plugins.storage.presign_through: gateway): downloads of results in a remote
+   * bucket then go through the gateway and are metered as served. Unset: the vendor presigns.
+   */
+  presign?(r: { accountId: string; bucket: string; key: string; expiresSeconds: number; response: { content_type: string; content_disposition: string } }): Promise<string>;
+  /**
    * Set when results are public: the unsigned URL of a result saved in PUBLIC_RESULTS_BUCKET
    * (`path` is where the vendor says it put the object, when it says).
    */
@@ -127,10 +133,14 @@ export class ResultStore {
 
   private async sign(accountId: string, vendor: string, bucket: string, key: string, contentType: string, filename: string, inline: boolean, seconds: number) {
     const expires = Math.max(1, Math.min(seconds, MAX_URL_SECONDS));
+    const response = { content_type: contentType, content_disposition: disposition(filename, inline) };
+    if (this.settings.presign) {
+      const url = await this.settings.presign({ accountId, bucket, key, expiresSeconds: expires, response });
+      return { url, expiresAt: Date.now() + expires * 1000 };
+    }
     const signer = this.settings.signer ? await this.settings.signer(accountId) : undefined;
     const res = await this.router.call<unknown, { url: string }>('storage.object.presign', {
-      account: accountId, bucket, key, method: 'GET', expires_seconds: expires, signer,
-      response: { content_type: contentType, content_disposition: disposition(filename, inline) },
+      account: accountId, bucket, key, method: 'GET', expires_seconds: expires, signer, response,
     }, { accountId, vendor, charge: false });
     return { url: res.output.url, expiresAt: Date.now() + expires * 1000 };
   }

@@ -197,6 +197,18 @@ export class StorageService {
     return (await this.svc.router.call<unknown, ListOutput>('storage.object.list', { account: b.account_id, bucket: b.name, ...q }, this.opts(b))).output;
   }
 
+  /**
+   * A GET URL of a result on the gateway's own endpoint, whatever vendor holds it (the
+   * endpoint reads results through the vendor they were written to, and meters the bytes).
+   */
+  async presignResult(accountId: string, bucket: string, key: string, expiresSeconds: number, response: PresignInput['response']): Promise<string> {
+    const cred = await this.credentials.internal(accountId);
+    return presignUrl({
+      method: 'GET', endpoint: this.endpoint, bucket, key, region: this.config.region, accessKeyId: cred.accessKeyId, secret: cred.secret,
+      expiresSeconds, query: responseQuery(response),
+    });
+  }
+
   async presign(b: BucketRow, key: string, method: 'GET' | 'PUT', expiresSeconds: number, response?: PresignInput['response']): Promise<PresignOutput & { expiresAt: number }> {
     const cred = await this.credentials.internal(b.account_id);
     const expiresAt = Date.now() + expiresSeconds * 1000;

@@ -40,6 +40,31 @@ t.test('presign_through vendor: the URL is the service\'s own (the gateway out o
   t.match(await storageUsage(app, a), { bytes_stored: 0, bytes_served: 0 }, 'not seen by the meters (documented)');
 });
 
+t.test('results written to an s3 vendor are served through the gateway too, metered; with vendor, straight from the service', async (t) => {
+  const through = await s3BackedApp(t);
+  const a = await activate(through.app);
+  const saved = await through.app.svc.results.save(a.account_id, Buffer.from('a generated result'), { contentType: 'text/plain', filename: 'out.txt' });
+  t.ok(saved.url.startsWith(`${through.base}/s3/svc-results/${saved.result_id}/out.txt?`), `the gateway's endpoint: ${saved.url.slice(0, 70)}`);
+  const got = await fetch(saved.url);
+  t.equal(got.status, 200);
+  t.equal(got.headers.get('content-disposition'), `attachment; filename="out.txt"; filename*=UTF-8''out.txt`);
+  t.equal(await got.text(), 'a generated result', 'read from the service through the gateway');
+  t.match(await storageUsage(through.app, a), { bytes_served: 18 }, 'the download is metered as served');
+  const fresh = await through.app.svc.results.url(a.account_id, saved.result_id, 60);
+  t.ok(fresh.url.startsWith(`${through.base}/s3/svc-results/`), 'a fresh URL goes through the gateway as well');
+  const flipped = fresh.url.replace(/X-Amz-Signature=([0-9a-f])/, (_, c: string) => `X-Amz-Signature=${c === '0' ? '1' : '0'}`);
+  t.equal((await fetch(flipped)).status, 403, 'and is signed');
+  t.equal((await fetch(fresh.url)).status, 200);
+  const b = await activate(through.app);
+  await t.rejects(through.app.svc.results.url(b.account_id, saved.result_id), { code: 'not_found' }, "another account's result is 404");
+
+  const direct = await s3BackedApp(t, { plugins: { storage: { presign_through: 'vendor' } } });
+  const d = await activate(direct.app);
+  const kept = await direct.app.svc.results.save(d.account_id, Buffer.from('straight'), { contentType: 'text/plain' });
+  t.ok(kept.url.startsWith(`${direct.backing}/s3/backing/suite/`), `the service's own URL: ${kept.url.slice(0, 70)}`);
+  t.equal(await (await fetch(kept.url)).text(), 'straight');
+});
+
 t.test('presign_through takes only gateway or vendor', async (t) => {
   await t.rejects(s3BackedApp(t, { plugins: { storage: { presign_through: 'cdn' } } }), /presign_through/);
 });
