@@ -6,7 +6,7 @@ export const StorageConfigSchema = Type.Object({
   presign_default_seconds: Type.Integer({ minimum: 1, maximum: 604800, default: 900 }),
   presign_through: Type.Union([Type.Literal('gateway'), Type.Literal('vendor')], {
     default: 'gateway',
-    description: 'Where the API\'s presigned GET and PUT URLs point for buckets on s3 or minio: the gateway\'s own S3 endpoint (uploads capped and metered, the bytes pass the gateway), or the service itself (the gateway out of the data path; PUTs uncapped, transfers unmetered). local-storage buckets are always served by the gateway. The same holds for the URLs of results (generated images, audio, PDFs) written to an s3 or minio vendor.',
+    description: 'Where the API\'s presigned GET and PUT URLs and POST forms point for buckets on s3 or minio: the gateway\'s own S3 endpoint (uploads capped and metered, the bytes pass the gateway), or the service itself (the gateway out of the data path; PUTs uncapped, transfers unmetered). local-storage buckets are always served by the gateway. The same holds for the URLs of results (generated images, audio, PDFs) written to an s3 or minio vendor.',
   }),
   max_object_bytes: Type.Integer({ minimum: 1, default: 5 * 1024 ** 3, description: 'Largest object a single PUT may store (tiers without caps below).' }),
   tier_caps: Type.Record(Type.String(), Type.Object({

@@ -44,7 +44,7 @@ export function registerObjectRoutes(app: FastifyInstance, storage: StorageServi
     config: { scope: 'storage', operation: 'storage.objects.presign', capability: 'storage.object.presign' },
     schema: {
       summary: 'A presigned URL for one object: PUT to upload, GET to download, POST for a capped browser form upload',
-      description: 'A key with "/" is sent with %2F in this path. The URL points at the gateway\'s own S3 endpoint (or, with plugins.storage.presign_through: vendor, at an s3 or minio bucket\'s service).',
+      description: 'A key with "/" is sent with %2F in this path. The URL (and a POST form) points at the gateway\'s own S3 endpoint (or, with plugins.storage.presign_through: vendor, at an s3 or minio bucket\'s service).',
       tags: ['storage'], params: KeyParamsSchema, body: PresignBody, response: { 200: PresignedUrl },
     },
   }, async (req, key) => {

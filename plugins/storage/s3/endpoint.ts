@@ -7,6 +7,7 @@ import { parseQuery } from './sigv4.js';
 import { bucketOps } from './bucket-ops.js';
 import { objectOps } from './object-ops.js';
 import { multipartOps } from './multipart-ops.js';
+import { isPostObject, postObject } from './post-object.js';
 
 /** A parsed request to the S3 endpoint, handed to the operation handlers. */
 export interface S3Request {
@@ -32,7 +33,7 @@ const OTHER_METHODS = ['PATCH', 'OPTIONS'];
 function sendError(reply: FastifyReply, req: FastifyRequest, e: S3Error): FastifyReply {
   for (const [k, v] of Object.entries(e.extra)) if (k === 'Content-Range') reply.header('content-range', v);
   // A refused upload whose body was not read: close rather than read the rest of it.
-  if (!req.raw.complete && req.method === 'PUT') reply.header('connection', 'close');
+  if (!req.raw.complete && (req.method === 'PUT' || req.method === 'POST')) reply.header('connection', 'close');
   reply.code(e.status).header('x-amz-request-id', req.id).header('x-content-type-options', 'nosniff');
   if (req.method === 'HEAD') return reply.send();
   return reply.type('application/xml').send(errorXml(e, req.raw.url?.split('?')[0] ?? '', req.id));
@@ -52,8 +53,8 @@ function toS3Error(err: unknown, req: FastifyRequest): S3Error {
 /**
  * The gateway's S3-compatible endpoint, path style, under `s3_path`. Registered in its own
  * plugin scope so that its bodies stay raw streams (no parser reads them) and its errors are
- * S3 XML. Every request is authenticated by SigV4 (presigned query or Authorization header),
- * except GETs of objects in public buckets addressed as `/s3/{account_id}/{bucket}/{key}`.
+ * S3 XML. Every request is authenticated by SigV4 (presigned query or Authorization header, or
+ * for a form upload a signed POST policy), except GETs of objects in public buckets addressed as `/s3/{account_id}/{bucket}/{key}`.
  */
 export async function registerS3Endpoint(app: FastifyInstance, storage: StorageService): Promise<void> {
   const prefix = storage.config.s3_path;
@@ -88,6 +89,7 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
     const r: S3Request = { req, reply, storage, auth, accountId: explicit ?? auth?.accountId, bucket: segs[0] ?? '', key: segs.slice(1).join('/'), query };
     if (query.size) for (const name of UNSUPPORTED) if (query.has(name)) throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
     // SDKs address buckets as `/bucket/` as well as `/bucket`: an empty key is the bucket.
+    if (isPostObject(r)) return postObject(r);
     if (r.key && (query.has('uploads') || query.has('uploadId'))) return multipartOps(r, storage.multipart);
     if (r.key) return objectOps(r);
     if (query.has('uploads')) throw new S3Error('NotImplemented', 'ListMultipartUploads is not implemented by this endpoint.');

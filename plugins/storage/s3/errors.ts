@@ -18,6 +18,8 @@ const STATUS: Record<string, number> = {
   EntityTooLarge: 413,
   EntityTooSmall: 400,
   MalformedXML: 400,
+  MalformedPOSTRequest: 400,
+  InvalidPolicyDocument: 400,
   InvalidPart: 400,
   InvalidPartOrder: 400,
   NoSuchUpload: 404,
