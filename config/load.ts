@@ -63,11 +63,29 @@ export function applyDefaults(schema: any, value: unknown): unknown {
   return obj;
 }
 
+/**
+ * Numbers that Value.Convert changed: it truncates 90.5 (or "90.5" from an environment
+ * variable) to 90 for an integer, which would silently run with a value nobody wrote.
+ */
+function truncatedNumbers(before: unknown, after: unknown, path: string, out: Array<{ path: string; value: unknown }>): void {
+  if (typeof before === 'number' || (typeof before === 'string' && typeof after === 'number')) {
+    if (Number(before) !== after) out.push({ path, value: before });
+    return;
+  }
+  if (!before || typeof before !== 'object' || !after || typeof after !== 'object') return;
+  for (const [k, v] of Object.entries(before)) truncatedNumbers(v, (after as Record<string, unknown>)[k], `${path}/${k}`, out);
+}
+
 /** Apply defaults, coerce env-born strings, and validate; throw with every offending key path. */
 export function validateSection<T>(schema: TSchema, value: unknown, where: string): T {
-  let v = applyDefaults(schema, structuredClone(value ?? {}));
-  v = Value.Convert(schema, v);
-  const errors = [...Value.Errors(schema, v)];
+  const filled = applyDefaults(schema, structuredClone(value ?? {}));
+  const v = Value.Convert(schema, structuredClone(filled));
+  const truncated: Array<{ path: string; value: unknown }> = [];
+  truncatedNumbers(filled, v, '', truncated);
+  const errors = [
+    ...truncated.map((t) => ({ path: t.path, message: 'Expected integer', value: t.value })),
+    ...[...Value.Errors(schema, v)].filter((e) => !truncated.some((t) => t.path === e.path)),
+  ];
   if (errors.length) {
     const lines = errors.slice(0, 10).map((e) => {
       const p = e.path.replace(/^\//, '').replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.');

@@ -42,6 +42,13 @@ t.test('${VAR} and ${VAR:-default} are substituted; an unset one names the key',
   t.same(substituteEnv({ a: ['x${Y:-}z'] }, {}), { a: ['xz'] });
 });
 
+t.test('an integer option from the environment is converted; a fraction there is refused too', async (t) => {
+  t.equal(loadConfig({ env: { SVC_PORT: '9001' } }).server.port, 9001);
+  const f = tmpFile(t, 'server: { port: "${P}" }\n');
+  t.equal(loadConfig({ file: f, env: { P: '9002' } }).server.port, 9002);
+  t.throws(() => loadConfig({ file: f, env: { P: '9002.5' } }), /server\.port/);
+});
+
 t.test('environment overrides and flags', async (t) => {
   const c = loadConfig({ env: { SVC_PORT: '9999', SVC_HOST: '0.0.0.0', SVC_DATABASE_URL: 'postgres://u@h/db' }, overrides: { port: 7000 } });
   t.equal(c.server.port, 7000);
@@ -60,6 +67,8 @@ t.test('wrong keys and types fail with the key path', async (t) => {
     ['default_tier: gold', /default_tier: "gold"/],
     ['- a list', /mapping at the top level/],
     ['server: [', /not valid YAML/],
+    // A number is not truncated to fit an integer option (90.5 would run as 90).
+    ['server: { port: 8080.5 }', /server\.port: Expected integer \(got 8080\.5\)/],
   ];
   for (const [yaml, re] of cases) {
     const f = tmpFile(t, yaml + '\n');
