@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { Readable, addAbortSignal } from 'node:stream';
 import { INLINE_MAX, receive } from './receive.js';
 import { readSmallFileSync, readWholeFile, writeNewFile } from './small-file.js';
+import { smallWriter } from './small-writer.js';
 import type { GetInput, GetOutput, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput } from '../../plugins/storage/contract.js';
 import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys } from '../../plugins/storage/names.js';
@@ -118,6 +119,7 @@ export class FileStore {
     const tmp = join(tmpDir, version);
     const metaTmp = `${tmp}.meta`;
     let fh: FileHandle | undefined;
+    let replacedNow: number | undefined;
     try {
       let meta: Meta;
       try {
@@ -129,7 +131,10 @@ export class FileStore {
         if (got.inline) {
           // Small: metadata and bytes in one file, committed by one rename (a third of the file system calls).
           meta.inline = true;
-          await writeNewFile(metaTmp, [Buffer.from(`${JSON.stringify(meta)}\n`), ...got.inline], this.fsync);
+          const head = Buffer.from(`${JSON.stringify(meta)}\n`);
+          // Where its directory is known, the file is written, synced and committed in the next batch (small-writer.ts).
+          if (this.dirs.has(paths.dir)) replacedNow = await this.writeBatched(paths, metaTmp, Buffer.concat([head, ...got.inline]));
+          else await writeNewFile(metaTmp, [head, ...got.inline], this.fsync);
         } else {
           // The metadata file is written while the data syncs: neither waits for the other.
           await Promise.all([this.fsync ? fh!.datasync() : undefined, writeFile(metaTmp, JSON.stringify(meta), { flag: 'wx' })]);
@@ -137,7 +142,7 @@ export class FileStore {
       } finally {
         await fh?.close();
       }
-      const replaced = (meta.inline ? this.commitInlineNow(paths, metaTmp) : undefined) ?? await this.locked(paths.meta, async () => {
+      const replaced = replacedNow ?? (meta.inline ? this.commitInlineNow(paths, metaTmp) : undefined) ?? await this.locked(paths.meta, async () => {
         if (!meta.inline) await this.renameInto(tmp, `${paths.stem}.${version}.v`);
         const old = await this.readMeta(paths.meta);
         await this.renameInto(metaTmp, paths.meta);
@@ -150,6 +155,19 @@ export class FileStore {
       await rm(metaTmp, { force: true });
       throw e;
     }
+  }
+
+  /**
+   * Write, sync and commit a small object's file in the writer's next batch, under the key's
+   * lock. Returns the size of the object replaced, or undefined when its directory was gone
+   * (a delete pruned it): the file is written then, and the locked path commits it.
+   */
+  private async writeBatched(paths: ObjectPaths, tmp: string, data: Buffer): Promise<number | undefined> {
+    const r = await this.locked(paths.meta, () => smallWriter(this.fsync).write({ tmp, data, meta: paths.meta, stem: paths.stem }));
+    if ('replaced' in r) return r.replaced;
+    if (!r.written || !isNotFound(r.error)) throw r.error;
+    this.dirs.delete(paths.dir);
+    return undefined;
   }
 
   /**

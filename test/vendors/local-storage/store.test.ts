@@ -136,3 +136,33 @@ t.test('a bucket with objects is not deleted', async (t) => {
   t.equal(await store.deleteBucket(A, 'bk1'), false);
   t.ok(await store.head({ account: A, bucket: 'bk1', key: 'x' }));
 });
+
+t.test('small puts in batches (small-writer): many at once, one key raced, a directory pruned behind the store\'s back', async (t) => {
+  for (const fsync of [true, false]) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-ls-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const store = new FileStore(new Layout(dir), { fsync });
+    await store.createBucket(A, 'bk1');
+    await put(store, 'many/first', 'makes the directory');
+    const infos = await Promise.all(Array.from({ length: 200 }, (_, i) => put(store, `many/k${i}`, `body ${i}`)));
+    t.same(infos.map((x) => x.replaced_size), Array(200).fill(0), `${fsync}: new keys replace nothing`);
+    const bodies = await Promise.all(Array.from({ length: 200 }, async (_, i) => {
+      const g = await store.get({ account: A, bucket: 'bk1', key: `many/k${i}` });
+      return g && 'body' in g ? (await buffer(g.body)).toString() : null;
+    }));
+    t.same(bodies, Array.from({ length: 200 }, (_, i) => `body ${i}`), `${fsync}: every object reads back`);
+
+    // Twenty puts of one key at once: each replaces exactly the version before it.
+    const raced = await Promise.all(Array.from({ length: 20 }, (_, i) => put(store, 'many/same', 'x'.repeat(i + 1))));
+    const stored = raced.reduce((sum, x) => sum + x.size - x.replaced_size!, 0);
+    const last = await store.head({ account: A, bucket: 'bk1', key: 'many/same' });
+    t.equal(stored, last!.size, `${fsync}: the sizes replaced add up to the one object left`);
+
+    rmSync(join(dir, 'objects', A, 'bk1', 'many.d'), { recursive: true });
+    const again = await put(store, 'many/after', 'after the directory went');
+    t.equal(again.replaced_size, 0);
+    const g = await store.get({ account: A, bucket: 'bk1', key: 'many/after' });
+    t.equal(g && 'body' in g ? (await buffer(g.body)).toString() : null, 'after the directory went', `${fsync}: a pruned directory is made again`);
+    t.same(readdirSync(join(dir, 'objects', A, 'bk1', '.tmp')), [], `${fsync}: no temp file left`);
+  }
+});
