@@ -1,6 +1,6 @@
 // bench/storage: the gateway's storage against simple baselines, on 127.0.0.1 only.
 //   npm run bench -- storage [--mib 100] [--rss-mib 1024] [--small 2000]
-//     [--fsync true|false] [--io-uring on|off] [--json FILE]
+//     [--fsync true|false] [--io-uring default|on|off] [--json FILE]
 // 1. 100 MiB presigned PUT and GET through the gateway vs a minimal Node stream file server.
 // 2. RSS growth of the gateway process while 1 GiB goes up and comes back down.
 // 3. 1 KiB objects a second: the gateway's S3 endpoint vs s3rver, the same client for both.
@@ -19,7 +19,7 @@ import { leanS3 } from './lean-s3.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const { values } = parseArgs({ options: { fsync: { type: 'string', default: 'true' }, 'io-uring': { type: 'string', default: 'on' }, mib: { type: 'string', default: '100' }, 'rss-mib': { type: 'string', default: '1024' }, small: { type: 'string', default: '2000' }, json: { type: 'string' } } });
+const { values } = parseArgs({ options: { fsync: { type: 'string', default: 'true' }, 'io-uring': { type: 'string', default: 'default' }, mib: { type: 'string', default: '100' }, 'rss-mib': { type: 'string', default: '1024' }, small: { type: 'string', default: '2000' }, json: { type: 'string' } } });
 const MIB = 1024 * 1024;
 const bin = join(root, 'dist', 'bin', 'svc-gateway.js');
 if (!existsSync(bin)) {
@@ -98,9 +98,10 @@ async function startGateway() {
   ].join('\n'));
   // BENCH_GATEWAY_PROF=DIR writes a CPU profile of the gateway process there.
   const prof = process.env.BENCH_GATEWAY_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROF}`] : [];
-  // --io-uring off starts the gateway with UV_USE_IO_URING=0: Node 20's libuv otherwise runs
-  // file system calls through io_uring on the main thread, which halves small-object rates.
-  const env = { ...process.env, ...(values['io-uring'] === 'off' ? { UV_USE_IO_URING: '0' } : {}) };
+  // --io-uring on|off starts the gateway with UV_USE_IO_URING=1|0; `default` leaves libuv's
+  // own choice, which on Node 20.20 is the thread pool (io_uring only when asked for).
+  const uring = { on: '1', off: '0' }[values['io-uring']];
+  const env = { ...process.env, ...(uring ? { UV_USE_IO_URING: uring } : {}) };
   const child = spawn(process.execPath, [...prof, bin, 'serve', '--config', cfg, '--port', String(port), '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'], env });
   children.push(child);
   const base = `http://127.0.0.1:${port}`;
