@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { activate, cleanup, cpuSeconds, stop } from '../core/processes.mjs';
-import { startFake, startGateway, startPortkey, UPSTREAM_KEY } from './processes.mjs';
+import { startFake, startGateway, startMinProxy, startPortkey, UPSTREAM_KEY } from './processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const LATENCY_N = Number(process.env.BENCH_LATENCY_REQUESTS ?? 2000);
@@ -32,12 +32,13 @@ function line(name, figure, anchor, ratio, goal, ok) {
  * One way to ask for a chat completion: where, with which headers and body. `direct` is the
  * fake itself, `gateway` the native /v1/ai/chat, `portkey` Portkey's OpenAI route.
  */
-function routes(fake, gw, key, pk) {
+function routes(fake, gw, key, pk, mp) {
   const oa = (stream) => JSON.stringify({ model: MODEL, messages: MESSAGES, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
   const json = { 'content-type': 'application/json' };
   return {
     direct: (stream) => ({ base: fake.base, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${UPSTREAM_KEY}` }, body: oa(stream) }),
     gateway: (stream) => ({ base: gw.base, path: '/v1/ai/chat', headers: { ...json, authorization: `Bearer ${key}` }, body: JSON.stringify({ model: MODEL, messages: MESSAGES, ...(stream ? { stream: true } : {}) }) }),
+    floor: () => ({ base: mp.base, path: '/chat', headers: json, body: oa(false) }),
     portkey: (stream) => ({
       base: pk.base, path: '/v1/chat/completions', body: oa(stream),
       headers: { ...json, authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${fake.base}/v1` },
@@ -99,9 +100,10 @@ async function main() {
   const fake = await startFake(root);
   const gw = await startGateway(root, fake.base, PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF}`] : []);
   const pk = await startPortkey(root);
+  const mp = await startMinProxy(root, fake.base);
   try {
     const key = await activate(gw.base);
-    const r = routes(fake, gw, key, pk);
+    const r = routes(fake, gw, key, pk, mp);
     // Every side must really answer the same completion before it is timed.
     for (const [name, route] of Object.entries(r)) {
       const c = client(route(false));
@@ -114,6 +116,14 @@ async function main() {
     for (const p of [0.5, 0.99]) {
       process.stdout.write(`latency p${p * 100}: ${show('direct', p)}, ${show('gateway', p)} (+${fmt(pct(lat.gateway, p) - pct(lat.direct, p), 3)}), ${show('portkey', p)} (+${fmt(pct(lat.portkey, p) - pct(lat.direct, p), 3)})\n`);
     }
+
+    // The floor, in a phase of its own so that it does not change what the targets measure:
+    // what a minimal Node.js proxy (bench/ai/min-proxy.mjs) adds on this machine, the part of
+    // the added latency that is two more process hops rather than anything the gateway does.
+    // Three sides interleaved, as above, with the gateway again beside it for comparison.
+    const fl = await sequential({ direct: r.direct(false), floor: r.floor(), gateway: r.gateway(false) }, LATENCY_N, (x) => x.total);
+    const flAdded = (k, p) => fmt(pct(fl[k], p) - pct(fl.direct, p), 3);
+    process.stdout.write(`floor: a minimal Node.js proxy adds p50 ${flAdded('floor', 0.5)} ms, p99 ${flAdded('floor', 0.99)} ms; beside it the gateway ${flAdded('gateway', 0.5)} / ${flAdded('gateway', 0.99)} ms (reported, no goal)\n`);
 
     const ttfb = await sequential({ direct: r.direct(true), gateway: r.gateway(true) }, TTFB_N, (x) => x.ttfb);
     for (const p of [0.5, 0.99]) process.stdout.write(`stream first byte p${p * 100}: direct ${fmt(pct(ttfb.direct, p), 3)} ms, gateway ${fmt(pct(ttfb.gateway, p), 3)} ms\n`);
@@ -152,6 +162,7 @@ async function main() {
   } finally {
     await stop(gw.child);
     await stop(pk.child);
+    await stop(mp.child);
     await stop(fake.child);
   }
 }

@@ -58,3 +58,12 @@ export async function startPortkey(root) {
   await waitListening(base, child);
   return { child, base };
 }
+
+/** The floor: a minimal Node.js proxy to the same fake (bench/ai/min-proxy.mjs). */
+export async function startMinProxy(root, fakeBase) {
+  const port = await freePort();
+  const child = start(process.execPath, [join(root, 'bench', 'ai', 'min-proxy.mjs')], { PORT: String(port), UPSTREAM: fakeBase, UPSTREAM_KEY });
+  const base = `http://127.0.0.1:${port}`;
+  await waitListening(base, child);
+  return { child, base };
+}
