@@ -37,7 +37,7 @@ export class StorageBilling {
     for (const r of rows) {
       const served = Number(r.bytes_served) - Number(r.served_billed);
       const elapsed = Math.max(0, now - Number(r.billed_at));
-      const micros = Math.floor(served * perServedByte + Number(r.bytes_stored) * elapsed * perStoredByteMs);
+      const micros = Math.floor(served * perServedByte + Math.max(0, Number(r.bytes_stored)) * elapsed * perStoredByteMs);
       if (micros < 1) continue;
       try {
         const charged = await this.db.transaction().execute(async (trx) => {

@@ -95,7 +95,7 @@ export class UsageMeter {
     if (this.pending.has(accountId)) await this.flush();
     else await this.flushing.catch(() => undefined);
     const r = await this.db.selectFrom('storage_usage').select(['bytes_stored', 'bytes_served']).where('account_id', '=', accountId).executeTakeFirst();
-    return { bytes_stored: Number(r?.bytes_stored ?? 0), bytes_served: Number(r?.bytes_served ?? 0) };
+    return { bytes_stored: Math.max(0, Number(r?.bytes_stored ?? 0)), bytes_served: Number(r?.bytes_served ?? 0) };
   }
 
   /** Write a change now: one upsert. */
@@ -103,10 +103,13 @@ export class UsageMeter {
     const stored = Math.round(d.stored ?? 0);
     const served = Math.round(d.served ?? 0);
     if (!stored && !served) return;
+    // The raw sum, never clamped here: with several nodes a delete's decrease can be written
+    // before the matching upload's increase (each node flushes on its own), and clamping the
+    // first at 0 would lose it. Reads clamp (a sum below 0 is such a moment).
     await this.db.insertInto('storage_usage')
-      .values({ account_id: accountId, bytes_stored: Math.max(0, stored), bytes_served: served, updated_at: Date.now(), served_billed: 0, billed_at: Date.now() })
+      .values({ account_id: accountId, bytes_stored: stored, bytes_served: served, updated_at: Date.now(), served_billed: 0, billed_at: Date.now() })
       .onConflict((oc) => oc.column('account_id').doUpdateSet({
-        bytes_stored: sql`case when storage_usage.bytes_stored + ${stored} < 0 then 0 else storage_usage.bytes_stored + ${stored} end`,
+        bytes_stored: sql`storage_usage.bytes_stored + ${stored}`,
         bytes_served: sql`storage_usage.bytes_served + ${served}`,
         updated_at: Date.now(),
       }))
