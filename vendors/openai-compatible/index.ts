@@ -6,7 +6,8 @@ import { openAiInstance } from '../openai/client.js';
 /**
  * Any server speaking OpenAI's chat wire format: a `preset` (DeepSeek, Groq, Mistral,
  * Together, OpenRouter, Qwen/DashScope, Moonshot, Zhipu, Ollama, vLLM, llama.cpp) fills in the
- * base URL, models and prices from data; `base_url` and `models` override it.
+ * base URL, models and prices from data; `base_url` and `models` override it. Chat, streaming,
+ * embeddings, and vision for the catalog's models with `vision`.
  */
 export default defineVendor({
   name: 'openai-compatible',
@@ -23,6 +24,10 @@ export default defineVendor({
     const preset = config.preset ? PRESETS[config.preset] : undefined;
     const base_url = config.base_url ?? preset?.base_url;
     if (!base_url) throw new Error(`vendor ${ctx.instanceId}: openai-compatible needs a preset or a base_url`);
-    return openAiInstance({ base_url, api_key: config.api_key, models: config.models, headers: config.headers }, ctx);
+    const inst = openAiInstance({ base_url, api_key: config.api_key, models: config.models, headers: config.headers }, ctx);
+    // Vision is chat with image_url content parts (data: URLs), which these servers take for
+    // their vision models; the catalog's `vision` flag decides which models get such calls.
+    inst.capabilities['ai.vision'] = inst.capabilities['ai.chat'];
+    return inst;
   },
 });

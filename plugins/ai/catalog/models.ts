@@ -22,6 +22,7 @@ const ROWS: Row[] = [
   ['deepseek-chat', 'deepseek', 'deepseek-v3', ['general', 'coding'], 75, 64000, 8192, 0.27, 1.1, ['chat', 'tools', 'json'], ['global']],
   ['deepseek-reasoner', 'deepseek', 'deepseek-r1', ['reasoning'], 85, 64000, 32768, 0.55, 2.19, ['chat', 'json'], ['global']],
   ['llama-3.3-70b-versatile', 'groq', 'llama-3.3', ['general'], 65, 128000, 32768, 0.59, 0.79, ['chat', 'tools', 'json'], ['western']],
+  ['meta-llama/llama-4-scout-17b-16e-instruct', 'groq', 'llama-4', ['general'], 62, 131072, 8192, 0.11, 0.34, ['chat', 'tools', 'vision', 'json'], ['western']],
   ['mistral-large-latest', 'mistral', 'mistral-large', ['general', 'coding'], 72, 128000, 8192, 2, 6, ['chat', 'tools', 'json'], ['western']],
   ['mistral-small-latest', 'mistral', 'mistral-small', ['general'], 55, 32000, 8192, 0.2, 0.6, ['chat', 'tools', 'json'], ['western']],
   ['meta-llama/Llama-3.3-70B-Instruct-Turbo', 'together', 'llama-3.3', ['general'], 65, 131072, 8192, 0.88, 0.88, ['chat', 'tools', 'json'], ['western']],
@@ -31,6 +32,7 @@ const ROWS: Row[] = [
   ['moonshot-v1-128k', 'moonshot', 'moonshot', ['long_context', 'general'], 68, 131072, 8192, 2, 5, ['chat', 'tools', 'json'], ['china']],
   ['glm-4-plus', 'zhipu', 'glm-4', ['general', 'coding'], 70, 128000, 4096, 0.7, 0.7, ['chat', 'tools', 'json'], ['china']],
   ['llama3.2', 'ollama', 'llama-3.2', ['general'], 40, 128000, 4096, 0, 0, ['chat', 'tools', 'json'], ['global']],
+  ['llama3.2-vision', 'ollama', 'llama-3.2-vision', ['general'], 42, 128000, 4096, 0, 0, ['chat', 'vision'], ['global']],
 ];
 
 const micros = (usd: number) => Math.round(usd * 1_000_000);

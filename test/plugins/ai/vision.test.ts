@@ -1,6 +1,8 @@
 import t from 'tap';
 import { imageHost, mediaApp } from './media-setup.js';
 import { makePng, sha12 } from '../../fakes/images.js';
+import { openAiFake } from '../../fakes/openai-fake.js';
+import { makeApp, activate } from '../../helpers/app.js';
 
 const png = makePng(3, 2, [10, 200, 30]);
 const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('fake jpeg body')]);
@@ -122,4 +124,32 @@ t.test('a data: URL saying image/jpg is taken as image/jpeg', async (t) => {
   t.equal(res.statusCode, 200, res.body);
   t.equal(res.json().content, `Saw 1 image(s): image/jpeg ${sha12(jpeg)}`);
   t.equal(oa.requests.length, 1);
+});
+
+t.test('openai-compatible: vision for the preset\'s vision models, as OpenAI content parts; none for a preset without one', async (t) => {
+  const gq = await openAiFake({ key: 'sk-groq', name: 'fake-groq' }).start('/v1');
+  const ds = await openAiFake({ key: 'sk-ds', name: 'fake-deepseek' }).start('/v1');
+  for (const f of [gq, ds]) t.teardown(() => f.close());
+  const { app } = await makeApp(t, {
+    vendors: [
+      { id: 'groq', use: 'openai-compatible', config: { preset: 'groq', base_url: gq.url, api_key: 'sk-groq' } },
+      { id: 'ds', use: 'openai-compatible', config: { preset: 'deepseek', base_url: ds.url, api_key: 'sk-ds' } },
+    ],
+  });
+  const a = await activate(app);
+  const before = await app.svc.wallet.balance(a.account_id);
+  const res = await app.inject({ method: 'POST', url: '/v1/ai/vision', headers: a.auth, payload: { prompt: 'What is it?', images: [{ base64: png.toString('base64'), mime: 'image/png' }], max_tokens: 40 } });
+  t.equal(res.statusCode, 200, res.body);
+  t.equal(res.json().content, `Saw 1 image(s): image/png ${sha12(png)}`);
+  t.match(res.json().metadata, { vendor: 'groq', model: 'meta-llama/llama-4-scout-17b-16e-instruct' });
+  const sent = gq.requests.at(-1)!.body;
+  t.equal(sent.model, 'meta-llama/llama-4-scout-17b-16e-instruct');
+  t.equal(sent.max_tokens, 40, 'openai-compatible servers get max_tokens');
+  t.same(sent.messages[0].content[1], { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } });
+  // 12 input and 7 output tokens at the preset's 0.11 / 0.34 USD per million.
+  t.equal(before - (await app.svc.wallet.balance(a.account_id)), Math.ceil(12 * 0.11 + 7 * 0.34), 'charged at the preset model\'s price');
+  const pinned = await app.inject({ method: 'POST', url: '/v1/ai/vision', headers: a.auth, payload: { prompt: 'x', images: [{ base64: png.toString('base64') }], vendor: 'ds' } });
+  t.equal(pinned.statusCode, 503, 'deepseek has no vision model');
+  t.equal(pinned.json().error.code, 'no_vendor_available');
+  t.equal(ds.requests.length, 0);
 });
