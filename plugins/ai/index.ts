@@ -47,6 +47,7 @@ export default defineArea({
     'ai.tts': { idempotent: true, description: 'Speech synthesis: text to audio bytes.' },
     'ai.asr': { idempotent: true, description: 'Transcription: audio to text.' },
     'ai.vision': { idempotent: true, description: 'Chat about images (user turns carry inline images).' },
+    'ai.vision.stream': { idempotent: true, description: 'Chat about images as a stream of events.' },
     'ai.image': { idempotent: true, description: 'Image generation from a prompt.' },
     'ai.image.edit': { idempotent: true, description: 'Image edit: new images from uploaded ones, a prompt and an optional mask.' },
     'ai.image.variation': { idempotent: true, description: 'Variations of an uploaded image.' },

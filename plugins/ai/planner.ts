@@ -7,7 +7,7 @@ import { credentialsFor } from '../byok/providers.js';
 export type Prefer = 'balanced' | 'cheapest' | 'smartest';
 
 export interface PlanRequest {
-  capability: 'ai.chat' | 'ai.chat.stream' | 'ai.embed' | 'ai.tts' | 'ai.asr' | 'ai.vision' | 'ai.image' | 'ai.image.edit' | 'ai.image.variation';
+  capability: 'ai.chat' | 'ai.chat.stream' | 'ai.embed' | 'ai.tts' | 'ai.asr' | 'ai.vision' | 'ai.vision.stream' | 'ai.image' | 'ai.image.edit' | 'ai.image.variation';
   model?: string;
   vendor?: string;
   task: Task;
@@ -53,7 +53,7 @@ function localEntry(id: string, vendor: string, kind: Kind): ModelEntry {
 
 type Kind = ModelEntry['capabilities'][number];
 // Vision, image and speech models are never guessed: an unknown model needs a catalog entry saying it can.
-const KIND: Record<PlanRequest['capability'], Kind> = { 'ai.chat': 'chat', 'ai.chat.stream': 'chat', 'ai.embed': 'embed', 'ai.vision': 'vision', 'ai.image': 'image',
+const KIND: Record<PlanRequest['capability'], Kind> = { 'ai.chat': 'chat', 'ai.chat.stream': 'chat', 'ai.embed': 'embed', 'ai.vision': 'vision', 'ai.vision.stream': 'vision', 'ai.image': 'image',
   'ai.image.edit': 'image_edit', 'ai.image.variation': 'image_variation', 'ai.tts': 'tts', 'ai.asr': 'asr' };
 
 /**

@@ -184,12 +184,16 @@ export class AiService {
 
   async openStream(req: FastifyRequest, body: ChatBodyT): Promise<{ p: Prepared<ChatInput>; session: StreamSession<ChatStreamEvent, Usage> }> {
     const p = await this.prepareChat(req, body, true);
+    return { p, session: await this.startStream(req, p, body, 'ai.chat.stream') };
+  }
+
+  /** Start a prepared chat's stream on `capability` (chat, or vision with its images in the turns). */
+  async startStream(req: FastifyRequest, p: Prepared<ChatInput>, body: ChatBodyT, capability: 'ai.chat.stream' | 'ai.vision.stream'): Promise<StreamSession<ChatStreamEvent, Usage>> {
     try {
-      const session = await streamCall<ChatInput, ChatStreamEvent, Usage>({
+      return await streamCall<ChatInput, ChatStreamEvent, Usage>({
         registry: this.svc.vendors, wallet: this.svc.wallet, cooldowns: this.svc.router.cooldowns, capabilities: this.svc.capabilities,
         markup: this.svc.config.wallet.markup, log: this.svc.log,
-      }, 'ai.chat.stream', p.input, { ...this.callOptions(req, p.candidates, body), firstEventTimeoutMs: this.cfg.first_token_timeout_ms });
-      return { p, session };
+      }, capability, p.input, { ...this.callOptions(req, p.candidates, body), firstEventTimeoutMs: this.cfg.first_token_timeout_ms });
     } catch (e) {
       throw this.withModels(e, p);
     }

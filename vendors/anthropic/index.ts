@@ -43,18 +43,22 @@ export default defineVendor({
       },
       price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
     };
+    // Streamed vision is the streamed chat, images in the turns.
+    // Priced by the usage the stream reports (not by its output), as the streamed chat is.
+    const stream: CapabilityImpl<ChatInput, any> = {
+      models,
+      async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
+        const res = await post(input, true, opts.signal);
+        return messagesStream(res.body, id);
+      },
+      price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
+    };
     return {
       capabilities: {
         'ai.chat': chat,
         'ai.vision': chat,
-        'ai.chat.stream': {
-          models,
-          async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
-            const res = await post(input, true, opts.signal);
-            return messagesStream(res.body, id);
-          },
-          price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
-        },
+        'ai.chat.stream': stream,
+        'ai.vision.stream': stream,
         ...anthropicBatchCapabilities(config, ctx, headers),
       },
       // GET /v1/models is authenticated and costs nothing.

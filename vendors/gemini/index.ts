@@ -35,19 +35,23 @@ export default defineVendor({
       },
       price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
     };
+    // Streamed vision is the streamed chat, images in the turns.
+    // Priced by the usage the stream reports (not by its output), as the streamed chat is.
+    const stream: CapabilityImpl<ChatInput, any> = {
+      models,
+      async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
+        const p = planFor(input, id);
+        const res = await post(url(p.model, 'streamGenerateContent', '?alt=sse'), generateRequest(input), p.credentials, opts.signal);
+        return generateStream(res.body, id);
+      },
+      price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
+    };
     return {
       capabilities: {
         'ai.chat': chat,
         'ai.vision': chat,
-        'ai.chat.stream': {
-          models,
-          async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
-            const p = planFor(input, id);
-            const res = await post(url(p.model, 'streamGenerateContent', '?alt=sse'), generateRequest(input), p.credentials, opts.signal);
-            return generateStream(res.body, id);
-          },
-          price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
-        },
+        'ai.chat.stream': stream,
+        'ai.vision.stream': stream,
         'ai.embed': {
           models,
           async invoke(input: EmbedInput, opts): Promise<EmbedOutput> {

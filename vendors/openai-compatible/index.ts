@@ -28,6 +28,7 @@ export default defineVendor({
     // Vision is chat with image_url content parts (data: URLs), which these servers take for
     // their vision models; the catalog's `vision` flag decides which models get such calls.
     inst.capabilities['ai.vision'] = inst.capabilities['ai.chat'];
+    inst.capabilities['ai.vision.stream'] = inst.capabilities['ai.chat.stream'];
     return inst;
   },
 });

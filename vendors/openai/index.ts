@@ -25,6 +25,7 @@ export default defineVendor({
     // the openai-compatible servers speak. Vision is chat with image_url content parts.
     Object.assign(inst.capabilities, openAiBatchCapabilities(config, ctx), { 'ai.realtime.token': openAiRealtimeCapability(config, ctx) }, openAiAudio(config, ctx));
     inst.capabilities['ai.vision'] = inst.capabilities['ai.chat'];
+    inst.capabilities['ai.vision.stream'] = inst.capabilities['ai.chat.stream'];
     inst.capabilities['ai.image'] = openAiImages(cfg, ctx);
     Object.assign(inst.capabilities, openAiImageUploads(cfg, ctx));
     return inst;

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Svc } from '../../../core/context.js';
 import type { CallResult } from '../../../core/router/router.js';
-import type { CandidatePlan, ChatInput, ChatOutput, ImageEditInput, ImageFile, ImageInput, ImageOutput, ImageVariationInput } from '../contract.js';
+import type { StreamSession } from '../../../core/router/stream-call.js';
+import type { CandidatePlan, ChatInput, ChatOutput, ChatStreamEvent, ImageEditInput, ImageFile, ImageInput, ImageOutput, ImageVariationInput, Usage } from '../contract.js';
 import type { ChatBodyT, ChatResultT } from '../schemas.js';
 import type { AiService, Prepared } from '../service.js';
 import { resolveImages, sniffImage, type ImageRef, type ParamOf } from './image-input.js';
@@ -49,16 +50,27 @@ export class MediaService {
 
   /** A chat whose turns carry images (the native vision body, or an OpenAI chat with image parts), on `ai.vision`. */
   async visionChat(req: FastifyRequest, body: ChatBodyT, images: ImageSource[]): Promise<ChatResultT> {
+    const p = await this.prepareVision(req, body, images, 'ai.vision');
+    const started = performance.now();
+    const r = await this.call<ChatInput, ChatOutput>('ai.vision', req, p);
+    return this.ai.chatResult(p, r, started);
+  }
+
+  /** The same chat streamed from the vendor (`ai.vision.stream`), with failover before the first token as for chat. */
+  async visionStream(req: FastifyRequest, body: ChatBodyT, images: ImageSource[]): Promise<{ p: Prepared<ChatInput>; session: StreamSession<ChatStreamEvent, Usage> }> {
+    const p = await this.prepareVision(req, body, images, 'ai.vision.stream');
+    return { p, session: await this.ai.startStream(req, p, body, 'ai.vision.stream') };
+  }
+
+  private async prepareVision(req: FastifyRequest, body: ChatBodyT, images: ImageSource[], capability: 'ai.vision' | 'ai.vision.stream'): Promise<Prepared<ChatInput>> {
     // Routing first: with no vision vendor, nothing is fetched.
-    const p = await this.ai.prepareChat(req, { ...body, cache_strategy: 'none' }, false, 'ai.vision');
+    const p = await this.ai.prepareChat(req, { ...body, cache_strategy: 'none' }, capability === 'ai.vision.stream', capability);
     const inline = await resolveImages(images.map((i) => i.ref), this.svc.egress, (i, field) => images[i].param(field));
     const messages = p.input.messages.map((m) => ({ ...m }));
     inline.forEach((img, i) => (messages[images[i].message].images ??= []).push(img));
     p.input.messages = messages;
     p.input.estimate.input_tokens += inline.length * VISION_TOKENS_PER_IMAGE;
-    const started = performance.now();
-    const r = await this.call<ChatInput, ChatOutput>('ai.vision', req, p);
-    return this.ai.chatResult(p, r, started);
+    return p;
   }
 
   async image(req: FastifyRequest, body: ImageBodyT): Promise<ImageResultT> {

@@ -27,7 +27,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, ai: AiService, media?
     schema: { summary: 'OpenAI Chat Completions (stream and not)', tags: ['openai'], body: OaChatBody },
   }, async (req: FastifyRequest<{ Body: OaChatBodyT }>, reply: FastifyReply) => {
     const split = media && splitImageParts(req.body);
-    if (split) return openAiVisionChat(req, reply, media, split, `chatcmpl-${base62(24)}`);
+    if (split) return openAiVisionChat(req, reply, ai, media, split, `chatcmpl-${base62(24)}`);
     const body = fromOpenAi(req.body);
     const id = `chatcmpl-${base62(24)}`;
     if (!req.body.stream) return completion(await ai.chat(req, body), id);

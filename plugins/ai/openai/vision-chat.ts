@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../../../core/errors.js';
 import type { ImageSource, MediaService } from '../media/media-service.js';
-import { replayStream } from '../stream-runner.js';
+import { runStream } from '../stream-runner.js';
+import type { AiService } from '../service.js';
 import type { OaChatBodyT } from './schemas.js';
 import { completion, fromOpenAi, openAiWriter } from './wire.js';
 
@@ -33,10 +34,12 @@ export function splitImageParts(b: OaChatBodyT): { text: OaChatBodyT; images: Im
   return images.length ? { text: { ...b, messages }, images } : undefined;
 }
 
-/** An OpenAI chat with images: answered by `ai.vision`; a stream request gets the answer as one chunk, then the end. */
-export async function openAiVisionChat(req: FastifyRequest<{ Body: OaChatBodyT }>, reply: FastifyReply, media: MediaService, split: { text: OaChatBodyT; images: ImageSource[] }, id: string) {
-  const result = await media.visionChat(req, fromOpenAi(split.text), split.images);
-  if (!req.body.stream) return completion(result, id);
-  replayStream(req, reply, openAiWriter(id, result.metadata.model, !!req.body.stream_options?.include_usage), result);
+/** An OpenAI chat with images: answered by `ai.vision`, or streamed from the vendor by `ai.vision.stream`. */
+export async function openAiVisionChat(req: FastifyRequest<{ Body: OaChatBodyT }>, reply: FastifyReply, ai: AiService, media: MediaService, split: { text: OaChatBodyT; images: ImageSource[] }, id: string) {
+  const body = fromOpenAi(split.text);
+  if (!req.body.stream) return completion(await media.visionChat(req, body, split.images), id);
+  const started = performance.now();
+  const { p, session } = await media.visionStream(req, { ...body, stream: true }, split.images);
+  await runStream(req, reply, ai, p, session, openAiWriter(id, p.modelOf(session.vendor) ?? req.body.model, !!req.body.stream_options?.include_usage), started);
   return reply;
 }

@@ -71,12 +71,16 @@ t.test('the official openai SDK: chat.completions with image_url parts goes to a
   });
   let text = '';
   let usage: any;
+  let pieces = 0;
   for await (const chunk of stream) {
+    if (chunk.choices[0]?.delta?.content) pieces++;
     text += chunk.choices[0]?.delta?.content ?? '';
     if (chunk.usage) usage = chunk.usage;
   }
   t.equal(text, `Saw 1 image(s): image/png ${sha12(png)}`, '`smartest` routes to the best vision model (eye, on Anthropic)');
   t.equal(an.requests.at(-1)!.body.messages[0].content[0].type, 'image');
+  t.equal(an.requests.at(-1)!.body.stream, true, 'streamed from the vendor');
+  t.ok(pieces > 1, `the answer arrived as the vendor sent it, in ${pieces} pieces`);
   t.ok(usage.total_tokens > 0);
 
   const bad = await client.chat.completions.create({ model: 'seer', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,aGVsbG8=' } }] }] }).catch((e) => e);

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { imageHost, mediaApp } from './media-setup.js';
 import { makePng, sha12 } from '../../fakes/images.js';
+import OpenAI from 'openai';
 import { openAiFake } from '../../fakes/openai-fake.js';
 import { makeApp, activate } from '../../helpers/app.js';
 
@@ -152,4 +153,22 @@ t.test('openai-compatible: vision for the preset\'s vision models, as OpenAI con
   t.equal(pinned.statusCode, 503, 'deepseek has no vision model');
   t.equal(pinned.json().error.code, 'no_vendor_available');
   t.equal(ds.requests.length, 0);
+});
+
+t.test('streamed vision on the OpenAI surface comes from the vendor; a vendor failing before the first token fails over', async (t) => {
+  const { base, an, oa, key } = await mediaApp(t);
+  const client = new OpenAI({ apiKey: key, baseURL: `${base}/v1/openai`, maxRetries: 0 });
+  an.next({ status: 529 });
+  const stream = await client.chat.completions.create({
+    model: 'smartest', stream: true,
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'What?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } }] }],
+  });
+  const pieces: string[] = [];
+  for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) pieces.push(chunk.choices[0].delta.content);
+  t.equal(pieces.join(''), `Saw 1 image(s): image/png ${sha12(png)}`);
+  t.ok(pieces.length > 1, 'in pieces, as the vendor streamed it');
+  const sent = oa.requests.at(-1)!.body;
+  t.equal(sent.stream, true);
+  t.same(sent.messages[0].content[1], { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } });
+  t.equal(an.requests.length, 1, 'the Anthropic vision model was tried first');
 });
