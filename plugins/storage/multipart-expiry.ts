@@ -1,13 +1,8 @@
 import type { Logger } from 'pino';
-import type { UploadRow } from './multipart.js';
+import { CLAIM_MS, type UploadRow } from './multipart.js';
 import type { BucketRow, StorageService } from './service.js';
 
 const HOUR_MS = 3_600_000;
-/**
- * How long a node that claimed an upload has to drop it before another node may try again
- * (an upload of 10,000 parts on a remote vendor takes minutes; a failed drop waits this long).
- */
-const CLAIM_MS = HOUR_MS;
 
 /**
  * S3's AbortIncompleteMultipartUpload: uploads neither completed nor aborted within
@@ -61,12 +56,8 @@ export class MultipartExpiry {
   }
 
   /** Whether this node won the upload (nobody claimed it, or the claim ran out). */
-  private async claim(uploadId: string, now: number): Promise<boolean> {
-    const res = await this.storage.svc.db.updateTable('storage_multipart_uploads').set({ expiry_claimed_at: now })
-      .where('upload_id', '=', uploadId)
-      .where((eb) => eb.or([eb('expiry_claimed_at', 'is', null), eb('expiry_claimed_at', '<', now - CLAIM_MS)]))
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+  private claim(uploadId: string, now: number): Promise<boolean> {
+    return this.storage.multipart.claim(uploadId, now, CLAIM_MS);
   }
 
   private async drop(upload: UploadRow): Promise<void> {

@@ -9,6 +9,11 @@ import type { BucketRow, StorageService } from './service.js';
 export const UPLOADS_BUCKET = 'svc-uploads';
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
 export const MAX_PARTS = 10_000;
+/**
+ * How long a node that claimed an upload (to drop or complete it) has before another may take
+ * it again: an upload of 10,000 parts on a remote vendor takes minutes; a failed drop waits this long.
+ */
+export const CLAIM_MS = 3_600_000;
 
 export interface UploadRow {
   upload_id: string;
@@ -28,7 +33,7 @@ export interface PartRow {
 
 /** Why a completion was refused, for the S3 layer to name (S3's own error codes). */
 export class CompleteProblem extends Error {
-  constructor(readonly code: 'InvalidPart' | 'InvalidPartOrder' | 'EntityTooSmall' | 'EntityTooLarge', message: string, readonly extra: Record<string, string> = {}) {
+  constructor(readonly code: 'InvalidPart' | 'InvalidPartOrder' | 'EntityTooSmall' | 'EntityTooLarge' | 'NoSuchUpload', message: string, readonly extra: Record<string, string> = {}) {
     super(message);
   }
 }
@@ -67,14 +72,29 @@ export class Multipart {
 
   /**
    * The upload, if it is this bucket's and this key's (anything else is "no such upload").
-   * An expired upload is no such upload even before the sweep drops it, so that nobody
-   * completes an upload whose parts the sweep may be deleting.
+   * An expired upload, or one claimed by an abort, a completion or the sweep, is no such
+   * upload even before it is dropped, so that nobody adds to or completes an upload whose
+   * parts may be being deleted.
    */
   async find(b: BucketRow, key: string, uploadId: string): Promise<UploadRow | undefined> {
     const r = await this.db.selectFrom('storage_multipart_uploads').selectAll()
       .where('upload_id', '=', uploadId).where('bucket_id', '=', b.bucket_id).where('key', '=', key)
+      .where('expiry_claimed_at', 'is', null)
       .where('created_at', '>', Date.now() - this.storage.config.multipart_expire_seconds * 1000).executeTakeFirst();
     return r && { ...(r as UploadRow), created_at: Number(r.created_at) };
+  }
+
+  /**
+   * Take the upload for dropping or completing, with a conditional update: of two nodes (or
+   * two requests) at once, one wins, so its parts are deleted and their bytes counted gone
+   * once. A claim older than `staleMs` (its holder died) can be taken again.
+   */
+  async claim(uploadId: string, now: number, staleMs: number): Promise<boolean> {
+    const res = await this.db.updateTable('storage_multipart_uploads').set({ expiry_claimed_at: now })
+      .where('upload_id', '=', uploadId)
+      .where((eb) => eb.or([eb('expiry_claimed_at', 'is', null), eb('expiry_claimed_at', '<', now - staleMs)]))
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
   }
 
   async parts(uploadId: string): Promise<PartRow[]> {
@@ -123,6 +143,11 @@ export class Multipart {
     if (size > caps.maxObjectBytes) {
       throw new CompleteProblem('EntityTooLarge', `Your proposed upload exceeds the ${caps.tier} tier's object size cap of ${formatBytes(caps.maxObjectBytes)}.`, { MaxSizeAllowed: String(caps.maxObjectBytes) });
     }
+    // Taken once the list checks out: an abort, the sweep or a second completion now finds
+    // no such upload. A completion that fails from here gives the upload back for a retry.
+    if (!(await this.claim(upload.upload_id, Date.now(), CLAIM_MS))) {
+      throw new CompleteProblem('NoSuchUpload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', { UploadId: upload.upload_id });
+    }
     const parts = this.partsBucket(b);
     const storage = this.storage;
     async function* joined() {
@@ -132,8 +157,14 @@ export class Multipart {
         yield* got.body;
       }
     }
-    const info = await this.storage.put(b, upload.key, Readable.from(joined(), { objectMode: false }), upload.content_type,
-      { length: size, etag: multipartEtag(chosen.map((p) => p.etag)) });
+    let info: ObjectInfo;
+    try {
+      info = await this.storage.put(b, upload.key, Readable.from(joined(), { objectMode: false }), upload.content_type,
+        { length: size, etag: multipartEtag(chosen.map((p) => p.etag)) });
+    } catch (e) {
+      await this.db.updateTable('storage_multipart_uploads').set({ expiry_claimed_at: null }).where('upload_id', '=', upload.upload_id).execute();
+      throw e;
+    }
     await this.drop(b, upload);
     return info;
   }

@@ -2,7 +2,7 @@ import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
 import type { S3Request } from './endpoint.js';
 import { writableBucket } from './object-ops.js';
 import { withUploadBody, xmlBody } from './body.js';
-import { CompleteProblem, MAX_PARTS, type Multipart, type UploadRow } from '../multipart.js';
+import { CLAIM_MS, CompleteProblem, MAX_PARTS, type Multipart, type UploadRow } from '../multipart.js';
 import type { BucketRow } from '../service.js';
 import { iso } from '../../../core/clock.js';
 
@@ -16,10 +16,12 @@ function partNumber(r: S3Request): number {
   return n;
 }
 
+const noSuchUpload = (id: string) => new S3Error('NoSuchUpload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', { UploadId: id });
+
 async function findUpload(r: S3Request, mp: Multipart, b: BucketRow): Promise<UploadRow> {
   const id = r.query.get('uploadId') ?? '';
   const upload = await mp.find(b, r.key, id);
-  if (!upload) throw new S3Error('NoSuchUpload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', { UploadId: id });
+  if (!upload) throw noSuchUpload(id);
   return upload;
 }
 
@@ -69,6 +71,8 @@ export async function multipartOps(r: S3Request, mp: Multipart): Promise<unknown
     return reply.type('application/xml').send(head('CompleteMultipartUploadResult', r, b, tags({ Location: location, ETag: info.etag })));
   }
   if (req.method === 'DELETE') {
+    // Two aborts at once: one drops the upload, the other finds it taken (gone, as S3 sees it).
+    if (!(await mp.claim(upload.upload_id, Date.now(), CLAIM_MS))) throw noSuchUpload(upload.upload_id);
     await mp.drop(b, upload);
     return reply.code(204).send();
   }

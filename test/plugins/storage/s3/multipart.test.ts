@@ -113,3 +113,26 @@ t.test('parts are capped: the object cap less the other parts, and the account t
   await part(2, 500);
   t.equal((await storageUsage(app, a)).bytes_stored, 1000);
 });
+
+t.test('two aborts, or two completions, at once: one wins, the other finds no such upload, the bytes are counted once', async (t) => {
+  const { app } = await listeningApp(t);
+  const a = await activate(app);
+  const s3 = await s3Client(t, app, a);
+  await createBucket(app, a, 'mpb');
+  const part = Buffer.alloc(1000, 3);
+  const started = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mpb', Key: 'gone' }));
+  await s3.send(new UploadPartCommand({ Bucket: 'mpb', Key: 'gone', UploadId: started.UploadId, PartNumber: 1, Body: part }));
+  t.equal((await storageUsage(app, a)).bytes_stored, 1000);
+  const aborts = await Promise.allSettled([1, 2, 3].map(() => s3.send(new AbortMultipartUploadCommand({ Bucket: 'mpb', Key: 'gone', UploadId: started.UploadId }))));
+  t.equal(aborts.filter((r) => r.status === 'fulfilled').length, 1, 'one abort drops the upload');
+  t.same(aborts.filter((r) => r.status === 'rejected').map((r) => ((r as PromiseRejectedResult).reason as Error).name), ['NoSuchUpload', 'NoSuchUpload']);
+  t.equal((await storageUsage(app, a)).bytes_stored, 0, 'its bytes counted gone once');
+
+  const c = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mpb', Key: 'once' }));
+  const etag = (await s3.send(new UploadPartCommand({ Bucket: 'mpb', Key: 'once', UploadId: c.UploadId, PartNumber: 1, Body: part }))).ETag!;
+  const completes = await Promise.allSettled([1, 2].map(() => s3.send(new CompleteMultipartUploadCommand({ Bucket: 'mpb', Key: 'once', UploadId: c.UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: etag }] } }))));
+  t.equal(completes.filter((r) => r.status === 'fulfilled').length, 1, 'one completion commits the object');
+  t.equal(((completes.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as Error).name, 'NoSuchUpload');
+  t.equal(await (await s3.send(new GetObjectCommand({ Bucket: 'mpb', Key: 'once' }))).Body!.transformToString(), part.toString());
+  t.equal((await storageUsage(app, a)).bytes_stored, 1000, 'the object once, the part gone');
+});
