@@ -10,6 +10,7 @@ import { registerOpenAiRoutes } from './openai/routes.js';
 import { BatchStore } from './batch/store.js';
 import { BATCH_JOB, type BatchDeps } from './batch/submit.js';
 import { batchJobHandler, failBatch } from './batch/runner.js';
+import { VENDOR_CANCEL_JOB, vendorCancelJobHandler } from './batch/cancel.js';
 import { registerBatchRoutes } from './batch/routes.js';
 import { RealtimeConfig, registerRealtimeToken } from './realtime-token.js';
 import { SpeechService } from './speech/service.js';
@@ -70,10 +71,14 @@ export default defineArea({
     }
     const unsubscribe = await svc.bus.subscribe(BYOK_CHANGED, (m) => ai.noByok.changed((m as { accountId: string }).accountId));
     app.addHook('onClose', async () => unsubscribe().catch(() => undefined));
-    const batches: BatchDeps = { svc, ai, store: new BatchStore(svc.db), pollMs: ctx.config.batch_poll_ms, log: ctx.log };
+    const batches: BatchDeps = { svc, ai, store: new BatchStore(svc.db), pollMs: ctx.config.batch_poll_ms, cancelRetryMs: ctx.config.batch_poll_ms, log: ctx.log };
     svc.jobs.register(BATCH_JOB, batchJobHandler(batches), {
       // Its last attempt died with its node: the batch must not wait forever holding money.
       onExhausted: async (_id, p: { batch_id: string }, error) => failBatch(batches, p.batch_id, error),
+    });
+    svc.jobs.register(VENDOR_CANCEL_JOB, vendorCancelJobHandler(batches), {
+      // Its last try died with its node: nothing is owed to anyone, the batch is final; say so.
+      onExhausted: async (_id, p: { batch_id: string; vendor: string }, error) => ctx.log.warn({ batch_id: p.batch_id, vendor: p.vendor, error }, 'gave up asking the vendor to cancel a chat batch'),
     });
     registerAiRoutes(app, ai, batches);
     const media = new MediaService(svc, ai);

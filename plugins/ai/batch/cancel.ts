@@ -1,4 +1,5 @@
-import { apiError } from '../../../core/errors.js';
+import { apiError, isApiError } from '../../../core/errors.js';
+import type { JobHandler } from '../../../core/jobs/engine.js';
 import { credentialsFor } from '../../byok/providers.js';
 import { BATCH_CANCEL_CAPABILITY, type BatchCancelInput, type BatchCancelOutput } from './contract.js';
 import { FINAL, batchRecord, holdOf, parseRoute, type BatchRow } from './store.js';
@@ -12,31 +13,67 @@ async function keyFor(d: BatchDeps, row: BatchRow, vendor: string): Promise<Reco
   return (inst && credentialsFor(inst, byok)) || null;
 }
 
+/** Retries of a vendor cancel that failed on the vendor's side (down, 5xx, a timeout): ~7 hours with the engine's backoff. */
+export const VENDOR_CANCEL_JOB = 'ai.batch.vendor-cancel';
+const VENDOR_CANCEL_ATTEMPTS = 18;
+
+interface VendorCancel {
+  batch_id: string;
+  vendor: string;
+  vendor_batch_id: string;
+}
+
+/**
+ * One try at the vendor's cancel: 'done' (canceled, or nothing to do), or 'retry' when the
+ * vendor failed in a way a later try may not (down, 5xx, a timeout, a cooled-down instance).
+ */
+async function tryCancel(d: BatchDeps, row: BatchRow, c: VendorCancel): Promise<'done' | 'retry'> {
+  const log = { batch_id: row.batch_id, vendor: c.vendor, vendor_batch_id: c.vendor_batch_id };
+  if (!d.svc.vendors.get(c.vendor)?.instance.capabilities[BATCH_CANCEL_CAPABILITY]) {
+    d.log.info(log, 'chat batch left to run at its vendor: the adapter cannot cancel one');
+    return 'done';
+  }
+  try {
+    const credentials = await keyFor(d, row, c.vendor);
+    if (credentials === null) {
+      d.log.warn(log, 'chat batch left to run at its vendor: the key it was submitted with is no longer active');
+      return 'done';
+    }
+    const r = await d.svc.router.call<BatchCancelInput, BatchCancelOutput>(BATCH_CANCEL_CAPABILITY, { vendor_batch_id: c.vendor_batch_id, credentials }, {
+      accountId: row.account_id, order: [c.vendor], charge: false, ref: row.batch_id,
+    });
+    d.log.info({ ...log, vendor_status: r.output.vendor_status }, 'chat batch canceled at its vendor');
+    return 'done';
+  } catch (e) {
+    const retry = isApiError(e) && ['vendor_error', 'vendor_timeout', 'no_vendor_available'].includes(e.code);
+    d.log.warn({ ...log, error: (e as Error).message, retry }, 'the vendor did not cancel the chat batch');
+    return retry ? 'retry' : 'done';
+  }
+}
+
 /**
  * Ask the vendor to stop a batch whose answer nobody will be charged for, so the operator (or
- * the caller, on their own key) is not billed for it either. Best effort and never throws: the
- * batch is already final here, and a vendor that refuses or is down changes nothing for the caller.
+ * the caller, on their own key) is not billed for it either. Never throws: the batch is already
+ * final here, and a vendor that refuses or is down changes nothing for the caller. A vendor that
+ * is down or failing is asked again by a job, with backoff, for about seven hours.
  */
 export async function cancelAtVendor(d: BatchDeps, row: BatchRow, vendor = row.vendor, vendorBatchId = row.vendor_batch_id): Promise<void> {
   if (!vendor || !vendorBatchId) return;
-  const log = { batch_id: row.batch_id, vendor, vendor_batch_id: vendorBatchId };
-  if (!d.svc.vendors.get(vendor)?.instance.capabilities[BATCH_CANCEL_CAPABILITY]) {
-    d.log.info(log, 'chat batch left to run at its vendor: the adapter cannot cancel one');
-    return;
-  }
-  try {
-    const credentials = await keyFor(d, row, vendor);
-    if (credentials === null) {
-      d.log.warn(log, 'chat batch left to run at its vendor: the key it was submitted with is no longer active');
-      return;
-    }
-    const r = await d.svc.router.call<BatchCancelInput, BatchCancelOutput>(BATCH_CANCEL_CAPABILITY, { vendor_batch_id: vendorBatchId, credentials }, {
-      accountId: row.account_id, order: [vendor], charge: false, ref: row.batch_id,
-    });
-    d.log.info({ ...log, vendor_status: r.output.vendor_status }, 'chat batch canceled at its vendor');
-  } catch (e) {
-    d.log.warn({ ...log, error: (e as Error).message }, 'the vendor did not cancel the chat batch');
-  }
+  const c: VendorCancel = { batch_id: row.batch_id, vendor, vendor_batch_id: vendorBatchId };
+  if ((await tryCancel(d, row, c)) === 'done') return;
+  await d.svc.jobs.enqueue({
+    kind: VENDOR_CANCEL_JOB, payload: c, runAt: Date.now() + d.cancelRetryMs, maxAttempts: VENDOR_CANCEL_ATTEMPTS, uniqueKey: `${VENDOR_CANCEL_JOB}:${vendor}:${vendorBatchId}`,
+  }).catch((e) => d.log.warn({ batch_id: row.batch_id, error: (e as Error).message }, 'the vendor cancel could not be queued for a retry'));
+}
+
+/** The retry job: throws (and is tried again with backoff) while the vendor keeps failing. */
+export function vendorCancelJobHandler(d: BatchDeps): JobHandler<VendorCancel> {
+  return async (job) => {
+    const row = await d.store.get(job.payload.batch_id);
+    if (!row || (await tryCancel(d, row, job.payload)) === 'done') return;
+    if (job.attempt < job.maxAttempts) throw new Error(`${job.payload.vendor} did not cancel batch ${job.payload.vendor_batch_id} yet`);
+    d.log.warn({ batch_id: row.batch_id, vendor: job.payload.vendor, vendor_batch_id: job.payload.vendor_batch_id }, 'gave up asking the vendor to cancel a chat batch');
+  };
 }
 
 /**

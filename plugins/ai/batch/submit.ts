@@ -15,6 +15,8 @@ export interface BatchDeps {
   ai: AiService;
   store: BatchStore;
   pollMs: number;
+  /** Delay before a failed vendor cancel is tried again (then the job engine's backoff). */
+  cancelRetryMs: number;
   log: Logger;
 }
 

@@ -91,6 +91,30 @@ t.test('a poll in flight when the cancel lands, and a vendor that refuses the ca
   t.same(await usage(c), []);
 });
 
+t.test('a vendor down when the cancel lands is asked again until it cancels; a vendor that refuses it (4xx) is not', async (t) => {
+  const c = await batchApp(t);
+  c.oa.batches.pollsUntilDone = 1000;
+  const { batch_id, vendorId } = await runningBatch(c, { messages: 'x', model: 'alpha', max_tokens: 100 });
+  const cancels = () => c.oa.requests.filter((r) => r.method === 'POST' && r.path === `/v1/batches/${vendorId}/cancel`).length;
+  // The cancel's first two tries get a 500 (the router tries the instance once a call).
+  c.oa.next({ status: 500 }, { status: 500 });
+  const res = await cancel(c, batch_id);
+  t.equal(res.json().state, 'canceled', 'canceled for the caller at once');
+  t.equal(c.oa.batches.canceled.length, 0);
+  // The job's first retry comes after the poll interval, the next after the engine's backoff (0.5–1 s).
+  for (let i = 0; i < 100 && !c.oa.batches.canceled.length; i++) await sleep(50);
+  t.same(c.oa.batches.canceled, [vendorId], 'the retry job canceled it at the vendor');
+  t.ok(cancels() >= 3, `asked ${cancels()} times`);
+  const jobs = await c.app.svc.db.selectFrom('jobs').select(['kind', 'state']).where('kind', '=', 'ai.batch.vendor-cancel').execute();
+  t.equal(jobs.length, 1, 'one retry job for the vendor batch');
+
+  const second = await runningBatch(c, { messages: 'y', model: 'alpha', max_tokens: 100 });
+  c.oa.next({ status: 400 });
+  t.equal((await cancel(c, second.batch_id)).json().state, 'canceled');
+  await sleep(200);
+  t.equal(c.oa.requests.filter((r) => r.method === 'POST' && r.path === `/v1/batches/${second.vendorId}/cancel`).length, 1, 'a refusal is not asked again');
+});
+
 t.test('cancel a running Anthropic batch; a finished batch is 409; another account and unknown ids are 404', async (t) => {
   const c = await batchApp(t);
   c.an.batches.pollsUntilDone = 1000;
