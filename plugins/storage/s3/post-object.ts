@@ -1,5 +1,4 @@
 import { Transform, type Readable } from 'node:stream';
-import { Busboy } from '@fastify/busboy';
 import { isResultsBucket } from '../../../core/results/result-store.js';
 import type { S3Request } from './endpoint.js';
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
@@ -28,8 +27,13 @@ interface Upload {
   mime: string;
 }
 
+// Loaded on the first form upload: most gateways never see one, and the start should not pay for it.
+const loadBusboy = () => import('@fastify/busboy');
+let busboy: ReturnType<typeof loadBusboy> | undefined;
+
 /** The form's fields up to its file part, and that part's stream (paused until read). */
-function readForm(r: S3Request): { upload: Promise<Upload>; finished: Promise<void> } {
+async function readForm(r: S3Request): Promise<{ upload: Promise<Upload>; finished: Promise<void> }> {
+  const { Busboy } = await (busboy ??= loadBusboy());
   let bb: ReturnType<typeof Busboy>;
   try {
     bb = Busboy({ headers: r.req.headers as any, limits: { fieldSize: FIELD_MAX, fields: 100, files: 1, parts: 101 } });
@@ -93,7 +97,7 @@ function cappedFile(file: Readable, cap: UploadCap, min: number, onError: (e: Er
 
 export async function postObject(r: S3Request): Promise<unknown> {
   const { req, reply, storage } = r;
-  const form = readForm(r);
+  const form = await readForm(r);
   const { fields, file, filename, mime } = await form.upload;
   const policy = await checkPostPolicy(fields, r.bucket, storage.config.region, Date.now(), async (id) => (await storage.credentials.lookup(id))?.secret ?? null);
   const cred = (await storage.credentials.lookup(policy.accessKeyId))!;
