@@ -45,7 +45,9 @@ async function readForm(r: S3Request): Promise<{ upload: Promise<Upload>; finish
   let rejectUpload!: (e: Error) => void;
   const upload = new Promise<Upload>((res, rej) => { resolveUpload = res; rejectUpload = rej; });
   let seenFile = false;
+  let failFinished!: (e: Error) => void;
   const finished = new Promise<void>((resolve, reject) => {
+    failFinished = reject;
     bb.on('field', (name: string, value: string, _nt: boolean, valueTruncated: boolean) => {
       if (seenFile) return; // S3 ignores fields after the file
       if (valueTruncated) return rejectUpload(new S3Error('InvalidArgument', `The form field ${name} is longer than 20 KB.`, { ArgumentName: name }));
@@ -70,6 +72,13 @@ async function readForm(r: S3Request): Promise<{ upload: Promise<Upload>; finish
     });
   });
   finished.catch(() => undefined);
+  // A client gone before the end of the form: busboy never finishes, so say so here.
+  r.req.raw.once('close', () => {
+    if (r.req.raw.complete) return;
+    const e = new S3Error('IncompleteBody', 'The client closed the connection before the form was complete.');
+    rejectUpload(e);
+    failFinished(e);
+  });
   r.req.raw.pipe(bb);
   return { upload, finished };
 }
@@ -114,6 +123,8 @@ export async function postObject(r: S3Request): Promise<unknown> {
     ? { bytes: policy.maxBytes, what: `the policy's content-length-range maximum of ${policy.maxBytes} bytes` } : tier;
   const ctrl = new AbortController();
   const body = cappedFile(file, cap, policy.minBytes, (e) => ctrl.abort(e));
+  // A broken form or a client gone while the file streams: the vendor must not commit it.
+  form.finished.catch((e) => ctrl.abort(e));
   const contentType = fields.get('content-type') || mime || 'application/octet-stream';
   let info;
   try {
@@ -123,7 +134,8 @@ export async function postObject(r: S3Request): Promise<unknown> {
     const reason = ctrl.signal.reason;
     throw reason instanceof S3Error ? reason : new S3Error('IncompleteBody', 'The upload did not complete.');
   }
-  await form.finished;
+  // Committed: what follows the file (ignored fields, the closing boundary) cannot undo it.
+  await form.finished.catch(() => undefined);
 
   const location = `${storage.endpoint}/${encodeURIComponent(b.name)}/${key.split('/').map(encodeURIComponent).join('/')}`;
   reply.header('etag', info.etag).header('location', location);

@@ -1,5 +1,8 @@
 import t from 'tap';
 import { createHmac } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
 import { S3Client, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { listeningApp, activate, createBucket, presign, s3Credentials, storageUsage } from './helpers.js';
@@ -206,4 +209,29 @@ t.test('s3 with presign_through gateway (the default): the form goes through the
   t.match(await storageUsage(app, u), { bytes_stored: 900 }, 'metered, which a form straight to the service is not');
   const got = await fetch(`${endpoint}/backing/gw/${u.account_id}/photos/a.txt`);
   t.equal(await got.text(), 'y'.repeat(900), 'the bytes are in the service\'s bucket');
+});
+
+t.test('a client that goes away in the middle of the file: nothing stored, nothing left behind, the gateway serves on', async (t) => {
+  const { app, base, dir } = await listeningApp(t, { vendors: [] });
+  const u = await activate(app);
+  await createBucket(app, u, 'photos');
+  const p = (await presign(app, u, 'photos', 'half.bin', { method: 'POST' })).json();
+  const boundary = 'xxBOUNDARYxx';
+  const head = Object.entries(p.fields as Record<string, string>).map(([k, v]) => `--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('')
+    + `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="half.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`;
+  const { port } = new URL(base);
+  const sock = connect(Number(port), '127.0.0.1');
+  await new Promise((ok) => sock.once('connect', ok));
+  sock.write(`POST /s3/photos HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: multipart/form-data; boundary=${boundary}\r\ncontent-length: ${head.length + 200_000}\r\n\r\n${head}`);
+  sock.write(Buffer.alloc(50_000, 1));
+  await new Promise((ok) => setTimeout(ok, 100));
+  sock.destroy();
+  await new Promise((ok) => setTimeout(ok, 300));
+  const head404 = await app.inject({ method: 'GET', url: '/v1/storage/buckets/photos/objects/half.bin', headers: u.auth });
+  t.equal(head404.statusCode, 404, 'nothing stored');
+  t.equal((await storageUsage(app, u)).bytes_stored, 0);
+  const tmp = join(dir, 'objects', u.account_id, 'photos', '.tmp');
+  t.same(existsSync(tmp) ? readdirSync(tmp) : [], [], 'no temp file left');
+  const ok = await post(p.url, form(p.fields, Buffer.from('whole'), 'text/plain'));
+  t.equal(ok.status, 204, 'the next form goes through');
 });
