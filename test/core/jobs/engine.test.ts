@@ -95,7 +95,12 @@ t.test('JobRetry sets the next delay or gives up at once', async (t) => {
   e.start();
   const gone = await e.enqueue({ kind: 'steer', payload: { permanent: true }, maxAttempts: 10 });
   const later = await e.enqueue({ kind: 'steer', payload: {}, maxAttempts: 10 });
-  await until('settled', async () => (await e.get(gone.id))?.state === 'dead' && (await e.get(later.id))?.state === 'queued' && (await e.get(later.id))!.attempts === 1);
+  // One read of each row a check: two reads of `later` could see it queued before its claim
+  // and with its attempt counted after it, while it is still running.
+  await until('settled', async () => {
+    const [g, l] = [await e.get(gone.id), await e.get(later.id)];
+    return g?.state === 'dead' && l?.state === 'queued' && l.attempts === 1;
+  });
   const row = await e.get(later.id);
   t.ok(row!.run_at > Date.now() + 55_000, 'run_at follows the handler');
   t.equal(row!.last_error, 'later');
