@@ -19,6 +19,8 @@ export interface Script {
   usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Only for a request whose path matches; requests to other paths pass this script by. */
+  path?: RegExp;
 }
 
 export interface FakeRequest {
@@ -55,7 +57,8 @@ export class FakeServer {
         }
         const r = { method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0], headers: req.headers, body, bytes };
         this.requests.push(r);
-        const s = { ...this.defaults, ...(this.queue.shift() ?? {}) };
+        const at = this.queue.findIndex((q) => !q.path || q.path.test(r.path));
+        const s = { ...this.defaults, ...(at < 0 ? {} : this.queue.splice(at, 1)[0]) };
         this.open.add(res);
         res.on('close', () => this.open.delete(res));
         if (s.delayMs) await new Promise((ok) => setTimeout(ok, s.delayMs));
