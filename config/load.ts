@@ -68,7 +68,8 @@ export function applyDefaults(schema: any, value: unknown): unknown {
  * variable) to 90 for an integer, which would silently run with a value nobody wrote.
  */
 function truncatedNumbers(before: unknown, after: unknown, path: string, out: Array<{ path: string; value: unknown }>): void {
-  if (typeof before === 'number' || (typeof before === 'string' && typeof after === 'number')) {
+  // Only a number that came out as another number: 12345 for a string option becomes "12345", as before.
+  if (typeof after === 'number' && (typeof before === 'number' || typeof before === 'string')) {
     if (Number(before) !== after) out.push({ path, value: before });
     return;
   }

@@ -32,7 +32,7 @@ export default defineArea({
         const c = await credentials.internal(accountId);
         return { endpoint: storage.endpoint, region: ctx.config.region, access_key_id: c.accessKeyId, secret: c.secret };
       },
-      presign: ctx.config.presign_through === 'gateway' ? (r) => storage.presignResult(r.accountId, r.bucket, r.key, r.expiresSeconds, r.response) : undefined,
+      presign: ctx.config.presign_through === 'gateway' ? (r) => storage.gatewayUrl(r.accountId, r.bucket, r.key, 'GET', r.expiresSeconds, r.response) : undefined,
       publicUrl: publicResultUrls(ctx.config, ctx.svc.vendors, storage.endpoint),
     });
     // Every body field of this area is optional somewhere: a POST without a body means the defaults.

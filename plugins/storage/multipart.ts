@@ -15,6 +15,9 @@ export const MAX_PARTS = 10_000;
  */
 export const CLAIM_MS = 3_600_000;
 
+/** S3's message for an upload that is not (or no longer) there. */
+export const NO_SUCH_UPLOAD = 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.';
+
 export interface UploadRow {
   upload_id: string;
   account_id: string;
@@ -146,7 +149,7 @@ export class Multipart {
     // Taken once the list checks out: an abort, the sweep or a second completion now finds
     // no such upload. A completion that fails from here gives the upload back for a retry.
     if (!(await this.claim(upload.upload_id, Date.now(), CLAIM_MS))) {
-      throw new CompleteProblem('NoSuchUpload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', { UploadId: upload.upload_id });
+      throw new CompleteProblem('NoSuchUpload', NO_SUCH_UPLOAD, { UploadId: upload.upload_id });
     }
     const parts = this.partsBucket(b);
     const storage = this.storage;
@@ -173,6 +176,16 @@ export class Multipart {
   async dropAll(b: BucketRow): Promise<void> {
     const rows = await this.db.selectFrom('storage_multipart_uploads').selectAll().where('bucket_id', '=', b.bucket_id).execute();
     for (const r of rows) await this.drop(b, { ...(r as UploadRow), created_at: Number(r.created_at) });
+  }
+
+  /**
+   * AbortMultipartUpload: claim the upload, then drop it. False when another abort, a
+   * completion or the sweep took it first (to the caller it is gone).
+   */
+  async abort(b: BucketRow, upload: UploadRow): Promise<boolean> {
+    if (!(await this.claim(upload.upload_id, Date.now(), CLAIM_MS))) return false;
+    await this.drop(b, upload);
+    return true;
   }
 
   /** Delete the upload and every part it received. */

@@ -198,29 +198,23 @@ export class StorageService {
   }
 
   /**
-   * A GET URL of a result on the gateway's own endpoint, whatever vendor holds it (the
-   * endpoint reads results through the vendor they were written to, and meters the bytes).
+   * A URL on the gateway's own endpoint, whatever vendor holds the bucket, signed with the
+   * account's internal key: the endpoint caps and meters what passes, and reads results
+   * through the vendor they were written to.
    */
-  async presignResult(accountId: string, bucket: string, key: string, expiresSeconds: number, response: PresignInput['response']): Promise<string> {
+  async gatewayUrl(accountId: string, bucket: string, key: string, method: 'GET' | 'PUT', expiresSeconds: number, response?: PresignInput['response']): Promise<string> {
     const cred = await this.credentials.internal(accountId);
     return presignUrl({
-      method: 'GET', endpoint: this.endpoint, bucket, key, region: this.config.region, accessKeyId: cred.accessKeyId, secret: cred.secret,
+      method, endpoint: this.endpoint, bucket, key, region: this.config.region, accessKeyId: cred.accessKeyId, secret: cred.secret,
       expiresSeconds, query: responseQuery(response),
     });
   }
 
   async presign(b: BucketRow, key: string, method: 'GET' | 'PUT', expiresSeconds: number, response?: PresignInput['response']): Promise<PresignOutput & { expiresAt: number }> {
-    const cred = await this.credentials.internal(b.account_id);
     const expiresAt = Date.now() + expiresSeconds * 1000;
-    if (this.config.presign_through === 'gateway') {
-      // The gateway's own endpoint, whatever the vendor: the upload is then capped and metered
-      // as it streams through (SigV4 cannot cap a PUT that goes straight to S3).
-      const url = presignUrl({
-        method, endpoint: this.endpoint, bucket: b.name, key, region: this.config.region, accessKeyId: cred.accessKeyId, secret: cred.secret,
-        expiresSeconds, query: responseQuery(response),
-      });
-      return { url, expiresAt };
-    }
+    // SigV4 cannot cap a PUT that goes straight to S3: through the gateway it is capped and metered as it streams.
+    if (this.config.presign_through === 'gateway') return { url: await this.gatewayUrl(b.account_id, b.name, key, method, expiresSeconds, response), expiresAt };
+    const cred = await this.credentials.internal(b.account_id);
     const res = await this.svc.router.call<unknown, PresignOutput>('storage.object.presign', {
       account: b.account_id, bucket: b.name, key, method, expires_seconds: expiresSeconds, response,
       signer: { endpoint: this.endpoint, region: this.config.region, access_key_id: cred.accessKeyId, secret: cred.secret },

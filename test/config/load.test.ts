@@ -43,6 +43,8 @@ t.test('${VAR} and ${VAR:-default} are substituted; an unset one names the key',
 });
 
 t.test('an integer option from the environment is converted; a fraction there is refused too', async (t) => {
+  const numericString = tmpFile(t, 'server: { host: 12345, port: 9003 }\n');
+  t.match(loadConfig({ file: numericString, env: {} }).server, { host: '12345', port: 9003 }, 'a number for a string option is still taken');
   t.equal(loadConfig({ env: { SVC_PORT: '9001' } }).server.port, 9001);
   const f = tmpFile(t, 'server: { port: "${P}" }\n');
   t.equal(loadConfig({ file: f, env: { P: '9002' } }).server.port, 9002);

@@ -2,7 +2,7 @@ import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
 import type { S3Request } from './endpoint.js';
 import { writableBucket } from './object-ops.js';
 import { withUploadBody, xmlBody } from './body.js';
-import { CLAIM_MS, CompleteProblem, MAX_PARTS, type Multipart, type UploadRow } from '../multipart.js';
+import { CompleteProblem, MAX_PARTS, NO_SUCH_UPLOAD, type Multipart, type UploadRow } from '../multipart.js';
 import type { BucketRow } from '../service.js';
 import { iso } from '../../../core/clock.js';
 
@@ -16,7 +16,7 @@ function partNumber(r: S3Request): number {
   return n;
 }
 
-const noSuchUpload = (id: string) => new S3Error('NoSuchUpload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', { UploadId: id });
+const noSuchUpload = (id: string) => new S3Error('NoSuchUpload', NO_SUCH_UPLOAD, { UploadId: id });
 
 async function findUpload(r: S3Request, mp: Multipart, b: BucketRow): Promise<UploadRow> {
   const id = r.query.get('uploadId') ?? '';
@@ -72,8 +72,7 @@ export async function multipartOps(r: S3Request, mp: Multipart): Promise<unknown
   }
   if (req.method === 'DELETE') {
     // Two aborts at once: one drops the upload, the other finds it taken (gone, as S3 sees it).
-    if (!(await mp.claim(upload.upload_id, Date.now(), CLAIM_MS))) throw noSuchUpload(upload.upload_id);
-    await mp.drop(b, upload);
+    if (!(await mp.abort(b, upload))) throw noSuchUpload(upload.upload_id);
     return reply.code(204).send();
   }
   if (req.method !== 'GET') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');

@@ -108,14 +108,13 @@ export async function postObject(r: S3Request): Promise<unknown> {
   const { req, reply, storage } = r;
   const form = await readForm(r);
   const { fields, file, filename, mime } = await form.upload;
-  const policy = await checkPostPolicy(fields, r.bucket, storage.config.region, Date.now(), async (id) => (await storage.credentials.lookup(id))?.secret ?? null);
-  const cred = (await storage.credentials.lookup(policy.accessKeyId))!;
+  const policy = await checkPostPolicy(fields, r.bucket, storage.config.region, Date.now(), (id) => storage.credentials.lookup(id));
   const rawKey = fields.get('key');
   if (!rawKey) throw new S3Error('InvalidArgument', "Bucket POST must contain a field named 'key'.", { ArgumentName: 'key' });
   const key = rawKey.replaceAll('${filename}', filename ?? '');
   checkKey(key);
   if (isResultsBucket(r.bucket)) throw new S3Error('AccessDenied', 'Results are read-only.');
-  const b = await storage.findBucket(cred.accountId, r.bucket);
+  const b = await storage.findBucket(policy.credential.accountId, r.bucket);
   if (!b) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.', { BucketName: r.bucket });
 
   const tier = await storage.uploadCap(b, key);

@@ -1,3 +1,4 @@
+import type { Credential } from '../credentials.js';
 import { S3Error } from './errors.js';
 import { ALGORITHM, amzDate, hmacHex, sameSignature, signingKey } from './sigv4.js';
 
@@ -36,7 +37,7 @@ export function signPostPolicy(p: {
 
 /** What a verified policy allows: the signer, and the size range of the file. */
 export interface CheckedPolicy {
-  accessKeyId: string;
+  credential: Credential;
   minBytes: number;
   maxBytes: number | undefined;
 }
@@ -72,12 +73,11 @@ function parseConditions(raw: unknown): Condition[] {
 
 /**
  * Check a form's policy against its fields (names lower-cased) and the bucket it was posted
- * to: algorithm, credential scope, signature (constant time, with `secretOf` the signer's
- * secret, or null when the key id is unknown), expiry, every condition, and no field that no
- * condition names.
+ * to: algorithm, credential scope, signature (constant time, against the secret `lookup`
+ * finds, as for signed requests), expiry, every condition, and no field that no condition names.
  */
 export async function checkPostPolicy(fields: Map<string, string>, bucket: string, region: string, now: number,
-  secretOf: (accessKeyId: string) => Promise<string | null>): Promise<CheckedPolicy> {
+  lookup: (accessKeyId: string) => Promise<Credential | null>): Promise<CheckedPolicy> {
   const policy = fields.get('policy');
   const signature = fields.get('x-amz-signature');
   if (!policy || !signature) throw new S3Error('AccessDenied', 'Bucket POST must contain the fields policy and x-amz-signature; anonymous form uploads are not accepted.');
@@ -87,9 +87,9 @@ export async function checkPostPolicy(fields: Map<string, string>, bucket: strin
     throw new S3Error('InvalidArgument', 'x-amz-credential must be AKID/YYYYMMDD/region/s3/aws4_request.', { ArgumentName: 'x-amz-credential' });
   }
   if (cred[2] !== region) throw new S3Error('AuthorizationHeaderMalformed', `The credential's region must be ${region}.`);
-  const secret = await secretOf(cred[0]);
-  if (!secret) throw new S3Error('InvalidAccessKeyId', 'The AWS access key id you provided does not exist in our records.', { AWSAccessKeyId: cred[0] });
-  if (!sameSignature(hmacHex(signingKey(secret, cred[1], cred[2]), policy), signature)) {
+  const credential = await lookup(cred[0]);
+  if (!credential) throw new S3Error('InvalidAccessKeyId', 'The AWS access key id you provided does not exist in our records.', { AWSAccessKeyId: cred[0] });
+  if (!sameSignature(hmacHex(signingKey(credential.secret, cred[1], cred[2]), policy), signature)) {
     throw new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
   }
 
@@ -121,5 +121,5 @@ export async function checkPostPolicy(fields: Map<string, string>, bucket: strin
   }
   const extra = [...fields.keys()].filter((k) => !named.has(k) && !k.startsWith('x-ignore-'));
   if (extra.length) throw denied(`Extra input fields: ${extra.join(', ')}`);
-  return { accessKeyId: cred[0], minBytes, maxBytes };
+  return { credential, minBytes, maxBytes };
 }
