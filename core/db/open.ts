@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import SQLite from 'better-sqlite3';
+import { Checkpointer } from './checkpointer.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -85,21 +86,15 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     // SQLite checkpoints the WAL inside the commit that crosses wal_autocheckpoint pages
     // (1,000 by default): with the wallet's two commits a metered call, that is a stall of a
     // few ms (copy + fsync) every hundred calls, on whichever request made that commit. A
-    // timer checkpoints once a second instead, between requests; the in-commit checkpoint
-    // stays as a backstop at 10,000 pages (40 MB) for a load the timer cannot keep up with.
+    // timer checkpoints once a second instead, between requests, on a thread of its own once
+    // the load is real (checkpointer.ts); the in-commit checkpoint stays as a backstop at
+    // 10,000 pages (40 MB) for a load the timer cannot keep up with.
     conn.pragma('wal_autocheckpoint = 10000');
-    const checkpoints = setInterval(() => {
-      try {
-        if (conn.open && !conn.inTransaction) conn.pragma('wal_checkpoint(PASSIVE)');
-      } catch {
-        // A disk error here shows on the next commit too; a timer must not take the process down.
-      }
-    }, 1000);
-    checkpoints.unref();
+    const checkpoints = file === ':memory:' ? undefined : new Checkpointer(file, conn);
     const statements = cachingStatements(conn);
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });
     const close = async () => {
-      clearInterval(checkpoints);
+      await checkpoints?.close();
       await db.destroy();
     };
     return { db, dialect: 'sqlite', close, sync: statements.sync() };
