@@ -16,6 +16,7 @@ import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { S3Client, PutObjectCommand } from '@aws-sdk/client-s3';
 import { leanS3 } from './lean-s3.mjs';
+import { binNodeFlags } from '../core/processes.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -96,13 +97,14 @@ async function startGateway() {
     '  storage:',
     '    tier_caps: { free: { max_object_bytes: 10737418240, max_total_bytes: 107374182400 } }',
   ].join('\n'));
-  // BENCH_GATEWAY_PROF=DIR writes a CPU profile of the gateway process there.
+  // BENCH_GATEWAY_PROF=DIR writes a CPU profile of the gateway process there. The gateway gets
+  // the node flags of the bin's first line, as `svc-gateway` runs it (bench/core does the same).
   const prof = process.env.BENCH_GATEWAY_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROF}`] : [];
   // --io-uring on|off starts the gateway with UV_USE_IO_URING=1|0; `default` leaves libuv's
   // own choice, which on Node 20.20 is the thread pool (io_uring only when asked for).
   const uring = { on: '1', off: '0' }[values['io-uring']];
   const env = { ...process.env, ...(uring ? { UV_USE_IO_URING: uring } : {}) };
-  const child = spawn(process.execPath, [...prof, bin, 'serve', '--config', cfg, '--port', String(port), '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  const child = spawn(process.execPath, [...binNodeFlags(bin), ...prof, bin, 'serve', '--config', cfg, '--port', String(port), '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'], env });
   children.push(child);
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
