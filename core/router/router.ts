@@ -40,6 +40,12 @@ export interface CallOptions {
   charge?: boolean;
   /** Only these instance ids, in this order (a caller-side planner chose them). */
   order?: string[];
+  /**
+   * A fee of the gateway's own per instance id, in micro-USD, charged as it is on top of the
+   * vendor cost: BYOK's platform fee, which the operator's markup on vendor prices must not
+   * multiply.
+   */
+  fees?: Record<string, number>;
 }
 
 export interface CallResult<O> {
@@ -109,7 +115,8 @@ export class Router {
     let all = this.candidates(capability, opts);
     if (opts.order) all = opts.order.map((id) => all.find((c) => c.id === id)).filter((c): c is RegisteredInstance => !!c);
     if (!all.length) throw this.noVendor(capability, opts);
-    const estimate = new Map(all.map((c) => [c.id, this.charged(c.id, (c.instance.capabilities[capability] as CapabilityImpl<I, O>).price(input))]));
+    const fee = (id: string) => opts.fees?.[id] ?? 0;
+    const estimate = new Map(all.map((c) => [c.id, this.charged(c.id, (c.instance.capabilities[capability] as CapabilityImpl<I, O>).price(input)) + fee(c.id)]));
     if (!opts.order && this.registry.strategy(capability) === 'cheapest') all = [...all].sort((a, b) => estimate.get(a.id)! - estimate.get(b.id)!);
     // Cooling vendors go last rather than away: if all are cooling, still try.
     const ordered = [...all.filter((c) => !this.cooldowns.cooling(c.id)), ...all.filter((c) => this.cooldowns.cooling(c.id))];
@@ -159,7 +166,7 @@ export class Router {
       const latency = Math.round(performance.now() - started);
       this.cooldowns.success(cand.id);
       // Outside the try: a failure to record the charge must not send the call to a second vendor.
-      const cost = hold ? await this.wallet.settle(hold, this.actualCharge(cand.id, impl, input, output, estimates[i]), { vendor: cand.id, ref: opts.ref }) : 0;
+      const cost = hold ? await this.wallet.settle(hold, this.actualCharge(cand.id, impl, input, output, estimates[i] - fee(cand.id)) + fee(cand.id), { vendor: cand.id, ref: opts.ref }) : 0;
       attempts.push({ vendor: cand.id, model: opts.model, status: 'ok', latency_ms: latency });
       if (opts.meter) {
         opts.meter.costMicros += cost;

@@ -57,7 +57,8 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
 
   for (const cand of ordered) {
     const impl = cand.instance.capabilities[capability] as CapabilityImpl<I, AsyncIterable<E>> & { price(input: I, usage?: U): number };
-    const estimate = charged(impl.price(input));
+    const fee = opts.fees?.[cand.id] ?? 0; // charged as it is (CallOptions.fees)
+    const estimate = charged(impl.price(input)) + fee;
     if (primary === undefined) primary = estimate;
     else if (estimate > primary * cap) {
       attempts.push({ vendor: cand.id, status: 'skipped_cost_cap', latency_ms: 0 });
@@ -100,7 +101,7 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
         async settle(usage: U) {
           if (settled || !hold) return 0;
           settled = true;
-          const cost = await deps.wallet.settle(hold, charged(impl.price(input, usage)), { vendor: cand.id, ref: opts.ref });
+          const cost = await deps.wallet.settle(hold, charged(impl.price(input, usage)) + fee, { vendor: cand.id, ref: opts.ref });
           if (opts.meter) {
             opts.meter.metered = true;
             opts.meter.costMicros += cost;

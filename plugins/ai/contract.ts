@@ -41,10 +41,13 @@ export interface Usage {
 /** What one candidate (vendor instance) is asked to do, decided by the area's planner. */
 export interface CandidatePlan {
   model: string;
-  /** Micro-USD per million tokens, already the charged price (platform fee only for BYOK). */
+  /** Micro-USD per million tokens of the vendor (0 with BYOK: the caller pays the vendor). */
   price_in: number;
   price_out: number;
-  /** A flat fee in micro-USD per call (BYOK platform fee). */
+  /**
+   * A flat fee in micro-USD per call (BYOK platform fee). Not part of the vendor's price: the
+   * area passes it to the router as CallOptions.fees, charged without the operator's markup.
+   */
   fee: number;
   /** The caller's own credentials for this vendor (BYOK), decrypted for this call only. */
   credentials?: Record<string, string>;
@@ -101,7 +104,7 @@ export function planPrice(input: { plan: Record<string, CandidatePlan>; estimate
   const p = input.plan[instanceId];
   if (!p) return 0;
   const u = usage ?? input.estimate;
-  return p.fee + Math.ceil((u.input_tokens * p.price_in + u.output_tokens * p.price_out) / 1_000_000);
+  return Math.ceil((u.input_tokens * p.price_in + u.output_tokens * p.price_out) / 1_000_000);
 }
 
 export function planFor(input: { plan: Record<string, CandidatePlan> }, instanceId: string): CandidatePlan {
@@ -153,5 +156,5 @@ export interface ImageVariationInput {
 export function imagePrice(input: { n: number; plan: Record<string, CandidatePlan> }, instanceId: string, out?: ImageOutput): number {
   const p = input.plan[instanceId];
   if (!p) return 0;
-  return p.fee + (p.price_image ?? 0) * (out ? Math.min(out.images.length, input.n) : input.n);
+  return (p.price_image ?? 0) * (out ? Math.min(out.images.length, input.n) : input.n);
 }

@@ -141,8 +141,10 @@ function rank(pool: Candidate[], prefer: Prefer): Candidate[] {
 export interface FlatCandidate {
   instanceId: string;
   byok: boolean;
-  /** Micro-USD for the call: the area's flat price, or the BYOK platform fee. */
+  /** Micro-USD for the call: the area's flat price (0 with BYOK). */
   price: number;
+  /** The BYOK platform fee (0 without): charged as it is, outside the markup (CallOptions.fees). */
+  fee: number;
   credentials?: Record<string, string>;
 }
 
@@ -159,8 +161,8 @@ export function planFlatCandidates(registry: VendorRegistry, byokOnly: Set<strin
   for (const inst of registry.serving(req.capability)) {
     if (!inRegion(inst.regions, req.region)) continue;
     const creds = credentialsFor(inst, req.byok);
-    if (creds) out.push({ instanceId: inst.id, byok: true, price: req.byokFeeMicros, credentials: creds });
-    else if (!byokOnly.has(inst.id)) out.push({ instanceId: inst.id, byok: false, price: req.priceMicros });
+    if (creds) out.push({ instanceId: inst.id, byok: true, price: 0, fee: req.byokFeeMicros, credentials: creds });
+    else if (!byokOnly.has(inst.id)) out.push({ instanceId: inst.id, byok: false, price: req.priceMicros, fee: 0 });
   }
   return [...out.filter((c) => c.byok), ...out.filter((c) => !c.byok)];
 }

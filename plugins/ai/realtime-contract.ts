@@ -3,7 +3,7 @@
 
 /** What one candidate instance is asked to do, decided by the area: a flat price, and whose key. */
 export interface RealtimePlan {
-  /** Flat charge in micro-USD: the area's price, or the BYOK platform fee with the caller's key. */
+  /** Flat charge in micro-USD: the area's price (0 with the caller's key: its fee is CallOptions.fees). */
   price: number;
   /** The caller's own credentials for this vendor (BYOK), decrypted for this call only. */
   credentials?: Record<string, string>;

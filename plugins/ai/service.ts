@@ -25,6 +25,11 @@ export function tokenBound(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+/** CallOptions.fees from (instance id, fee) pairs: only the non-zero ones (BYOK's platform fee). */
+export function feesOf(pairs: Array<[string, number]>): Record<string, number> {
+  return Object.fromEntries(pairs.filter(([, fee]) => fee > 0));
+}
+
 export function toMessages(m: ChatBodyT['messages']): ChatMessage[] {
   return typeof m === 'string' ? [{ role: 'user', content: m }] : (m as ChatMessage[]);
 }
@@ -116,7 +121,7 @@ export class AiService {
     return {
       accountId: req.principal!.accountId, meter: req.meter, order: candidates.map((c) => c.instanceId),
       maxCostMultiplier: body.max_cost_multiplier ?? 1.5, timeoutMs: body.timeout_seconds ? Math.round(body.timeout_seconds * 1000) : undefined,
-      ref: req.id,
+      ref: req.id, fees: feesOf(candidates.map((c) => [c.instanceId, c.plan.fee])),
     };
   }
 

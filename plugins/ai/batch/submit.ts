@@ -20,9 +20,9 @@ export interface BatchDeps {
   log: Logger;
 }
 
-/** Vendor cost with the operator's markup, as the router charges it. */
+/** Vendor cost with the operator's markup, plus the BYOK fee as it is: as the router charges it. */
 export function charged(svc: Svc, input: ChatInput, instanceId: string, usage?: ChatInput['estimate']): number {
-  return Math.ceil(planPrice(input, instanceId, usage) * svc.config.wallet.markup);
+  return Math.ceil(planPrice(input, instanceId, usage) * svc.config.wallet.markup) + (input.plan[instanceId]?.fee ?? 0);
 }
 
 /** The caller's key is stored nowhere: a batch reads it again from the BYOK store when it runs. */

@@ -70,7 +70,7 @@ export function characters(text: string): number {
 export function ttsPrice(input: TtsInput, instanceId: string): number {
   const p = input.plan[instanceId];
   if (!p) return 0;
-  return p.fee + Math.ceil((characters(input.text) * p.price_in) / 1_000_000);
+  return Math.ceil((characters(input.text) * p.price_in) / 1_000_000);
 }
 
 /** Price of an asr call: the vendor's duration after the call, the gateway's estimate before it. */
@@ -78,5 +78,5 @@ export function asrPrice(input: AsrInput, instanceId: string, out?: AsrOutput): 
   const p = input.plan[instanceId];
   if (!p) return 0;
   const seconds = out?.duration_seconds ?? input.estimate_seconds;
-  return p.fee + Math.ceil((Math.max(0, seconds) * p.price_in) / 60);
+  return Math.ceil((Math.max(0, seconds) * p.price_in) / 60);
 }

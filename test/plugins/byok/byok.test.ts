@@ -100,6 +100,29 @@ t.test("chat uses the caller's own key first and charges only the platform fee; 
   t.equal(oa.requests.length, seen);
 });
 
+t.test("the operator's markup multiplies vendor prices, never the BYOK platform fee (chat and stream)", async (t) => {
+  const { app, auth, accountId } = await aiApp(t, { wallet: { markup: 2 }, plugins: { byok: { platform_fee_usd: 0.000005 } } }, { oaKey: '' });
+  await app.inject({ method: 'POST', url: '/v1/byok', headers: auth, payload: { provider: 'openai', alias: 'mine', credentials: { api_key: SECRET } } });
+  const charged = async (payload: Record<string, unknown>) => {
+    const bal = await app.svc.wallet.balance(accountId);
+    const res = await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload });
+    t.equal(res.statusCode, 200, res.body.slice(0, 200));
+    return { spent: bal - (await app.svc.wallet.balance(accountId)), res };
+  };
+  const byok = await charged({ messages: 'x' });
+  t.match(byok.res.json().metadata, { vendor: 'oa', byok: true, cost_usd: 0.000005 });
+  t.equal(byok.spent, 5, 'the fee as configured, not twice it');
+  const streamed = await charged({ messages: 'x', stream: true });
+  t.match(streamed.res.body, /"byok":true/);
+  t.equal(streamed.spent, 5, 'a stream too');
+  // The platform-paid vendor: its price is marked up (twice the catalog price of its usage).
+  const paid = await charged({ messages: 'x', vendor: 'an' });
+  const m = paid.res.json();
+  t.equal(m.metadata.byok, false);
+  const u = m.usage;
+  t.equal(paid.spent, 2 * Math.ceil((u.input_tokens * 2_000_000 + u.output_tokens * 4_000_000) / 1_000_000), 'vendor price × markup');
+});
+
 t.test('the secret never reaches the log, even at trace level and when the vendor rejects it', async (t) => {
   const fake = await openAiFake({ key: 'sk-very-secret-1234' }).start('/v1');
   t.teardown(() => fake.close());
