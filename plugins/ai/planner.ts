@@ -73,8 +73,12 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
     }
   }
   const pairs: Candidate[] = [];
+  let outOfRegion = false; // something the request named was skipped for the account's region
   for (const inst of instances) {
-    if (!inRegion(inst.regions, req.region)) continue;
+    if (!inRegion(inst.regions, req.region)) {
+      outOfRegion = true;
+      continue;
+    }
     const creds = credentialsFor(inst, req.byok);
     if (byokOnly.has(inst.id) && !creds) continue;
     const key = vendorKey(inst);
@@ -88,7 +92,10 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
     for (const entry of entries) {
       // A pinned model keeps only its own rows (the pool below would drop the rest anyway).
       if (req.model && entry.id !== req.model) continue;
-      if (!inRegion(entry.regions, req.region)) continue;
+      if (!inRegion(entry.regions, req.region)) {
+        outOfRegion = true;
+        continue;
+      }
       pairs.push({
         instanceId: inst.id, entry, byok: !!creds,
         plan: creds
@@ -105,6 +112,10 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
     if (!pool.length) pool = pairs;
     const capable = pool.filter((p) => req.needs.every((n) => p.entry.capabilities.includes(n)));
     if (capable.length) pool = capable;
+  }
+  if (!pool.length && req.vendor && outOfRegion) {
+    // A vendor the caller pinned exists but not for this account's region: a refusal, not an outage.
+    throw apiError('region_not_allowed', `Vendor "${req.vendor}" does not serve ${req.model ? `model "${req.model}" ` : ''}in the account's region (${req.region}).`, { param: 'vendor' });
   }
   if (!pool.length) {
     throw apiError('no_vendor_available',

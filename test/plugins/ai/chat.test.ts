@@ -164,6 +164,14 @@ t.test('the account region filters vendors', async (t) => {
   const res = await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload: { messages: 'x', model: 'beta' } });
   t.equal(res.statusCode, 503);
   t.match(res.json().error.message, /china/);
+  // Pinning a vendor that exists but not for the account's region is a refusal (conventions: 403).
+  for (const payload of [{ messages: 'x', vendor: 'an' }, { messages: 'x', vendor: 'anthropic' }, { messages: 'x', vendor: 'oa', model: 'alpha' }]) {
+    const pinned = await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload });
+    t.equal(pinned.statusCode, 403, JSON.stringify(payload));
+    t.match(pinned.json().error, { code: 'region_not_allowed', param: 'vendor', message: /china/ });
+  }
+  // A vendor that does not exist at all stays a 503 that says how to add one.
+  t.equal((await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload: { messages: 'x', vendor: 'nope' } })).statusCode, 503);
 });
 
 t.test('embeddings in input order, charged for input tokens', async (t) => {
