@@ -1,5 +1,7 @@
 import t from 'tap';
 import { aiApp } from './setup.js';
+import { makeApp, activate } from '../../helpers/app.js';
+import { openAiFake } from '../../fakes/openai-fake.js';
 
 const ledger = (app: any, accountId: string) =>
   app.svc.db.selectFrom('wallet_ledger').selectAll().where('account_id', '=', accountId).where('kind', '=', 'usage').execute();
@@ -219,4 +221,36 @@ t.test('anthropic as primary: 529 overloaded and a stall both fail over to the c
   const slow = await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload: { messages: 'x', prefer: 'smartest', timeout_seconds: 1 } });
   t.equal(slow.statusCode, 200, slow.body);
   t.match(slow.json().metadata.attempts, [{ vendor: 'an', status: 'timeout' }, { vendor: 'oa', status: 'ok' }]);
+});
+
+t.test('prefer orders the candidates: balanced (the default) by the sum of the price and quality ranks', async (t) => {
+  // Three instances on one OpenAI fake, one model each: cheapo (cheapest, weakest), middy
+  // (second cheapest, smartest), fancy (dearest, second smartest). Ranks by price 0/1/2 and by
+  // quality 2/0/1: balanced sums to 2/1/3, so middy, cheapo, fancy; smartest gives middy,
+  // fancy, cheapo; cheapest cheapo, middy, fancy. Every attempt but the last fails, so
+  // metadata.attempts shows the order (the cost cap is lifted so nobody is skipped).
+  const models = [
+    { id: 'cheapo', price: { in: 1_000_000, out: 1_000_000 }, quality: 10 },
+    { id: 'middy', price: { in: 2_000_000, out: 2_000_000 }, quality: 95 },
+    { id: 'fancy', price: { in: 10_000_000, out: 10_000_000 }, quality: 90 },
+  ].map((m) => ({ ...m, vendor: 'openai', family: m.id, tasks: ['general'], context_window: 8000, max_output: 1000, capabilities: ['chat'], regions: ['global'] }));
+  const cases: Array<[string | undefined, string[]]> = [
+    [undefined, ['i-middy', 'i-cheapo', 'i-fancy']],
+    ['smartest', ['i-middy', 'i-fancy', 'i-cheapo']],
+    ['cheapest', ['i-cheapo', 'i-middy', 'i-fancy']],
+  ];
+  for (const [prefer, expected] of cases) {
+    const fake = await openAiFake({ key: 'sk-oa' }).start('/v1');
+    t.teardown(() => fake.close());
+    const { app } = await makeApp(t, {
+      vendors: models.map((m) => ({ id: `i-${m.id}`, use: 'openai', config: { api_key: 'sk-oa', base_url: fake.url, models: [m.id] } })),
+      plugins: { ai: { models } },
+    });
+    const { auth } = await activate(app);
+    fake.next({ status: 500 });
+    fake.next({ status: 500 });
+    const res = await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload: { messages: 'x', max_cost_multiplier: 100, ...(prefer ? { prefer } : {}) } });
+    t.equal(res.statusCode, 200, res.body.slice(0, 300));
+    t.same(res.json().metadata.attempts.map((a: { vendor: string }) => a.vendor), expected, `prefer ${prefer ?? '(default: balanced)'}`);
+  }
 });
