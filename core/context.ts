@@ -71,6 +71,13 @@ declare module 'fastify' {
     scope?: string;
     /** Honour idempotency keys (body `idempotency_key` or the `idempotency-key` header). */
     idempotent?: boolean;
+    /**
+     * For an idempotent route whose answer is not always a JSON reply (a stream): answer a
+     * replay from the stored body itself and return true (the reply is then the route's), or
+     * return false to have the stored body sent as JSON. Such a route stores its own answer
+     * with keepIdempotentResponse (core/http/idempotency.ts).
+     */
+    replayIdempotent?: (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply, stored: { status: number; body: string }) => boolean;
     /** Discovery id of this operation (`account.topup`). */
     operation?: string;
     /** Vendor capability the operation needs, for discovery's `available`. */

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { apiError } from '../errors.js';
 import { open, seal } from '../auth/sealed.js';
+import type { Svc } from '../context.js';
 
 /** The body field every idempotent route's schema declares (the header works too). */
 export const IdempotencyKey = Type.String({ minLength: 1, maxLength: 255, description: 'Retries with the same key and body return the first response; kept 24 h.' });
@@ -72,24 +73,16 @@ export function installIdempotency(app: FastifyInstance): void {
       }
       if (row.body_hash !== bodyHash) throw apiError('idempotency_key_reused', 'This idempotency key was used with a different request body. Use a new key for a new request.', { param: 'idempotency_key' });
       if (row.state !== 'done') throw apiError('idempotency_in_progress', 'A request with this idempotency key is still running. Retry when it has finished.', { param: 'idempotency_key', headers: { 'retry-after': '1' } });
+      const stored = { status: Number(row.status), body: open(app.svc.idempotencyKey, row.response, `${accountId}|${endpoint}|${key}`) };
+      if (req.routeOptions.config.replayIdempotent?.(req, reply, stored)) return reply;
       reply.header('idempotent-replayed', 'true');
-      return reply.code(Number(row.status)).type('application/json; charset=utf-8').send(open(app.svc.idempotencyKey, row.response, `${accountId}|${endpoint}|${key}`));
+      return reply.code(stored.status).type('application/json; charset=utf-8').send(stored.body);
     }
     throw apiError('idempotency_in_progress', 'The idempotency key is contended; retry.', { param: 'idempotency_key' });
   }
 
   async function store(req: FastifyRequest, reply: FastifyReply, payload: unknown) {
-    const idem = req.idem;
-    if (!idem) return payload;
-    req.idem = undefined;
-    if (reply.statusCode >= 500 || typeof payload !== 'string') {
-      await app.svc.db.deleteFrom('idempotency_keys').where('account_id', '=', idem.accountId).where('endpoint', '=', idem.endpoint).where('key', '=', idem.key).execute();
-    } else {
-      // Sealed: the response of a key-creating call carries the key's secret.
-      const sealed = seal(app.svc.idempotencyKey, payload, `${idem.accountId}|${idem.endpoint}|${idem.key}`);
-      await app.svc.db.updateTable('idempotency_keys').set({ state: 'done', status: reply.statusCode, response: sealed })
-        .where('account_id', '=', idem.accountId).where('endpoint', '=', idem.endpoint).where('key', '=', idem.key).execute();
-    }
+    await keepIdempotentResponse(app.svc, req, reply.statusCode, typeof payload === 'string' ? payload : undefined);
     return payload;
   }
 
@@ -100,6 +93,27 @@ export function installIdempotency(app: FastifyInstance): void {
     await app.svc.db.deleteFrom('idempotency_keys').where('account_id', '=', idem.accountId).where('endpoint', '=', idem.endpoint).where('key', '=', idem.key)
       .where('state', '=', 'running').execute();
   }
+}
+
+/**
+ * Store the answer to a request that claimed an idempotency key, for its replays: what the
+ * onSend hook does for JSON replies, and what a route that writes its own reply (a stream)
+ * calls when its answer is complete (see `replayIdempotent` in core/context.ts). A 5xx or a
+ * body that cannot be kept gives the key back instead, so the caller can retry. Does nothing
+ * for a request without a key, or a second time.
+ */
+export async function keepIdempotentResponse(svc: Pick<Svc, 'db' | 'idempotencyKey'>, req: FastifyRequest, status: number, body: string | undefined): Promise<void> {
+  const idem = req.idem;
+  if (!idem) return;
+  req.idem = undefined; // from here the onResponse release leaves the row alone
+  if (status >= 500 || body === undefined) {
+    await svc.db.deleteFrom('idempotency_keys').where('account_id', '=', idem.accountId).where('endpoint', '=', idem.endpoint).where('key', '=', idem.key).execute();
+    return;
+  }
+  // Sealed: the response of a key-creating call carries the key's secret.
+  const sealed = seal(svc.idempotencyKey, body, `${idem.accountId}|${idem.endpoint}|${idem.key}`);
+  await svc.db.updateTable('idempotency_keys').set({ state: 'done', status, response: sealed })
+    .where('account_id', '=', idem.accountId).where('endpoint', '=', idem.endpoint).where('key', '=', idem.key).execute();
 }
 
 export function isUniqueViolation(e: unknown): boolean {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from '../../core/errors.js';
-import { ChatBody, ChatResult, EmbedBody, EmbedResult, type ChatBodyT, type ChatStreamChunkT, type EmbedBodyT } from './schemas.js';
+import { keepIdempotentResponse } from '../../core/http/idempotency.js';
+import { ChatBody, ChatResult, EmbedBody, EmbedResult, type ChatBodyT, type ChatResultT, type ChatStreamChunkT, type EmbedBodyT } from './schemas.js';
 import type { AiService } from './service.js';
 import { replayStream, runStream, type StreamWriter } from './stream-runner.js';
 import { BatchAccepted } from './batch/routes.js';
@@ -25,7 +26,16 @@ function nativeWriter(requestId: string): StreamWriter {
 
 export function registerAiRoutes(app: FastifyInstance, ai: AiService, batches: BatchDeps): void {
   app.post('/v1/ai/chat', {
-    config: { scope: 'ai', operation: 'ai.chat', capability: 'ai.chat', idempotent: true, errors: ['unprocessable'] },
+    config: {
+      scope: 'ai', operation: 'ai.chat', capability: 'ai.chat', idempotent: true, errors: ['unprocessable'],
+      // A stream's retry with the same key replays the stored answer as a stream (the body,
+      // stream: true included, is the same: a different one is 409 before this).
+      replayIdempotent: (req, reply, stored) => {
+        if (!(req.body as ChatBodyT).stream || stored.status !== 200) return false;
+        replayStream(req, reply, nativeWriter(req.id), JSON.parse(stored.body) as ChatResultT, { 'idempotent-replayed': 'true' });
+        return true;
+      },
+    },
     schema: {
       summary: 'Chat with a routed model; `stream: true` answers with Server-Sent Events', tags: ['ai'], body: ChatBody,
       response: { 200: ChatResult, 202: BatchAccepted },
@@ -42,7 +52,12 @@ export function registerAiRoutes(app: FastifyInstance, ai: AiService, batches: B
       return reply;
     }
     const { p, session } = await ai.openStream(req, body);
-    await runStream(req, reply, ai, p, session, nativeWriter(req.id), started, hash ? (r) => ai.cache.put(req.principal!.accountId, hash, r) : undefined);
+    // A finished stream is kept for its idempotency key's replays; a broken one gives the key
+    // back (the onResponse release), so the caller can retry it.
+    await runStream(req, reply, ai, p, session, nativeWriter(req.id), started, async (r) => {
+      if (hash) await ai.cache.put(req.principal!.accountId, hash, r);
+      await keepIdempotentResponse(app.svc, req, 200, JSON.stringify(r));
+    });
     return reply;
   });
 

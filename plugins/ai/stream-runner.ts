@@ -67,7 +67,7 @@ export async function runStream(req: FastifyRequest, reply: FastifyReply, ai: Ai
     await onComplete?.({
       content: text || (toolCalls.length ? null : ''), finish_reason: finish, ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
       usage: { ...u, total_tokens: u.input_tokens + u.output_tokens }, metadata,
-    }).catch((e) => req.log.warn({ err: e }, 'storing a streamed answer in the cache failed'));
+    }).catch((e) => req.log.warn({ err: e }, 'storing a streamed answer (cache, idempotency key) failed'));
     res.end(writer.end({ finish_reason: finish, usage: u, metadata }));
   } catch (err) {
     const reason = session.signal.aborted ? session.signal.reason : err;
@@ -87,16 +87,19 @@ export async function runStream(req: FastifyRequest, reply: FastifyReply, ai: Ai
   }
 }
 
-function openSse(req: FastifyRequest, reply: FastifyReply, writer: StreamWriter, vendor: string) {
+function openSse(req: FastifyRequest, reply: FastifyReply, writer: StreamWriter, vendor: string, extra: Record<string, string> = {}) {
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': req.id, ...writer.head(vendor) });
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': req.id, ...writer.head(vendor), ...extra });
   return res;
 }
 
-/** A cached answer (`cache_strategy: service`) as a stream: the whole content in one event, then the end. */
-export function replayStream(req: FastifyRequest, reply: FastifyReply, writer: StreamWriter, hit: ChatResultT): void {
-  const res = openSse(req, reply, writer, hit.metadata.vendor);
+/**
+ * An answer already made as a stream: the whole content in one event, then the end. For a
+ * cached answer (`cache_strategy: service`) and for the replay of an idempotency key.
+ */
+export function replayStream(req: FastifyRequest, reply: FastifyReply, writer: StreamWriter, hit: ChatResultT, headers: Record<string, string> = {}): void {
+  const res = openSse(req, reply, writer, hit.metadata.vendor, headers);
   const tool_calls = hit.tool_calls?.map((c, index) => ({ index, id: c.id, name: c.name, arguments: c.arguments }));
   res.write(writer.event({ delta: hit.content ?? '', ...(tool_calls?.length ? { tool_calls } : {}) }));
   res.end(writer.end({ finish_reason: hit.finish_reason, usage: hit.usage, metadata: hit.metadata }));

@@ -135,17 +135,48 @@ t.test('streamed tool calls arrive as tool_calls deltas; finish_reason tool_call
   }
 });
 
-t.test('a streamed chat with an idempotency key does not leave the key stuck', async (t) => {
-  const { app, key } = await aiApp(t);
+t.test('a streamed chat with an idempotency key: a retry replays the answer as a stream, charged once; a broken stream gives the key back', async (t) => {
+  const { app, key, oa, accountId } = await aiApp(t);
   const url = await listen(t, app);
   const body = JSON.stringify({ messages: 'hi', stream: true, vendor: 'oa', idempotency_key: 'stream-1' });
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const bal = await app.svc.wallet.balance(accountId);
   const first = await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers, body });
-  t.equal(parse(await first.text()).at(-1)!.data, '[DONE]');
-  // A stream is not stored for replay: the same key may run it again once it has finished.
+  const firstEvents = parse(await first.text());
+  t.equal(firstEvents.at(-1)!.data, '[DONE]');
+  t.equal(first.headers.get('idempotent-replayed'), null);
+  const spent = bal - (await app.svc.wallet.balance(accountId));
+  t.ok(spent > 0);
+  const calls = oa.requests.length;
+
   const again = await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers, body });
   t.equal(again.status, 200);
-  t.equal(parse(await again.text()).at(-1)!.data, '[DONE]');
+  t.match(again.headers.get('content-type'), /text\/event-stream/);
+  t.equal(again.headers.get('idempotent-replayed'), 'true');
+  const events = parse(await again.text());
+  t.equal(events.at(-1)!.data, '[DONE]');
+  const text = (evs: typeof events) => evs.slice(0, -1).map((e) => JSON.parse(e.data)).map((c) => c.delta ?? '').join('');
+  t.equal(text(events), text(firstEvents), 'the same answer');
+  const end = JSON.parse(events.at(-2)!.data);
+  const firstEnd = JSON.parse(firstEvents.at(-2)!.data);
+  t.same(end.usage, firstEnd.usage);
+  t.same(end.metadata, firstEnd.metadata, 'its metadata, cost included, as first sent');
+  t.equal(oa.requests.length, calls, 'the vendor is not called again');
+  t.equal(bal - (await app.svc.wallet.balance(accountId)), spent, 'nor is the caller charged again');
+
+  // The same key with another body is refused; the plain (non-stream) form of the request is another body.
+  const other = await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers, body: JSON.stringify({ messages: 'hi', vendor: 'oa', idempotency_key: 'stream-1' }) });
+  t.equal(other.status, 409);
+  t.equal((await other.json()).error.code, 'idempotency_key_reused');
+
+  // A stream that breaks after its first token is not kept: the same key runs it again.
+  oa.next({ cutAfter: 1 });
+  const broken = JSON.stringify({ messages: 'again', stream: true, vendor: 'oa', idempotency_key: 'stream-2' });
+  const cut = await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers, body: broken });
+  t.match(await cut.text(), /event: error/);
+  const retry = await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers, body: broken });
+  t.equal(retry.headers.get('idempotent-replayed'), null);
+  t.equal(parse(await retry.text()).at(-1)!.data, '[DONE]');
 });
 
 t.test('cache_strategy service works for streams: a finished stream is cached and replayed as one', async (t) => {
