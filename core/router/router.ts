@@ -46,6 +46,20 @@ export interface CallOptions {
    * multiply.
    */
   fees?: Record<string, number>;
+  /**
+   * Per instance id, a scope its cooldown is kept under (`id|scope`): a failure with a
+   * caller's own credentials (BYOK) says nothing about the operator's key on the same
+   * instance, and must not send other accounts' calls elsewhere.
+   */
+  cooldownScope?: Record<string, string>;
+  /** Told of each failed attempt once it is classified (the AI area invalidates a BYOK key the vendor refused). */
+  onFailure?: (instanceId: string, kind: FailureKind) => void;
+}
+
+/** The key a candidate's cooldown is kept under (CallOptions.cooldownScope). */
+export function cooldownKey(opts: Pick<CallOptions, 'cooldownScope'>, id: string): string {
+  const scope = opts.cooldownScope?.[id];
+  return scope ? `${id}|${scope}` : id;
 }
 
 export interface CallResult<O> {
@@ -119,7 +133,8 @@ export class Router {
     const estimate = new Map(all.map((c) => [c.id, this.charged(c.id, (c.instance.capabilities[capability] as CapabilityImpl<I, O>).price(input)) + fee(c.id)]));
     if (!opts.order && this.registry.strategy(capability) === 'cheapest') all = [...all].sort((a, b) => estimate.get(a.id)! - estimate.get(b.id)!);
     // Cooling vendors go last rather than away: if all are cooling, still try.
-    const ordered = [...all.filter((c) => !this.cooldowns.cooling(c.id)), ...all.filter((c) => this.cooldowns.cooling(c.id))];
+    const cooling = (id: string) => this.cooldowns.cooling(cooldownKey(opts, id));
+    const ordered = [...all.filter((c) => !cooling(c.id)), ...all.filter((c) => cooling(c.id))];
     const cap = opts.maxCostMultiplier ?? 1.5;
     const estimates = ordered.map((c) => estimate.get(c.id)!);
     const withinCap = ordered.map((_, i) => i === 0 || estimates[i] <= estimates[0] * cap);
@@ -152,7 +167,8 @@ export class Router {
         const kind = cand.instance.classify?.(err) ?? classifyGeneric(err);
         const message = err instanceof Error ? err.message : String(err);
         attempts.push({ vendor: cand.id, model: opts.model, status: kind, latency_ms: latency, error: { code: kind, message } });
-        this.cooldowns.failure(cand.id, kind, retryAfterOf(err));
+        this.cooldowns.failure(cooldownKey(opts, cand.id), kind, retryAfterOf(err));
+        opts.onFailure?.(cand.id, kind);
         this.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: message }, 'vendor call failed');
         // The request itself is wrong: another vendor would say the same, and a retry will too.
         if (kind === 'client_error') throw apiError('unprocessable', `${cand.id} rejected the request: ${message}`, { details: { attempts } });
@@ -164,7 +180,7 @@ export class Router {
         signal?.removeEventListener('abort', onAbort);
       }
       const latency = Math.round(performance.now() - started);
-      this.cooldowns.success(cand.id);
+      this.cooldowns.success(cooldownKey(opts, cand.id));
       // Outside the try: a failure to record the charge must not send the call to a second vendor.
       const cost = hold ? await this.wallet.settle(hold, this.actualCharge(cand.id, impl, input, output, estimates[i] - fee(cand.id)) + fee(cand.id), { vendor: cand.id, ref: opts.ref }) : 0;
       attempts.push({ vendor: cand.id, model: opts.model, status: 'ok', latency_ms: latency });

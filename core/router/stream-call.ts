@@ -5,7 +5,7 @@ import { apiError } from '../errors.js';
 import { classifyGeneric, retryAfterOf, VendorFailure, type FailureKind } from './failure.js';
 import type { VendorRegistry } from './registry.js';
 import type { Cooldowns } from './cooldowns.js';
-import type { Attempt, CallOptions } from './router.js';
+import { cooldownKey, type Attempt, type CallOptions } from './router.js';
 
 export interface StreamDeps {
   registry: VendorRegistry;
@@ -47,7 +47,8 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
   let all = deps.registry.serving(capability);
   if (opts.order) all = opts.order.map((id) => all.find((c) => c.id === id)).filter((c): c is (typeof all)[number] => !!c);
   if (!all.length) throw apiError('no_vendor_available', `No vendor is configured for ${capability}.`, { details: { capability } });
-  const ordered = [...all.filter((c) => !deps.cooldowns.cooling(c.id)), ...all.filter((c) => deps.cooldowns.cooling(c.id))];
+  const cooling = (id: string) => deps.cooldowns.cooling(cooldownKey(opts, id));
+  const ordered = [...all.filter((c) => !cooling(c.id)), ...all.filter((c) => cooling(c.id))];
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   const cap = opts.maxCostMultiplier ?? 1.5;
   const charged = (micros: number) => Math.ceil(Math.max(0, micros) * deps.markup);
@@ -93,7 +94,7 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
         })().then(resolve, reject).finally(() => ctrl.signal.removeEventListener('abort', fail));
       });
       clearTimeout(firstTimer);
-      deps.cooldowns.success(cand.id);
+      deps.cooldowns.success(cooldownKey(opts, cand.id));
       attempts.push({ vendor: cand.id, status: 'ok', latency_ms: Math.round(performance.now() - started) });
       let settled = false;
       return {
@@ -124,7 +125,8 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
       lastKind = kind;
       const message = err instanceof Error ? err.message : String(err);
       attempts.push({ vendor: cand.id, status: kind, latency_ms: latency, error: { code: kind, message } });
-      deps.cooldowns.failure(cand.id, kind, retryAfterOf(err));
+      deps.cooldowns.failure(cooldownKey(opts, cand.id), kind, retryAfterOf(err));
+      opts.onFailure?.(cand.id, kind);
       deps.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: message }, 'vendor stream failed before the first event');
       // The request itself is wrong: another vendor would say the same (as Router.call).
       if (kind === 'client_error') throw apiError('unprocessable', `${cand.id} rejected the request: ${message}`, { details: { attempts } });

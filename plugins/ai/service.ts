@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Svc } from '../../core/context.js';
 import { apiError, isApiError } from '../../core/errors.js';
 import { microsToUsd, usdToMicros } from '../../core/wallet/money.js';
-import type { Attempt, CallResult } from '../../core/router/router.js';
+import type { Attempt, CallOptions, CallResult } from '../../core/router/router.js';
 import { streamCall, type StreamSession } from '../../core/router/stream-call.js';
 import { ByokStore } from '../byok/store.js';
 import { NoByokCache } from './no-byok-cache.js';
@@ -117,11 +117,24 @@ export class AiService {
     return { input, candidates, modelOf: (v) => input.plan[v]?.model };
   }
 
-  callOptions(req: FastifyRequest, candidates: Candidate[], body: { max_cost_multiplier?: number; timeout_seconds?: number }) {
+  callOptions(req: FastifyRequest, candidates: Candidate[], body: { max_cost_multiplier?: number; timeout_seconds?: number }): CallOptions {
+    const accountId = req.principal!.accountId;
+    const byok = candidates.filter((c) => c.byok);
     return {
-      accountId: req.principal!.accountId, meter: req.meter, order: candidates.map((c) => c.instanceId),
+      accountId, meter: req.meter, order: candidates.map((c) => c.instanceId),
       maxCostMultiplier: body.max_cost_multiplier ?? 1.5, timeoutMs: body.timeout_seconds ? Math.round(body.timeout_seconds * 1000) : undefined,
       ref: req.id, fees: feesOf(candidates.map((c) => [c.instanceId, c.plan.fee])),
+      ...(byok.length ? {
+        // The caller's own key failing (refused, over its quota) says nothing about the
+        // operator's key on the same instance: its cooldown is this account's alone.
+        cooldownScope: Object.fromEntries(byok.map((c) => [c.instanceId, `byok:${accountId}`])),
+        onFailure: (instanceId, kind) => {
+          const c = byok.find((b) => b.instanceId === instanceId);
+          if (kind !== 'auth' || !c?.plan.credentials) return;
+          this.byok()?.invalidate(accountId, c.plan.credentials, { code: 'vendor_rejected', message: `${instanceId} refused the key on a call (${kind}); test it again once fixed.` })
+            .catch((e) => this.svc.log.warn({ err: e, instanceId }, 'marking a refused BYOK key invalid failed'));
+        },
+      } : {}),
     };
   }
 

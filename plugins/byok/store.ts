@@ -92,6 +92,18 @@ export class ByokStore {
     this.changed(accountId);
   }
 
+  /**
+   * The vendor refused these credentials on a live call: the account's active key holding
+   * them becomes `invalid`, as a failed test would make it (a new test revives it).
+   */
+  async invalidate(accountId: string, credentials: Record<string, string>, error: { code: string; message: string }): Promise<void> {
+    const rows = await this.db.selectFrom('byok_keys').select(['byok_id', 'secret'])
+      .where('account_id', '=', accountId).where('state', '=', 'active').execute();
+    const used = JSON.stringify(credentials);
+    const hit = rows.find((r) => open(this.key, r.secret, `${r.byok_id}|${accountId}`) === used);
+    if (hit) await this.recordTest(accountId, hit.byok_id, { ok: false, error });
+  }
+
   /** Revoke for good, and drop the sealed secret: a revoked key can never be used again. */
   async revoke(accountId: string, byokId: string): Promise<boolean> {
     const res = await this.db.updateTable('byok_keys').set({ state: 'revoked', secret: '', updated_at: Date.now() })

@@ -123,6 +123,31 @@ t.test("the operator's markup multiplies vendor prices, never the BYOK platform 
   t.equal(paid.spent, 2 * Math.ceil((u.input_tokens * 2_000_000 + u.output_tokens * 4_000_000) / 1_000_000), 'vendor price × markup');
 });
 
+t.test('a key the vendor refuses on a call becomes invalid, and its failure cools down nobody else', async (t) => {
+  // The OpenAI instance has the operator's key too: account A brings a wrong key of its own.
+  const { app, auth, oa } = await aiApp(t, { plugins: { byok: { platform_fee_usd: 0.000005 } } });
+  const k = (await app.inject({ method: 'POST', url: '/v1/byok', headers: auth, payload: { provider: 'openai', alias: 'wrong', credentials: { api_key: 'sk-wrong' } } })).json();
+  const refused = await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload: { messages: 'x' } });
+  t.equal(oa.requests.at(-1)!.headers.authorization, 'Bearer sk-wrong');
+  t.match(refused.json().error?.details?.attempts ?? refused.json().metadata.attempts, [{ vendor: 'oa', status: 'auth' }]);
+  const row = (await app.inject({ method: 'GET', url: '/v1/byok', headers: auth })).json().items.find((r: { byok_id: string }) => r.byok_id === k.byok_id);
+  t.equal(row.state, 'invalid', 'marked as a failed test would');
+  t.match(row.test_result, { ok: false, error: { code: 'vendor_rejected' } });
+  t.notMatch(JSON.stringify(row), /sk-wrong/, 'the secret is not echoed');
+
+  // Another account, platform-paid: the shared instance was not cooled down by A's key.
+  const other = await app.inject({ method: 'POST', url: '/v1/activate', payload: {} });
+  const otherAuth = { authorization: `Bearer ${other.json().primary_api_key}` };
+  const b = (await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: otherAuth, payload: { messages: 'x', prefer: 'cheapest' } })).json();
+  t.same(b.metadata.attempts.map((a: { vendor: string; status: string }) => `${a.vendor}:${a.status}`), ['oa:ok']);
+  t.equal(oa.requests.at(-1)!.headers.authorization, 'Bearer sk-oa');
+
+  // A's next call no longer uses the invalid key.
+  const again = (await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload: { messages: 'x', prefer: 'cheapest' } })).json();
+  t.match(again.metadata, { vendor: 'oa', byok: false });
+  t.equal(oa.requests.at(-1)!.headers.authorization, 'Bearer sk-oa');
+});
+
 t.test('the secret never reaches the log, even at trace level and when the vendor rejects it', async (t) => {
   const fake = await openAiFake({ key: 'sk-very-secret-1234' }).start('/v1');
   t.teardown(() => fake.close());
