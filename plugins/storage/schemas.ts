@@ -56,13 +56,18 @@ export const ObjectMeta = Type.Object({
   last_modified: Timestamp,
 });
 
+export const ObjectListItem = Type.Object({
+  ...ObjectMeta.properties,
+  content_type: Type.Optional(Type.String({ description: "Left out where the vendor's listing does not say it (s3, minio buckets); a HEAD of the object gives it." })),
+});
+
 export const ObjectListQuery = Type.Object({
   prefix: Type.Optional(Type.String({ maxLength: 1024, default: '' })),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
   cursor: Type.Optional(Type.String({ maxLength: 2048 })),
 }, { additionalProperties: false });
 
-export const ObjectList = Type.Object({ items: Type.Array(ObjectMeta), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const ObjectList = Type.Object({ items: Type.Array(ObjectListItem), next_cursor: Type.Union([Type.String(), Type.Null()]) });
 
 export const CreateCredentialBody = Type.Object({
   label: Type.Optional(Type.String({ minLength: 1, maxLength: 100, default: 's3' })),

@@ -26,6 +26,9 @@ t.test('buckets on the minio adapter: presigned URLs at the service, the S3 endp
   const head = (await app.inject({ method: 'GET', url: '/v1/storage/buckets/media/objects/clips%2Fa.bin', headers: u.auth })).json();
   t.equal(head.size, size);
   t.match(head.etag, /^"[0-9a-f]{32}"$/);
+  const listed = (await app.inject({ method: 'GET', url: '/v1/storage/buckets/media/objects?prefix=clips/', headers: u.auth })).json();
+  t.same(listed.items.map((o: any) => [o.key, o.size, o.content_type]), [['clips/a.bin', size, undefined]], "the listing has no content type: none is made up");
+  t.type(head.content_type, 'string', 'a HEAD gives the stored one');
 
   const c = await s3Credentials(app, u);
   const s3 = new S3Client({ endpoint: c.endpoint, region: c.region, forcePathStyle: true, credentials: { accessKeyId: c.access_key_id, secretAccessKey: c.secret_access_key } });
