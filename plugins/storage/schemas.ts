@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ListQuery } from '../../core/http/pagination.js';
 
 // The Storage area's wire, stated once.
 
@@ -63,7 +64,7 @@ export const ObjectListItem = Type.Object({
 
 export const ObjectListQuery = Type.Object({
   prefix: Type.Optional(Type.String({ maxLength: 1024, default: '' })),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+  limit: ListQuery.properties.limit, // as every list; the S3 endpoint's max-keys stays S3's 1,000
   cursor: Type.Optional(Type.String({ maxLength: 2048 })),
 }, { additionalProperties: false });
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { makeApp, activate } from '../../helpers/app.js';
-import { createBucket, presign } from './helpers.js';
+import { createBucket, presign, listeningApp, s3Client } from './helpers.js';
 
 t.test('buckets: create, list, names per account, S3 naming rules', async (t) => {
   const { app } = await makeApp(t);
@@ -123,6 +123,23 @@ t.test('objects: list with prefix and cursor, head, delete, delete bucket when e
   const del = await app.inject({ method: 'DELETE', url: '/v1/storage/buckets/objs', headers: a.auth });
   t.same(del.json(), { ok: true });
   t.equal((await app.inject({ method: 'GET', url: '/v1/storage/buckets/objs/objects', headers: a.auth })).statusCode, 404);
+});
+
+t.test('the object list takes limit up to 200, as every list; S3 max-keys stays 1,000', async (t) => {
+  const { ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+  const { app } = await listeningApp(t);
+  const a = await activate(app);
+  await createBucket(app, a, 'limits');
+  const list = (q: string) => app.inject({ method: 'GET', url: `/v1/storage/buckets/limits/objects?${q}`, headers: a.auth });
+  t.equal((await list('limit=200')).statusCode, 200);
+  for (const q of ['limit=201', 'limit=1000', 'limit=0']) {
+    const res = await list(q);
+    t.equal(res.statusCode, 400, q);
+    t.equal(res.json().error.code, 'validation_failed', q);
+  }
+  const s3 = await s3Client(t, app, a);
+  const page = await s3.send(new ListObjectsV2Command({ Bucket: 'limits', MaxKeys: 1000 }));
+  t.equal(page.MaxKeys, 1000);
 });
 
 t.test('S3 credentials: secret shown once, stored encrypted, listed without it, revocable', async (t) => {
