@@ -163,6 +163,30 @@ t.test('S3 credentials: secret shown once, stored encrypted, listed without it, 
   t.same((await app.inject({ method: 'GET', url: '/v1/storage/credentials', headers: a.auth })).json().items, []);
 });
 
+t.test('S3 credentials list: limit, cursor, newest first, unknown fields 400', async (t) => {
+  const { app } = await makeApp(t);
+  const a = await activate(app);
+  const made: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    made.push((await app.inject({ method: 'POST', url: '/v1/storage/credentials', headers: a.auth, payload: { label: `k${i}` } })).json().access_key_id);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  await app.inject({ method: 'DELETE', url: `/v1/storage/credentials/${made[2]}`, headers: a.auth });
+  const list = (q: string) => app.inject({ method: 'GET', url: `/v1/storage/credentials?${q}`, headers: a.auth });
+  const p1 = (await list('limit=2')).json();
+  t.same(p1.items.map((i: any) => i.label), ['k4', 'k3']);
+  t.type(p1.next_cursor, 'string');
+  const p2 = (await list(`limit=2&cursor=${p1.next_cursor}`)).json();
+  t.same(p2.items.map((i: any) => i.label), ['k1', 'k0'], 'the revoked one is not listed');
+  t.equal(p2.next_cursor, null);
+  t.equal((await list('')).json().items.length, 4, 'default limit 50');
+  for (const q of ['limit=201', 'limit=0', 'colour=red', 'cursor=zzz']) {
+    const res = await list(q);
+    t.equal(res.statusCode, 400, q);
+    t.equal(res.json().error.code, 'validation_failed', q);
+  }
+});
+
 t.test('a storage:read key lists but does not write', async (t) => {
   const { app } = await makeApp(t);
   const a = await activate(app);
