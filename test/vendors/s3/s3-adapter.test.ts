@@ -3,7 +3,7 @@ import {
   S3Client, CreateBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand, ListObjectsV2Command,
 } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { listeningApp, activate, createBucket, presign, s3Credentials, generated, sha256Of, errorOf } from '../../plugins/storage/helpers.js';
+import { listeningApp, activate, createBucket, presign, s3Credentials, generated, sha256Of, errorOf, urlExpiry } from '../../plugins/storage/helpers.js';
 
 // The s3 adapter against real code on both ends: gateway A serves S3 (local-storage behind
 // its own endpoint); gateway B keeps its buckets on A through the s3 adapter (AWS SDK).
@@ -34,6 +34,7 @@ t.test('API presign through the s3 adapter: URLs point at the S3 service, bytes 
   const up = await fetch(put.url, { method: 'PUT', body: generated(size, 3) as any, duplex: 'half' } as any);
   t.equal(up.status, 200, await up.clone().text());
   const get = (await presign(B.app, u, 'photos', 'trip/one.bin', { method: 'GET', expires_seconds: 60 })).json();
+  t.same([put.expires_at, get.expires_at], [urlExpiry(put.url), urlExpiry(get.url)], "expires_at is the SDK-signed URL's own expiry");
   const down = await fetch(get.url);
   t.equal(down.status, 200);
   t.same(await sha256Of(down.body as any), await sha256Of(generated(size, 3)));
