@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery } from '../../core/http/pagination.js';
+import { IdempotencyKey } from '../../core/http/idempotency.js';
 
 // The Storage area's wire, stated once.
 
@@ -12,6 +13,7 @@ export const CreateBucketBody = Type.Object({
   vendor: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Vendor instance to keep the bucket on; default: the first that serves storage.' })),
   region: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   acl: Type.Optional(Acl),
+  idempotency_key: Type.Optional(IdempotencyKey),
 }, { additionalProperties: false });
 
 export const Bucket = Type.Object({
@@ -72,6 +74,7 @@ export const ObjectList = Type.Object({ items: Type.Array(ObjectListItem), next_
 
 export const CreateCredentialBody = Type.Object({
   label: Type.Optional(Type.String({ minLength: 1, maxLength: 100, default: 's3' })),
+  idempotency_key: Type.Optional(IdempotencyKey),
 }, { additionalProperties: false });
 
 export const Credential = Type.Object({

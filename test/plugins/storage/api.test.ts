@@ -187,6 +187,28 @@ t.test('S3 credentials list: limit, cursor, newest first, unknown fields 400', a
   }
 });
 
+t.test('idempotency_key in the body of the idempotent storage POSTs: a replay returns the first response', async (t) => {
+  const { app } = await makeApp(t);
+  const a = await activate(app);
+  const post = (url: string, payload: Record<string, unknown>) => app.inject({ method: 'POST', url, headers: a.auth, payload });
+  const b1 = await post('/v1/storage/buckets', { bucket: 'once', idempotency_key: 'bkt-1' });
+  t.equal(b1.statusCode, 200, b1.body);
+  const b2 = await post('/v1/storage/buckets', { idempotency_key: 'bkt-1', bucket: 'once' });
+  t.equal(b2.statusCode, 200, 'not 409 already_exists: the stored response');
+  t.equal(b2.headers['idempotent-replayed'], 'true');
+  t.same(b2.json(), b1.json());
+  t.equal((await post('/v1/storage/buckets', { bucket: 'other', idempotency_key: 'bkt-1' })).json().error.code, 'idempotency_key_reused');
+  t.equal((await app.svc.db.selectFrom('storage_buckets').select('name').where('account_id', '=', a.account_id).execute()).length, 1);
+
+  const c1 = await post('/v1/storage/credentials', { label: 'ci', idempotency_key: 'cred-1' });
+  t.equal(c1.statusCode, 200, c1.body);
+  const c2 = await post('/v1/storage/credentials', { label: 'ci', idempotency_key: 'cred-1' });
+  t.equal(c2.headers['idempotent-replayed'], 'true');
+  t.equal(c2.json().secret_access_key, c1.json().secret_access_key, 'a replay returns the same secret, once per credential');
+  t.same((await app.inject({ method: 'GET', url: '/v1/storage/credentials', headers: a.auth })).json().items.map((i: any) => i.access_key_id), [c1.json().access_key_id]);
+  t.equal((await post('/v1/storage/credentials', { idempotency_key: '' })).statusCode, 400, 'an empty key is refused');
+});
+
 t.test('a storage:read key lists but does not write', async (t) => {
   const { app } = await makeApp(t);
   const a = await activate(app);
