@@ -11,7 +11,7 @@ const BucketName = Type.String({ minLength: 3, maxLength: 63, description: 'S3 b
 export const CreateBucketBody = Type.Object({
   bucket: BucketName,
   vendor: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Vendor instance to keep the bucket on; default: the first that serves storage.' })),
-  region: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  region: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "A label stored and echoed; no vendor places the bucket by it. Default: the vendor's (`local`, or an s3/minio instance's configured region)." })),
   acl: Type.Optional(Acl),
   idempotency_key: Type.Optional(IdempotencyKey),
 }, { additionalProperties: false });
@@ -84,7 +84,7 @@ export const Credential = Type.Object({
 });
 
 export const CreatedCredential = Type.Intersect([Credential, Type.Object({
-  secret_access_key: Type.String({ description: 'Shown once.' }),
+  secret_access_key: Type.String({ description: 'Shown once per credential: a replay with the same idempotency key returns the same secret.' }),
   endpoint: Type.String({ description: 'S3 endpoint for path-style clients (forcePathStyle).' }),
   region: Type.String(),
 })]);
