@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { newId } from '../ids.js';
 import { apiError } from '../errors.js';
 import type { Router } from '../router/router.js';
+import { isActiveContent } from '../http/content-type.js';
 
 /** Where the results of every account live: one reserved bucket name per account. */
 export const RESULTS_BUCKET = 'svc-results';
@@ -133,7 +134,8 @@ export class ResultStore {
 
   private async sign(accountId: string, vendor: string, bucket: string, key: string, contentType: string, filename: string, inline: boolean, seconds: number) {
     const expires = Math.max(1, Math.min(seconds, MAX_URL_SECONDS));
-    const response = { content_type: contentType, content_disposition: disposition(filename, inline) };
+    // A vendor's own URL is served with no check of the gateway's: never ask it to show a page inline.
+    const response = { content_type: contentType, content_disposition: disposition(filename, inline && !isActiveContent(contentType)) };
     if (this.settings.presign) {
       const url = await this.settings.presign({ accountId, bucket, key, expiresSeconds: expires, response });
       return { url, expiresAt: Date.now() + expires * 1000 };

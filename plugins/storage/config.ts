@@ -16,7 +16,7 @@ export const StorageConfigSchema = Type.Object({
     default: { free: { max_object_bytes: 1024 ** 3, max_total_bytes: 5 * 1024 ** 3 }, pro: { max_object_bytes: 5 * 1024 ** 3, max_total_bytes: 100 * 1024 ** 3 } },
     description: 'Per account tier: largest object and total bytes stored. Enforced while the upload streams (413 naming the cap).',
   }),
-  allow_inline_html: Type.Boolean({ default: false, description: 'Serve HTML and SVG from public buckets inline; otherwise always as attachments.' }),
+  allow_inline_html: Type.Boolean({ default: false, description: 'Serve HTML, SVG and XML from public buckets inline; otherwise always as attachments.' }),
   clock_skew_seconds: Type.Integer({ minimum: 1, default: 900, description: 'How far x-amz-date may be from the gateway clock.' }),
   price_per_gib_month_usd: Type.Number({ minimum: 0, default: 0, description: 'Charged for bytes stored, pro rata by the hour.' }),
   price_per_gib_served_usd: Type.Number({ minimum: 0, default: 0, description: 'Charged for bytes served (GETs, public reads included).' }),

@@ -81,8 +81,14 @@ export interface ListInput extends BucketRef {
   limit: number;
 }
 
+/**
+ * An object as a listing knows it. S3's ListObjectsV2 carries no content type, so a vendor
+ * whose listing does not have it leaves it out rather than guess (a HEAD gives it).
+ */
+export type ListedObject = Omit<ObjectInfo, 'content_type'> & { content_type?: string };
+
 export interface ListOutput {
-  objects: ObjectInfo[];
+  objects: ListedObject[];
   prefixes: string[];
   truncated: boolean;
   /** The last key or common prefix returned: pass it back as `after` for the next page. */

@@ -1,8 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { iso } from '../../core/clock.js';
+import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
+import type { CredentialRow } from './credentials.js';
 import type { StorageService } from './service.js';
 import { CreateCredentialBody, CreatedCredential, CredentialList, Ok, type CreateCredentialBodyT } from './schemas.js';
+
+function credentialWire(r: CredentialRow) {
+  return { access_key_id: r.access_key_id, label: r.label, created_at: iso(r.created_at) };
+}
 
 /** S3 access keys for using S3 tools (AWS SDK, aws CLI, rclone) against the gateway directly. */
 export function registerCredentialRoutes(app: FastifyInstance, storage: StorageService): void {
@@ -17,10 +23,10 @@ export function registerCredentialRoutes(app: FastifyInstance, storage: StorageS
 
   app.get('/v1/storage/credentials', {
     config: { scope: 'storage:read', operation: 'storage.credentials.list' },
-    schema: { summary: "The account's S3 access keys (never their secrets)", tags: ['storage'], response: { 200: CredentialList } },
-  }, async (req) => {
-    const rows = await storage.credentials.list(req.principal!.accountId);
-    return { items: rows.map((r) => ({ access_key_id: r.access_key_id, label: r.label, created_at: iso(r.created_at) })), next_cursor: null };
+    schema: { summary: "The account's S3 access keys (never their secrets), newest first", tags: ['storage'], querystring: ListQuery, response: { 200: CredentialList } },
+  }, async (req: FastifyRequest<{ Querystring: ListQueryT }>) => {
+    const rows = await storage.credentials.list(req.principal!.accountId, req.query.limit + 1, decodeCursor(req.query.cursor));
+    return pageOf(rows, req.query.limit, (r) => ({ t: r.created_at, id: r.access_key_id }), credentialWire);
   });
 
   app.delete('/v1/storage/credentials/:access_key_id', {

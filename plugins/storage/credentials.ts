@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { base62 } from '../../core/ids.js';
 import { apiError } from '../../core/errors.js';
 import { isUniqueViolation } from '../../core/http/idempotency.js';
+import type { CursorPos } from '../../core/http/pagination.js';
 
 export interface Credential {
   accessKeyId: string;
@@ -83,10 +84,12 @@ export class CredentialStore {
     return cred;
   }
 
-  async list(accountId: string): Promise<CredentialRow[]> {
-    const rows = await this.db.selectFrom('storage_credentials').select(['access_key_id', 'label', 'created_at'])
-      .where('account_id', '=', accountId).where('kind', '=', 'user').where('revoked_at', 'is', null)
-      .orderBy('created_at', 'desc').orderBy('access_key_id', 'desc').limit(200).execute();
+  /** Active user credentials, newest first, `limit` of them after the cursor position `before`. */
+  async list(accountId: string, limit: number, before?: CursorPos): Promise<CredentialRow[]> {
+    let q = this.db.selectFrom('storage_credentials').select(['access_key_id', 'label', 'created_at'])
+      .where('account_id', '=', accountId).where('kind', '=', 'user').where('revoked_at', 'is', null);
+    if (before) q = q.where((eb) => eb.or([eb('created_at', '<', before.t), eb.and([eb('created_at', '=', before.t), eb('access_key_id', '<', before.id)])]));
+    const rows = await q.orderBy('created_at', 'desc').orderBy('access_key_id', 'desc').limit(limit).execute();
     return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
   }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { iso } from '../../core/clock.js';
 import { apiError } from '../../core/errors.js';
-import type { ObjectInfo } from './contract.js';
+import type { ListedObject, ObjectInfo } from './contract.js';
 import { prefixProblem } from './names.js';
 import { checkKey, type StorageService } from './service.js';
 import { presignPost } from './presign-post.js';
@@ -9,6 +9,11 @@ import { BucketParams, KeyParamsSchema, ObjectList, ObjectListQuery, ObjectMeta,
 
 export function objectWire(o: ObjectInfo) {
   return { key: o.key, size: o.size, etag: o.etag, content_type: o.content_type, last_modified: iso(o.last_modified) };
+}
+
+/** A list item: the content type only where the vendor's listing knows it. */
+function listedWire(o: ListedObject) {
+  return { key: o.key, size: o.size, etag: o.etag, ...(o.content_type === undefined ? {} : { content_type: o.content_type }), last_modified: iso(o.last_modified) };
 }
 
 function encodeCursor(key: string): string {
@@ -92,6 +97,6 @@ export function registerObjectRoutes(app: FastifyInstance, storage: StorageServi
     const after = decodeCursor(req.query.cursor);
     const b = await storage.requireBucket(req.principal!.accountId, req.params.bucket);
     const page = await storage.list(b, { prefix, after, limit: req.query.limit });
-    return { items: page.objects.map(objectWire), next_cursor: page.truncated && page.last ? encodeCursor(page.last) : null };
+    return { items: page.objects.map(listedWire), next_cursor: page.truncated && page.last ? encodeCursor(page.last) : null };
   });
 }

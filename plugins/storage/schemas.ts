@@ -1,4 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ListQuery } from '../../core/http/pagination.js';
+import { IdempotencyKey } from '../../core/http/idempotency.js';
 
 // The Storage area's wire, stated once.
 
@@ -9,8 +11,9 @@ const BucketName = Type.String({ minLength: 3, maxLength: 63, description: 'S3 b
 export const CreateBucketBody = Type.Object({
   bucket: BucketName,
   vendor: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Vendor instance to keep the bucket on; default: the first that serves storage.' })),
-  region: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  region: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "A label stored and echoed; no vendor places the bucket by it. Default: the vendor's (`local`, or an s3/minio instance's configured region)." })),
   acl: Type.Optional(Acl),
+  idempotency_key: Type.Optional(IdempotencyKey),
 }, { additionalProperties: false });
 
 export const Bucket = Type.Object({
@@ -56,16 +59,22 @@ export const ObjectMeta = Type.Object({
   last_modified: Timestamp,
 });
 
+export const ObjectListItem = Type.Object({
+  ...ObjectMeta.properties,
+  content_type: Type.Optional(Type.String({ description: "Left out where the vendor's listing does not say it (s3, minio buckets); a HEAD of the object gives it." })),
+});
+
 export const ObjectListQuery = Type.Object({
   prefix: Type.Optional(Type.String({ maxLength: 1024, default: '' })),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+  limit: ListQuery.properties.limit, // as every list; the S3 endpoint's max-keys stays S3's 1,000
   cursor: Type.Optional(Type.String({ maxLength: 2048 })),
 }, { additionalProperties: false });
 
-export const ObjectList = Type.Object({ items: Type.Array(ObjectMeta), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const ObjectList = Type.Object({ items: Type.Array(ObjectListItem), next_cursor: Type.Union([Type.String(), Type.Null()]) });
 
 export const CreateCredentialBody = Type.Object({
   label: Type.Optional(Type.String({ minLength: 1, maxLength: 100, default: 's3' })),
+  idempotency_key: Type.Optional(IdempotencyKey),
 }, { additionalProperties: false });
 
 export const Credential = Type.Object({
@@ -75,7 +84,7 @@ export const Credential = Type.Object({
 });
 
 export const CreatedCredential = Type.Intersect([Credential, Type.Object({
-  secret_access_key: Type.String({ description: 'Shown once.' }),
+  secret_access_key: Type.String({ description: 'Shown once per credential: a replay with the same idempotency key returns the same secret.' }),
   endpoint: Type.String({ description: 'S3 endpoint for path-style clients (forcePathStyle).' }),
   region: Type.String(),
 })]);

@@ -11,7 +11,7 @@ import { bucketNameProblem, keyProblem, formatBytes } from './names.js';
 import { UsageMeter } from './usage.js';
 import { PUBLIC_RESULTS_BUCKET, RESULTS_BUCKET } from '../../core/results/result-store.js';
 import { Multipart, UPLOADS_BUCKET } from './multipart.js';
-import { presignUrl, responseQuery } from './s3/sigv4.js';
+import { presignUrl, presignedExpiry, responseQuery } from './s3/sigv4.js';
 
 export interface BucketRow {
   bucket_id: string;
@@ -210,15 +210,21 @@ export class StorageService {
     });
   }
 
+  /**
+   * A presigned URL and when it expires: the URL's own X-Amz-Date (whole seconds) plus its
+   * lifetime, so `expires_at` is never after the moment the URL stops working. A vendor URL
+   * without those parameters gets the whole second before the call plus the lifetime.
+   */
   async presign(b: BucketRow, key: string, method: 'GET' | 'PUT', expiresSeconds: number, response?: PresignInput['response']): Promise<PresignOutput & { expiresAt: number }> {
-    const expiresAt = Date.now() + expiresSeconds * 1000;
+    const fallback = Math.floor(Date.now() / 1000) * 1000 + expiresSeconds * 1000;
+    const expiring = (out: PresignOutput) => ({ ...out, expiresAt: presignedExpiry(out.url) ?? fallback });
     // SigV4 cannot cap a PUT that goes straight to S3: through the gateway it is capped and metered as it streams.
-    if (this.config.presign_through === 'gateway') return { url: await this.gatewayUrl(b.account_id, b.name, key, method, expiresSeconds, response), expiresAt };
+    if (this.config.presign_through === 'gateway') return expiring({ url: await this.gatewayUrl(b.account_id, b.name, key, method, expiresSeconds, response) });
     const cred = await this.credentials.internal(b.account_id);
     const res = await this.svc.router.call<unknown, PresignOutput>('storage.object.presign', {
       account: b.account_id, bucket: b.name, key, method, expires_seconds: expiresSeconds, response,
       signer: { endpoint: this.endpoint, region: this.config.region, access_key_id: cred.accessKeyId, secret: cred.secret },
     }, this.opts(b));
-    return { ...res.output, expiresAt };
+    return expiring(res.output);
   }
 }

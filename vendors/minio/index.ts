@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { defineVendor, secret } from '../../core/define.js';
 import type { FailureKind } from '../../core/router/failure.js';
 import type {
-  BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PresignPostInput, PresignPostOutput, PutInput, PutOutput,
+  BucketRef, GetInput, GetResult, ListedObject, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PresignPostInput, PresignPostOutput, PutInput, PutOutput,
 } from '../../plugins/storage/contract.js';
 import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys } from '../../plugins/storage/names.js';
@@ -65,7 +65,7 @@ export default defineVendor({
       const b = base(input);
       const after = input.after === undefined ? undefined : b + input.after + (input.delimiter && input.after.endsWith('/') ? '\u{10FFFF}' : '');
       const stream = client.listObjectsV2(B, b + input.prefix, !input.delimiter, after);
-      const objects: ObjectInfo[] = [];
+      const objects: ListedObject[] = [];
       const prefixes: string[] = [];
       let truncated = false;
       for await (const item of stream as AsyncIterable<MinioTypes.BucketItem>) {
@@ -74,7 +74,7 @@ export default defineVendor({
           break;
         }
         if (item.prefix) prefixes.push(item.prefix.slice(b.length));
-        else if (item.name) objects.push({ key: item.name.slice(b.length), size: item.size, etag: quoted(item.etag), content_type: 'application/octet-stream', last_modified: item.lastModified?.getTime() ?? 0 });
+        else if (item.name) objects.push({ key: item.name.slice(b.length), size: item.size, etag: quoted(item.etag), last_modified: item.lastModified?.getTime() ?? 0 });
       }
       (stream as unknown as Readable).destroy?.();
       const last = [objects[objects.length - 1]?.key, prefixes[prefixes.length - 1]].filter((x): x is string => x !== undefined).sort(compareKeys).pop();

@@ -79,7 +79,7 @@ export class S3Objects {
       Bucket: this.bucket, Prefix: base + input.prefix, Delimiter: input.delimiter, StartAfter: after, MaxKeys: input.limit,
     }), { abortSignal: signal });
     const objects = (res.Contents ?? []).map((o) => ({
-      key: o.Key!.slice(base.length), size: o.Size ?? 0, etag: o.ETag ?? '', content_type: 'application/octet-stream', last_modified: o.LastModified?.getTime() ?? 0,
+      key: o.Key!.slice(base.length), size: o.Size ?? 0, etag: o.ETag ?? '', last_modified: o.LastModified?.getTime() ?? 0,
     }));
     const prefixes = (res.CommonPrefixes ?? []).map((p) => p.Prefix!.slice(base.length));
     const candidates = [objects[objects.length - 1]?.key, prefixes[prefixes.length - 1]].filter((x): x is string => x !== undefined);

@@ -3,7 +3,7 @@ import type { S3Request } from './endpoint.js';
 import { bucketNameProblem, prefixProblem } from '../names.js';
 import { iso } from '../../../core/clock.js';
 import { isApiError } from '../../../core/errors.js';
-import type { ObjectInfo } from '../contract.js';
+import type { ListedObject } from '../contract.js';
 import { deleteObjects } from './delete-objects.js';
 
 function requireSigned(r: S3Request): string {
@@ -23,7 +23,7 @@ function decodeToken(t: string): string {
 
 const encodeToken = (k: string) => Buffer.from(JSON.stringify([k])).toString('base64url');
 
-function contents(o: ObjectInfo, enc: (s: string) => string): string {
+function contents(o: ListedObject, enc: (s: string) => string): string {
   return `<Contents>${tags({ Key: enc(o.key), LastModified: iso(o.last_modified), ETag: o.etag, Size: o.size, StorageClass: 'STANDARD' })}</Contents>`;
 }
 

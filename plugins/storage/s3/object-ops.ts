@@ -6,9 +6,7 @@ import { readSmallBody, smallBodyLength, withUploadBody } from './body.js';
 import { copyObject } from './copy-object.js';
 import type { BucketRow } from '../service.js';
 import { isResultsBucket } from '../../../core/results/result-store.js';
-
-// Types a browser may run as a page or script when served inline from the gateway's origin.
-const ACTIVE = /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml)\b/i;
+import { isActiveContent, mediaType } from '../../../core/http/content-type.js';
 
 /** A single `bytes=` range; anything else (several ranges, garbage) means the whole object, as S3 does. */
 export function parseRange(h: string | undefined): ByteRange | undefined {
@@ -27,6 +25,8 @@ function attachment(key: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
+
+const isAttachment = (disposition: string | undefined) => !!disposition && /^\s*attachment\s*(;|$)/i.test(disposition);
 
 export function checkKey(key: string): void {
   const problem = keyProblem(key);
@@ -82,7 +82,10 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   const partial = req.method === 'GET' && range !== undefined;
   // Response overrides are for signed URLs only, as in S3.
   const override = (name: string) => (auth ? r.query.get(name) : undefined);
-  const type = override('response-content-type') ?? got.content_type;
+  const asked = override('response-content-type');
+  // A type a URL asks for is sent back only when it is one well-formed media type: what a
+  // browser makes of anything else is its own guess.
+  const type = asked === undefined ? got.content_type : mediaType(asked) ? asked.trim() : 'application/octet-stream';
   reply.header('content-type', type)
     .header('etag', got.etag)
     .header('last-modified', new Date(got.last_modified).toUTCString())
@@ -90,7 +93,7 @@ export async function objectOps(r: S3Request): Promise<unknown> {
     .header('content-length', String(partial ? got.end - got.start + 1 : got.size));
   const disposition = override('response-content-disposition') ?? b.content_disposition;
   const inlineAllowed = b.acl === 'public' && storage.config.allow_inline_html;
-  if (ACTIVE.test(type) && !inlineAllowed) reply.header('content-disposition', disposition?.startsWith('attachment') ? disposition : attachment(r.key));
+  if (isActiveContent(type) && !inlineAllowed) reply.header('content-disposition', isAttachment(disposition) ? disposition! : attachment(r.key));
   else if (disposition) reply.header('content-disposition', disposition);
   const cache = override('response-cache-control');
   if (cache) reply.header('cache-control', cache);

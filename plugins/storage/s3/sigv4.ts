@@ -70,6 +70,14 @@ export function parseAmzDate(s: string): number {
 
 let lastAmz = { s: '', ms: NaN };
 
+/** Epoch ms when a SigV4 presigned URL stops working (X-Amz-Date + X-Amz-Expires), or undefined when it carries neither. */
+export function presignedExpiry(url: string): number | undefined {
+  const q = new URL(url).searchParams;
+  const signedAt = parseAmzDate(q.get('X-Amz-Date') ?? '');
+  const seconds = Number(q.get('X-Amz-Expires') ?? NaN);
+  return Number.isFinite(signedAt) && Number.isInteger(seconds) ? signedAt + seconds * 1000 : undefined;
+}
+
 const keyCache = new Map<string, Buffer>();
 
 /** The HMAC chain "AWS4"+secret → date → region → s3 → aws4_request (cached: it is per day). */

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { makeApp, activate } from '../../helpers/app.js';
-import { createBucket, presign } from './helpers.js';
+import { createBucket, presign, listeningApp, s3Client } from './helpers.js';
 
 t.test('buckets: create, list, names per account, S3 naming rules', async (t) => {
   const { app } = await makeApp(t);
@@ -125,6 +125,23 @@ t.test('objects: list with prefix and cursor, head, delete, delete bucket when e
   t.equal((await app.inject({ method: 'GET', url: '/v1/storage/buckets/objs/objects', headers: a.auth })).statusCode, 404);
 });
 
+t.test('the object list takes limit up to 200, as every list; S3 max-keys stays 1,000', async (t) => {
+  const { ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+  const { app } = await listeningApp(t);
+  const a = await activate(app);
+  await createBucket(app, a, 'limits');
+  const list = (q: string) => app.inject({ method: 'GET', url: `/v1/storage/buckets/limits/objects?${q}`, headers: a.auth });
+  t.equal((await list('limit=200')).statusCode, 200);
+  for (const q of ['limit=201', 'limit=1000', 'limit=0']) {
+    const res = await list(q);
+    t.equal(res.statusCode, 400, q);
+    t.equal(res.json().error.code, 'validation_failed', q);
+  }
+  const s3 = await s3Client(t, app, a);
+  const page = await s3.send(new ListObjectsV2Command({ Bucket: 'limits', MaxKeys: 1000 }));
+  t.equal(page.MaxKeys, 1000);
+});
+
 t.test('S3 credentials: secret shown once, stored encrypted, listed without it, revocable', async (t) => {
   const { app } = await makeApp(t);
   const a = await activate(app);
@@ -144,6 +161,52 @@ t.test('S3 credentials: secret shown once, stored encrypted, listed without it, 
   t.equal(foreign.statusCode, 404);
   t.equal((await app.inject({ method: 'DELETE', url: `/v1/storage/credentials/${c.access_key_id}`, headers: a.auth })).statusCode, 200);
   t.same((await app.inject({ method: 'GET', url: '/v1/storage/credentials', headers: a.auth })).json().items, []);
+});
+
+t.test('S3 credentials list: limit, cursor, newest first, unknown fields 400', async (t) => {
+  const { app } = await makeApp(t);
+  const a = await activate(app);
+  const made: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    made.push((await app.inject({ method: 'POST', url: '/v1/storage/credentials', headers: a.auth, payload: { label: `k${i}` } })).json().access_key_id);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  await app.inject({ method: 'DELETE', url: `/v1/storage/credentials/${made[2]}`, headers: a.auth });
+  const list = (q: string) => app.inject({ method: 'GET', url: `/v1/storage/credentials?${q}`, headers: a.auth });
+  const p1 = (await list('limit=2')).json();
+  t.same(p1.items.map((i: any) => i.label), ['k4', 'k3']);
+  t.type(p1.next_cursor, 'string');
+  const p2 = (await list(`limit=2&cursor=${p1.next_cursor}`)).json();
+  t.same(p2.items.map((i: any) => i.label), ['k1', 'k0'], 'the revoked one is not listed');
+  t.equal(p2.next_cursor, null);
+  t.equal((await list('')).json().items.length, 4, 'default limit 50');
+  for (const q of ['limit=201', 'limit=0', 'colour=red', 'cursor=zzz']) {
+    const res = await list(q);
+    t.equal(res.statusCode, 400, q);
+    t.equal(res.json().error.code, 'validation_failed', q);
+  }
+});
+
+t.test('idempotency_key in the body of the idempotent storage POSTs: a replay returns the first response', async (t) => {
+  const { app } = await makeApp(t);
+  const a = await activate(app);
+  const post = (url: string, payload: Record<string, unknown>) => app.inject({ method: 'POST', url, headers: a.auth, payload });
+  const b1 = await post('/v1/storage/buckets', { bucket: 'once', idempotency_key: 'bkt-1' });
+  t.equal(b1.statusCode, 200, b1.body);
+  const b2 = await post('/v1/storage/buckets', { idempotency_key: 'bkt-1', bucket: 'once' });
+  t.equal(b2.statusCode, 200, 'not 409 already_exists: the stored response');
+  t.equal(b2.headers['idempotent-replayed'], 'true');
+  t.same(b2.json(), b1.json());
+  t.equal((await post('/v1/storage/buckets', { bucket: 'other', idempotency_key: 'bkt-1' })).json().error.code, 'idempotency_key_reused');
+  t.equal((await app.svc.db.selectFrom('storage_buckets').select('name').where('account_id', '=', a.account_id).execute()).length, 1);
+
+  const c1 = await post('/v1/storage/credentials', { label: 'ci', idempotency_key: 'cred-1' });
+  t.equal(c1.statusCode, 200, c1.body);
+  const c2 = await post('/v1/storage/credentials', { label: 'ci', idempotency_key: 'cred-1' });
+  t.equal(c2.headers['idempotent-replayed'], 'true');
+  t.equal(c2.json().secret_access_key, c1.json().secret_access_key, 'a replay returns the same secret, once per credential');
+  t.same((await app.inject({ method: 'GET', url: '/v1/storage/credentials', headers: a.auth })).json().items.map((i: any) => i.access_key_id), [c1.json().access_key_id]);
+  t.equal((await post('/v1/storage/credentials', { idempotency_key: '' })).statusCode, 400, 'an empty key is refused');
 });
 
 t.test('a storage:read key lists but does not write', async (t) => {

@@ -85,6 +85,14 @@ export async function s3Client(t: Tap, app: FastifyInstance, who: Activated): Pr
   return s3;
 }
 
+/** When a presigned URL expires by its own query: X-Amz-Date (`YYYYMMDDTHHMMSSZ`) + X-Amz-Expires seconds, as an ISO string. */
+export function urlExpiry(url: string): string {
+  const q = new URL(url).searchParams;
+  const m = /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/.exec(q.get('X-Amz-Date') ?? '');
+  if (!m) throw new Error(`no X-Amz-Date in ${url}`);
+  return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) + Number(q.get('X-Amz-Expires')) * 1000).toISOString();
+}
+
 /** GET /v1/storage/usage of `who` (reading it writes this node's pending meter changes). */
 export async function storageUsage(app: FastifyInstance, who: Activated): Promise<{ bytes_stored: number; bytes_served: number }> {
   return (await app.inject({ method: 'GET', url: '/v1/storage/usage', headers: who.auth })).json();

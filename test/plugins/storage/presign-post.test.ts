@@ -64,6 +64,7 @@ t.test('local-storage: a POST form to the gateway\'s endpoint, checked as S3 che
   t.equal(p.fields.key, 'dir/a.txt');
   const policy = JSON.parse(Buffer.from(p.fields.policy, 'base64').toString('utf8'));
   t.same(policy.conditions.filter((c: unknown) => Array.isArray(c) && c[0] === 'content-length-range'), [['content-length-range', 0, 1000]]);
+  t.equal(p.expires_at, policy.expiration, "expires_at is the policy's expiration");
   t.equal(policyProblem({ ...p.fields, 'x-amz-credential': p.fields['x-amz-credential'].replace(/^[^/]+/, 'S3RVER') }, 10, 'x'), 'signature', 'the same policy format S3 signs');
 
   const code = async (fields: Record<string, string>, file: Buffer) => {
@@ -167,6 +168,7 @@ for (const adapter of ['s3', 'minio']) {
     const policy = JSON.parse(Buffer.from(p.fields.policy ?? p.fields.Policy, 'base64').toString('utf8'));
     t.same(policy.conditions.filter((c: unknown) => Array.isArray(c) && c[0] === 'content-length-range'), [['content-length-range', 0, 1000]]);
     t.ok(Date.parse(policy.expiration) <= Date.now() + 121_000, 'the policy expires with the URL');
+    t.equal(Date.parse(p.expires_at), Date.parse(policy.expiration), "expires_at is the policy's expiration");
 
     const ok = Buffer.from('x'.repeat(1000));
     const withType = { ...p.fields, 'Content-Type': 'text/plain' };

@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { Readable } from 'node:stream';
 import { S3Client, PutObjectCommand, GetObjectCommand, ListObjectsV2Command, CreateBucketCommand } from '@aws-sdk/client-s3';
-import { listeningApp, activate, createBucket, presign, s3Credentials, generated, sha256Of, errorOf } from '../../plugins/storage/helpers.js';
+import { listeningApp, activate, createBucket, presign, s3Credentials, generated, sha256Of, errorOf, urlExpiry } from '../../plugins/storage/helpers.js';
 import { s3rver } from '../../helpers/s3rver.js';
 
 // The minio adapter against s3rver, a real S3-compatible server (the minio client needs an
@@ -22,10 +22,14 @@ t.test('buckets on the minio adapter: presigned URLs at the service, the S3 endp
   const up = await fetch(put.url, { method: 'PUT', body: generated(size, 8) as any, duplex: 'half', headers: { 'content-length': String(size) } } as any);
   t.equal(up.status, 200, await up.clone().text());
   const get = (await presign(app, u, 'media', 'clips/a.bin', { method: 'GET' })).json();
+  t.same([put.expires_at, get.expires_at], [urlExpiry(put.url), urlExpiry(get.url)], "expires_at is the minio-signed URL's own expiry");
   t.same(await sha256Of((await fetch(get.url)).body as any), await sha256Of(generated(size, 8)));
   const head = (await app.inject({ method: 'GET', url: '/v1/storage/buckets/media/objects/clips%2Fa.bin', headers: u.auth })).json();
   t.equal(head.size, size);
   t.match(head.etag, /^"[0-9a-f]{32}"$/);
+  const listed = (await app.inject({ method: 'GET', url: '/v1/storage/buckets/media/objects?prefix=clips/', headers: u.auth })).json();
+  t.same(listed.items.map((o: any) => [o.key, o.size, o.content_type]), [['clips/a.bin', size, undefined]], "the listing has no content type: none is made up");
+  t.type(head.content_type, 'string', 'a HEAD gives the stored one');
 
   const c = await s3Credentials(app, u);
   const s3 = new S3Client({ endpoint: c.endpoint, region: c.region, forcePathStyle: true, credentials: { accessKeyId: c.access_key_id, secretAccessKey: c.secret_access_key } });

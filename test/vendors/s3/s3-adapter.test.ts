@@ -3,7 +3,7 @@ import {
   S3Client, CreateBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand, ListObjectsV2Command,
 } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { listeningApp, activate, createBucket, presign, s3Credentials, generated, sha256Of, errorOf } from '../../plugins/storage/helpers.js';
+import { listeningApp, activate, createBucket, presign, s3Credentials, generated, sha256Of, errorOf, urlExpiry } from '../../plugins/storage/helpers.js';
 
 // The s3 adapter against real code on both ends: gateway A serves S3 (local-storage behind
 // its own endpoint); gateway B keeps its buckets on A through the s3 adapter (AWS SDK).
@@ -34,6 +34,7 @@ t.test('API presign through the s3 adapter: URLs point at the S3 service, bytes 
   const up = await fetch(put.url, { method: 'PUT', body: generated(size, 3) as any, duplex: 'half' } as any);
   t.equal(up.status, 200, await up.clone().text());
   const get = (await presign(B.app, u, 'photos', 'trip/one.bin', { method: 'GET', expires_seconds: 60 })).json();
+  t.same([put.expires_at, get.expires_at], [urlExpiry(put.url), urlExpiry(get.url)], "expires_at is the SDK-signed URL's own expiry");
   const down = await fetch(get.url);
   t.equal(down.status, 200);
   t.same(await sha256Of(down.body as any), await sha256Of(generated(size, 3)));
@@ -41,6 +42,8 @@ t.test('API presign through the s3 adapter: URLs point at the S3 service, bytes 
   t.equal(head.json().size, size);
   const listed = (await B.app.inject({ method: 'GET', url: '/v1/storage/buckets/photos/objects?prefix=trip/', headers: u.auth })).json();
   t.same(listed.items.map((o: any) => o.key), ['trip/one.bin']);
+  t.same(Object.keys(listed.items[0]).sort(), ['etag', 'key', 'last_modified', 'size'], "ListObjectsV2 has no content type: none is made up");
+  t.equal(head.json().content_type, 'application/octet-stream', 'a HEAD gives the stored one');
   const notEmpty = await B.app.inject({ method: 'DELETE', url: '/v1/storage/buckets/photos', headers: u.auth });
   t.equal(notEmpty.statusCode, 409);
   t.same((await B.app.inject({ method: 'DELETE', url: '/v1/storage/buckets/photos/objects/trip%2Fone.bin', headers: u.auth })).json(), { ok: true });
@@ -70,6 +73,9 @@ t.test('the AWS SDK against gateway B, whose buckets live on A through the s3 ad
   for (let i = 0; i < 3; i++) await s3.send(new PutObjectCommand({ Bucket: 'via-b', Key: `dir/sub/${i}`, Body: String(i) }));
   const p1 = await s3.send(new ListObjectsV2Command({ Bucket: 'via-b', Prefix: 'dir/', Delimiter: '/', MaxKeys: 1 }));
   t.same([p1.Contents?.map((o) => o.Key), p1.CommonPrefixes, p1.IsTruncated], [['dir/stream.bin'], undefined, true]);
+  t.same(p1.Contents?.map((o) => [o.Size, typeof o.ETag, o.LastModified instanceof Date, o.StorageClass]), [[size, 'string', true, 'STANDARD']], "the endpoint's own listing is unchanged");
+  const api = (await B.app.inject({ method: 'GET', url: '/v1/storage/buckets/via-b/objects?prefix=a', headers: u.auth })).json();
+  t.same(api.items.map((o: any) => [o.key, o.content_type]), [['a.txt', undefined]], 'the API listing leaves the unknown type out');
   const p2 = await s3.send(new ListObjectsV2Command({ Bucket: 'via-b', Prefix: 'dir/', Delimiter: '/', MaxKeys: 1, ContinuationToken: p1.NextContinuationToken }));
   t.same([p2.Contents, p2.CommonPrefixes?.map((p) => p.Prefix), p2.IsTruncated], [undefined, ['dir/sub/'], false]);
   await s3.send(new DeleteObjectCommand({ Bucket: 'via-b', Key: 'a.txt' }));
