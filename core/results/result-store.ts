@@ -136,15 +136,18 @@ export class ResultStore {
     const expires = Math.max(1, Math.min(seconds, MAX_URL_SECONDS));
     // A vendor's own URL is served with no check of the gateway's: never ask it to show a page inline.
     const response = { content_type: contentType, content_disposition: disposition(filename, inline && !isActiveContent(contentType)) };
+    // SigV4 signs whole seconds: a URL signed from this second on expires no earlier than this
+    // (Date.now() + expires could be up to a second after the URL stops working).
+    const expiresAt = Math.floor(Date.now() / 1000) * 1000 + expires * 1000;
     if (this.settings.presign) {
       const url = await this.settings.presign({ accountId, bucket, key, expiresSeconds: expires, response });
-      return { url, expiresAt: Date.now() + expires * 1000 };
+      return { url, expiresAt };
     }
     const signer = this.settings.signer ? await this.settings.signer(accountId) : undefined;
     const res = await this.router.call<unknown, { url: string }>('storage.object.presign', {
       account: accountId, bucket, key, method: 'GET', expires_seconds: expires, signer, response,
     }, { accountId, vendor, charge: false });
-    return { url: res.output.url, expiresAt: Date.now() + expires * 1000 };
+    return { url: res.output.url, expiresAt };
   }
 
   /** Delete results whose retention has run out; returns how many went. */

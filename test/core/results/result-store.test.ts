@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Readable } from 'node:stream';
-import { listeningApp, activate, generated, sha256Of } from '../../plugins/storage/helpers.js';
+import { listeningApp, activate, generated, sha256Of, urlExpiry } from '../../plugins/storage/helpers.js';
 
 const DAY = 86_400_000;
 
@@ -23,6 +23,9 @@ t.test('save bytes, get a signed GET URL with content type, download name and ex
 
   const fresh = await app.svc.results.url(a.account_id, saved.result_id, 60);
   t.ok(fresh.expiresAt < Date.now() + 61_000);
+  // SigV4 signs whole seconds: the expiry said must never be after the URL stops working.
+  const stops = Date.parse(urlExpiry(fresh.url));
+  t.ok(fresh.expiresAt <= stops && stops - fresh.expiresAt < 1000, `expires_at ${fresh.expiresAt} vs the URL's ${stops}`);
   t.equal((await fetch(fresh.url)).status, 200);
   const b = await activate(app);
   await t.rejects(app.svc.results.url(b.account_id, saved.result_id), { code: 'not_found' }, "another account's result is 404");
