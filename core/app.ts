@@ -68,13 +68,13 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     } catch (e) {
       throw new ConfigError(`${where}: vendor "${v.id}" (${v.use}) failed to start: ${(e as Error).message}`);
     }
-    vendors.add({ id: v.id, adapter: def.name, regions: v.regions ?? def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg) });
+    vendors.add({ id: v.id, adapter: def.name, regions: v.regions ?? instance.regions ?? def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg) });
   }
   // Embedded defaults serve every capability no configured instance of theirs already serves.
   for (const def of builtinVendors.filter((d) => d.embedded && !configuredAdapters.has(d.name))) {
     const vcfg = checkConfig(def.configSchema, {}, `vendors.${def.name}`);
     const instance = await def.create(vcfg as any, { instanceId: def.name, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: def.name }) });
-    vendors.add({ id: def.name, adapter: def.name, regions: def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg) });
+    vendors.add({ id: def.name, adapter: def.name, regions: instance.regions ?? def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg) });
   }
   // Adapters that take BYOK credentials but that the operator did not configure still serve
   // callers who register their own key (POST /v1/byok): one BYOK-only instance each, at the
@@ -83,7 +83,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     const id = `byok-${def.name}`;
     const vcfg = checkConfig(def.configSchema, {}, `vendors.${id}`);
     const instance = await def.create(vcfg as any, { instanceId: id, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: id }) });
-    vendors.add({ id, adapter: def.name, regions: def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg), byokOnly: true });
+    vendors.add({ id, adapter: def.name, regions: instance.regions ?? def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg), byokOnly: true });
   }
   for (const [cap, route] of Object.entries(config.routes)) vendors.setRoute(cap, route.targets, route.strategy);
 

@@ -70,6 +70,11 @@ export interface CapabilityImpl<I = any, O = any> {
 
 export interface VendorInstance {
   capabilities: Record<string, CapabilityImpl>;
+  /**
+   * Regions this instance serves when its config names none, where that depends on the
+   * config (an openai-compatible preset's server); else the definition's `regions` apply.
+   */
+  regions?: string[];
   /** Cheapest authenticated check; used by `doctor`, /readyz details and BYOK tests. */
   health?(opts: { signal: AbortSignal; credentials?: Record<string, string> }): Promise<{ ok: boolean; error?: string }>;
   /** Map an adapter-specific error to a failure kind; the router has a generic fallback. */

@@ -29,6 +29,9 @@ export default defineVendor({
     // their vision models; the catalog's `vision` flag decides which models get such calls.
     inst.capabilities['ai.vision'] = inst.capabilities['ai.chat'];
     inst.capabilities['ai.vision.stream'] = inst.capabilities['ai.chat.stream'];
+    // A preset's server serves the preset's regions (Qwen, Moonshot, Zhipu: china), not the
+    // adapter's `global`; a config's `regions` still overrides.
+    if (preset) inst.regions = preset.regions;
     return inst;
   },
 });

@@ -254,3 +254,22 @@ t.test('prefer orders the candidates: balanced (the default) by the sum of the p
     t.same(res.json().metadata.attempts.map((a: { vendor: string }) => a.vendor), expected, `prefer ${prefer ?? '(default: balanced)'}`);
   }
 });
+
+t.test("an openai-compatible preset's instance serves the preset's regions unless the config names others", async (t) => {
+  const fake = await openAiFake({ key: 'sk-q' }).start('/v1');
+  t.teardown(() => fake.close());
+  const { app } = await makeApp(t, {
+    vendors: [
+      // Qwen (DashScope) is a china preset; `my-local` is in no catalog (a model of the server's own).
+      { id: 'qw', use: 'openai-compatible', config: { preset: 'qwen', base_url: fake.url, api_key: 'sk-q', models: ['my-local'] } },
+      { id: 'qw-anywhere', use: 'openai-compatible', regions: ['global'], config: { preset: 'qwen', base_url: fake.url, api_key: 'sk-q', models: ['my-local'] } },
+    ],
+  });
+  const as = async (region: string) => ({ authorization: `Bearer ${(await app.inject({ method: 'POST', url: '/v1/activate', payload: { region } })).json().primary_api_key}` });
+  const chat = async (region: string, vendor: string) => app.inject({ method: 'POST', url: '/v1/ai/chat', headers: await as(region), payload: { messages: 'x', vendor } });
+  t.equal((await chat('china', 'qw')).json().metadata?.vendor, 'qw');
+  const west = await chat('western', 'qw');
+  t.equal(west.statusCode, 403, 'a china preset is not served to a western account');
+  t.equal(west.json().error.code, 'region_not_allowed');
+  t.equal((await chat('western', 'qw-anywhere')).json().metadata?.vendor, 'qw-anywhere', "the config's regions override the preset's");
+});
