@@ -33,6 +33,24 @@ export interface Tool {
   function: { name: string; description?: string; parameters?: Record<string, unknown> };
 }
 
+/** OpenAI's `json_schema` response format: the wire's `response_format.json_schema`, as OpenAI defines it. */
+export interface JsonSchemaFormat {
+  name: string;
+  description?: string;
+  /** JSON Schema of the answer; absent means any JSON object. */
+  schema?: Record<string, unknown>;
+  strict?: boolean;
+}
+
+export interface ResponseFormat {
+  type: 'text' | 'json_object' | 'json_schema';
+  /** Only with `type: json_schema`. */
+  json_schema?: JsonSchemaFormat;
+}
+
+/** OpenAI's `tool_choice`: `none`, `auto`, `required` (some tool), or one function by name. */
+export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
+
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
@@ -60,7 +78,11 @@ export interface ChatInput {
   temperature?: number;
   max_tokens?: number;
   tools?: Tool[];
-  response_format?: { type: 'text' | 'json_object' | 'json_schema'; json_schema?: Record<string, unknown> };
+  response_format?: ResponseFormat;
+  /** Only with `tools`. */
+  tool_choice?: ToolChoice;
+  /** Sequences that end the answer (not included in it). */
+  stop?: string[];
   /** `vendor`: let the vendor cache the prompt (Anthropic gets cache_control hints). */
   cache_strategy?: 'vendor' | 'service' | 'none';
   /** Per vendor instance id: which model, at what price, with whose key. */

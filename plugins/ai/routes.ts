@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from '../../core/errors.js';
-import { keepIdempotentResponse } from '../../core/http/idempotency.js';
 import { ChatBody, ChatResult, EmbedBody, EmbedResult, type ChatBodyT, type ChatResultT, type ChatStreamChunkT, type EmbedBodyT } from './schemas.js';
 import type { AiService } from './service.js';
-import { replayStream, runStream, type StreamWriter } from './stream-runner.js';
+import { replayStream, streamChat, type StreamWriter } from './stream-runner.js';
 import { BatchAccepted } from './batch/routes.js';
 import { submitBatch, type BatchDeps } from './batch/submit.js';
 
@@ -44,20 +43,7 @@ export function registerAiRoutes(app: FastifyInstance, ai: AiService, batches: B
     const body = req.body;
     if (body.batch_mode) return reply.code(202).send(await submitBatch(batches, req, body));
     if (!body.stream) return ai.chat(req, body);
-    const started = performance.now();
-    const hash = body.cache_strategy === 'service' ? ai.cacheKey(req, body) : undefined;
-    const hit = hash ? await ai.cached(req, hash) : undefined;
-    if (hit) {
-      replayStream(req, reply, nativeWriter(req.id), hit);
-      return reply;
-    }
-    const { p, session } = await ai.openStream(req, body);
-    // A finished stream is kept for its idempotency key's replays; a broken one gives the key
-    // back (the onResponse release), so the caller can retry it.
-    await runStream(req, reply, ai, p, session, nativeWriter(req.id), started, async (r) => {
-      if (hash) await ai.cache.put(req.principal!.accountId, hash, r);
-      await keepIdempotentResponse(app.svc, req, 200, JSON.stringify(r));
-    });
+    await streamChat(req, reply, ai, body, () => nativeWriter(req.id));
     return reply;
   });
 

@@ -9,8 +9,9 @@ import { NoByokCache } from './no-byok-cache.js';
 import { Catalog, type ModelEntry } from './catalog/catalog.js';
 import { ChatCache } from './cache.js';
 import { planCandidates, planFlatCandidates, type Candidate, type FlatCandidate, type PlanRequest } from './planner.js';
-import type { ChatInput, ChatMessage, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput, Usage } from './contract.js';
+import type { ChatInput, ChatMessage, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput, ToolChoice, Usage } from './contract.js';
 import type { ChatBodyT, ChatResultT, EmbedBodyT } from './schemas.js';
+import { responseFormat, toolChoice } from './chat-options.js';
 
 export interface AiConfig {
   models: ModelEntry[];
@@ -33,6 +34,12 @@ export function feesOf(pairs: Array<[string, number]>): Record<string, number> {
 export function toMessages(m: ChatBodyT['messages']): ChatMessage[] {
   return typeof m === 'string' ? [{ role: 'user', content: m }] : (m as ChatMessage[]);
 }
+
+/**
+ * A chat as the service takes it: the native body, plus what only the OpenAI-compatible
+ * surface carries (the spec's /v1/ai/chat has no `tool_choice` or `stop`).
+ */
+export type ChatRequest = ChatBodyT & { tool_choice?: ToolChoice; stop?: string[] };
 
 export interface Prepared<I> {
   input: I;
@@ -95,7 +102,9 @@ export class AiService {
     return planFlatCandidates(this.svc.vendors, this.byokOnly, { capability, region: principal.region, byok, byokFeeMicros: this.byokFeeMicros(), priceMicros });
   }
 
-  async prepareChat(req: FastifyRequest, body: ChatBodyT, stream: boolean, capability: PlanRequest['capability'] = stream ? 'ai.chat.stream' : 'ai.chat'): Promise<Prepared<ChatInput>> {
+  async prepareChat(req: FastifyRequest, body: ChatRequest, stream: boolean, capability: PlanRequest['capability'] = stream ? 'ai.chat.stream' : 'ai.chat'): Promise<Prepared<ChatInput>> {
+    const response_format = responseFormat(body.response_format);
+    const tool_choice = toolChoice(body.tool_choice, body.tools);
     const needs: PlanRequest['needs'] = [];
     if (body.tools?.length) needs.push('tools');
     if (body.response_format && body.response_format.type !== 'text') needs.push('json');
@@ -109,7 +118,8 @@ export class AiService {
     // The output cap is reserved in full: the caller's max_tokens, else the primary model's cap.
     const maxTokens = body.max_tokens ?? Math.min(this.cfg.default_max_tokens, candidates[0].entry.max_output);
     const input: ChatInput = {
-      messages, max_tokens: maxTokens, temperature: body.temperature, tools: body.tools, response_format: body.response_format as ChatInput['response_format'],
+      messages, max_tokens: maxTokens, temperature: body.temperature, tools: body.tools, response_format, tool_choice,
+      ...(body.stop?.length ? { stop: body.stop } : {}),
       cache_strategy: body.cache_strategy ?? 'vendor',
       plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
       estimate: { input_tokens: inputTokens, output_tokens: maxTokens },
@@ -154,9 +164,12 @@ export class AiService {
     return e;
   }
 
-  cacheKey(req: FastifyRequest, body: ChatBodyT): string {
-    const { messages, model, vendor, task, prefer, temperature, max_tokens, tools, response_format } = body;
-    return this.cache.key(req.principal!.accountId, { messages: toMessages(messages), model, vendor, task, prefer, temperature, max_tokens, tools, response_format });
+  cacheKey(req: FastifyRequest, body: ChatRequest): string {
+    const { messages, model, vendor, task, prefer, temperature, max_tokens, tools, response_format, tool_choice, stop } = body;
+    // The defaults spelled out, as the native schema fills them in: the OpenAI surface's body has none.
+    return this.cache.key(req.principal!.accountId, {
+      messages: toMessages(messages), model, vendor, task: task ?? 'general', prefer: prefer ?? 'balanced', temperature, max_tokens, tools, response_format, tool_choice, stop,
+    });
   }
 
   /** A cached answer, charged at the cache price. */
@@ -170,7 +183,7 @@ export class AiService {
     return { ...hit, metadata: { ...hit.metadata, cached: true, cost_usd: microsToUsd(price), latency_ms: 0, attempts: [] } };
   }
 
-  async chat(req: FastifyRequest, body: ChatBodyT): Promise<ChatResultT> {
+  async chat(req: FastifyRequest, body: ChatRequest): Promise<ChatResultT> {
     const useCache = body.cache_strategy === 'service';
     const hash = useCache ? this.cacheKey(req, body) : '';
     if (useCache) {
@@ -200,7 +213,7 @@ export class AiService {
     };
   }
 
-  async openStream(req: FastifyRequest, body: ChatBodyT): Promise<{ p: Prepared<ChatInput>; session: StreamSession<ChatStreamEvent, Usage> }> {
+  async openStream(req: FastifyRequest, body: ChatRequest): Promise<{ p: Prepared<ChatInput>; session: StreamSession<ChatStreamEvent, Usage> }> {
     const p = await this.prepareChat(req, body, true);
     return { p, session: await this.startStream(req, p, body, 'ai.chat.stream') };
   }

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiError, isApiError, type ApiError } from '../../core/errors.js';
 import { VendorFailure } from '../../core/router/failure.js';
+import { keepIdempotentResponse } from '../../core/http/idempotency.js';
 import type { StreamSession } from '../../core/router/stream-call.js';
-import type { AiService, Prepared } from './service.js';
+import type { AiService, ChatRequest, Prepared } from './service.js';
 import type { ChatInput, ChatStreamEvent, ToolCall, Usage } from './contract.js';
 import type { ChatResultT } from './schemas.js';
 
@@ -103,4 +104,23 @@ export function replayStream(req: FastifyRequest, reply: FastifyReply, writer: S
   const tool_calls = hit.tool_calls?.map((c, index) => ({ index, id: c.id, name: c.name, arguments: c.arguments }));
   res.write(writer.event({ delta: hit.content ?? '', ...(tool_calls?.length ? { tool_calls } : {}) }));
   res.end(writer.end({ finish_reason: hit.finish_reason, usage: hit.usage, metadata: hit.metadata }));
+}
+
+/**
+ * A chat streamed to the caller in a surface's format, through the service cache when the
+ * body asks for `cache_strategy: service`: a hit is replayed, a finished stream is stored.
+ * `writer` gets the model that answers (the cached one on a hit).
+ */
+export async function streamChat(req: FastifyRequest, reply: FastifyReply, ai: AiService, body: ChatRequest, writer: (model: string | undefined) => StreamWriter): Promise<void> {
+  const started = performance.now();
+  const hash = body.cache_strategy === 'service' ? ai.cacheKey(req, body) : undefined;
+  const hit = hash ? await ai.cached(req, hash) : undefined;
+  if (hit) return replayStream(req, reply, writer(hit.metadata.model), hit);
+  const { p, session } = await ai.openStream(req, { ...body, stream: true });
+  // A finished stream is also kept for its idempotency key's replays (routes that honour
+  // keys; see replayIdempotent); a broken one gives the key back (the onResponse release).
+  await runStream(req, reply, ai, p, session, writer(p.modelOf(session.vendor)), started, async (r) => {
+    if (hash) await ai.cache.put(req.principal!.accountId, hash, r);
+    await keepIdempotentResponse(req.server.svc, req, 200, JSON.stringify(r));
+  });
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { words } from './script.js';
+import { sample } from './json-sample.js';
 
 type Req = { method: string; path: string; body: any };
 
@@ -95,11 +96,14 @@ export class AnthropicBatchFake {
   private result(params: any, outcome: string) {
     if (outcome === 'errored') return { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: 1000000 > 64000, which is the maximum allowed' } } };
     if (outcome === 'expired' || outcome === 'canceled') return { type: outcome };
+    // A forced tool (`tool_choice: {type: tool}`) is called with an input that fits its schema.
+    const forced = params.tool_choice?.type === 'tool' ? params.tools?.find((x: any) => x.name === params.tool_choice.name) : undefined;
+    const content = forced ? [{ type: 'tool_use', id: `toolu_${rid()}`, name: forced.name, input: sample(forced.input_schema) }] : [{ type: 'text', text: this.content }];
     return {
       type: 'succeeded',
       message: {
-        id: `msg_${rid()}`, type: 'message', role: 'assistant', model: params.model, content: [{ type: 'text', text: this.content }],
-        stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 14, output_tokens: words(this.content).length, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        id: `msg_${rid()}`, type: 'message', role: 'assistant', model: params.model, content,
+        stop_reason: forced ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 14, output_tokens: words(this.content).length, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       },
     };
   }

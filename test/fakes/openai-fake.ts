@@ -5,6 +5,7 @@ import { OpenAiBatchFake } from './openai-batches.js';
 import { audioRoute } from './openai-audio.js';
 import { imagesGenerations, visionParts } from './openai-images.js';
 import { OpenAiImageUploadFake } from './openai-image-uploads.js';
+import { cutAtStop, sample } from './json-sample.js';
 
 const ERR_TYPE: Record<number, [string, string | null]> = {
   400: ['invalid_request_error', null], 401: ['invalid_request_error', 'invalid_api_key'], 403: ['permission_denied', null],
@@ -17,6 +18,36 @@ function error(res: ServerResponse, status: number, message: string, retryAfter?
   res.end(JSON.stringify({ error: { message, type, param: null, code } }));
 }
 
+/** response_format, tool_choice and stop as OpenAI checks them, in its words. */
+function chatProblem(b: any): string | undefined {
+  const f = b.response_format;
+  if (f?.type === 'json_schema' && !f.json_schema) return "Missing required parameter: 'response_format.json_schema'.";
+  if (f?.type === 'json_schema' && typeof f.json_schema.name !== 'string') return "Missing required parameter: 'response_format.json_schema.name'.";
+  const c = b.tool_choice;
+  if (c !== undefined && !b.tools?.length) return "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.";
+  if (typeof c === 'object' && !b.tools.some((t: any) => t.function.name === c.function?.name)) return `Invalid value for 'tool_choice': no function named '${c.function?.name}' was specified in the 'tools' parameter.`;
+  if (typeof c === 'string' && !['none', 'auto', 'required'].includes(c)) return `Invalid value: '${c}'. Supported values are: 'none', 'auto', and 'required'.`;
+  const stops = typeof b.stop === 'string' ? [b.stop] : b.stop;
+  if (stops !== undefined && (!Array.isArray(stops) || stops.length > 4)) return "Invalid 'stop': expected a string or an array of at most 4 strings.";
+  return undefined;
+}
+
+/** The tool call the model makes: the one tool_choice names or requires, none under `none`, else the script's or the first tool. */
+function toolCall(b: any, s: Script): { name: string; arguments: string } | undefined {
+  const c = b.tool_choice;
+  if (c === 'none') return undefined;
+  if (typeof c === 'object') return { name: c.function.name, arguments: s.toolCall?.arguments ?? '{"city":"Paris"}' };
+  const first = b.tools?.length ? { name: b.tools[0].function.name, arguments: '{"city":"Paris"}' } : undefined;
+  if (c === 'required') return s.toolCall ?? first;
+  return s.toolCall ?? (b.messages.at(-1)?.role !== 'tool' ? first : undefined);
+}
+
+/** What a JSON mode answers: an object fitting the json_schema, `{"ok":true}` for json_object. */
+function jsonAnswer(f: any): string | undefined {
+  if (f?.type === 'json_object') return '{"ok":true}';
+  return f?.type === 'json_schema' ? JSON.stringify(sample(f.json_schema.schema ?? { type: 'object' })) : undefined;
+}
+
 function vector(text: string, dims: number): number[] {
   const h = createHash('sha256').update(text).digest();
   return Array.from({ length: dims }, (_, i) => (h[i % 32] - 128) / 128);
@@ -25,7 +56,8 @@ function vector(text: string, dims: number): number[] {
 /**
  * A fake of OpenAI's API on loopback, speaking its real wire format: chat.completion,
  * chat.completion.chunk SSE ending in `data: [DONE]` (with the usage chunk when
- * stream_options.include_usage), streamed tool_calls, embeddings, models, error bodies,
+ * stream_options.include_usage), streamed tool_calls, tool_choice, stop, JSON modes
+ * (json_schema answers an object fitting the schema), embeddings, models, error bodies,
  * image_url content parts and /images/generations (openai-images.ts), /images/edits and
  * /images/variations (openai-image-uploads.ts).
  */
@@ -56,19 +88,21 @@ export function openAiFake(opts: { key?: string; name?: string } = {}): FakeServ
     if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) return error(res, 404, `Unknown path ${req.path}`);
     const b = req.body;
     if (!b?.model || !Array.isArray(b.messages)) return error(res, 400, "Missing required parameter: 'messages'.");
+    const problem = chatProblem(b);
+    if (problem) return error(res, 400, problem);
     const seen = visionParts(b.messages, (st, m) => error(res, st, m));
     if (seen === null) return;
-    const content = s.content ?? seen ?? `Hello from ${opts.name ?? 'fake-openai'}.`;
+    const content = cutAtStop(s.content ?? seen ?? jsonAnswer(b.response_format) ?? `Hello from ${opts.name ?? 'fake-openai'}.`, typeof b.stop === 'string' ? [b.stop] : b.stop).text;
     const parts = words(content);
     const usage = { prompt_tokens: s.usage?.input ?? 12, completion_tokens: s.usage?.output ?? parts.length };
     const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
     const created = Math.floor(Date.now() / 1000);
-    const tool = s.toolCall ?? (b.tools?.length && b.messages.at(-1)?.role !== 'tool' ? { name: b.tools[0].function.name, arguments: '{"city":"Paris"}' } : undefined);
+    const tool = toolCall(b, s);
     if (!b.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
       const message = tool
         ? { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: tool }] }
-        : { role: 'assistant', content: b.response_format?.type === 'json_object' ? '{"ok":true}' : content };
+        : { role: 'assistant', content };
       return res.end(JSON.stringify({
         id, object: 'chat.completion', created, model: b.model,
         choices: [{ index: 0, message, logprobs: null, finish_reason: tool ? 'tool_calls' : 'stop' }],

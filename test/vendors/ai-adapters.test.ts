@@ -8,6 +8,7 @@ import type { VendorInstance } from '../../core/define.js';
 import type { ChatInput, ChatStreamEvent } from '../../plugins/ai/contract.js';
 import { openAiFake } from '../fakes/openai-fake.js';
 import { anthropicFake } from '../fakes/anthropic-fake.js';
+import { streamed } from './chat-setup.js';
 
 const ctx = (id: string) => ({ instanceId: id, fetch: globalThis.fetch, publicUrl: 'http://127.0.0.1', dataDir: '/tmp', log: pino({ level: 'silent' }) });
 const plan = { model: 'm-1', price_in: 1_000_000, price_out: 2_000_000, fee: 0 };
@@ -52,6 +53,20 @@ t.test('openai adapter: chat, tools, json, stream with usage, embeddings, health
   t.equal(withTool.finish_reason, 'tool_calls');
   t.same(withTool.tool_calls, [{ id: 'call_1', name: 'weather', arguments: '{"city":"Paris"}' }]);
   t.same(fake.requests.at(-1)!.body.response_format, { type: 'json_object' });
+
+  // tool_choice, stop and json_schema go as OpenAI defines them.
+  const person = { name: 'person', schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, strict: true };
+  const chosen = await chat.invoke(input('oa', { tools, tool_choice: { type: 'function', function: { name: 'weather' } }, stop: ['END'], response_format: { type: 'json_schema', json_schema: person } }), signal());
+  t.match(fake.requests.at(-1)!.body, { tool_choice: { type: 'function', function: { name: 'weather' } }, stop: ['END'], response_format: { type: 'json_schema', json_schema: person } });
+  t.equal(chosen.tool_calls![0].name, 'weather');
+  const json = await chat.invoke(input('oa', { response_format: { type: 'json_schema', json_schema: person } }), signal());
+  t.same(JSON.parse(json.content!), { name: 'text' });
+  await chat.invoke(input('oa', { tools, tool_choice: 'none' }), signal());
+  t.equal(fake.requests.at(-1)!.body.tool_choice, 'none');
+  fake.next({ content: 'one two END three' });
+  t.equal((await chat.invoke(input('oa', { stop: ['END'] }), signal())).content, 'one two ');
+  await chat.invoke(input('oa', { tool_choice: 'auto' }), signal());
+  t.notOk('tool_choice' in fake.requests.at(-1)!.body, 'no tool_choice without tools');
 
   const events = await collect(await inst.capabilities['ai.chat.stream'].invoke(input('oa'), signal()));
   t.equal(events.map((e) => e.delta ?? '').join(''), 'Hello from fake-openai.');
@@ -119,6 +134,10 @@ t.test('openai-compatible presets fill in the base URL; base_url overrides', asy
   const out = await inst.capabilities['ai.chat'].invoke(input('deepseek'), signal());
   t.equal(out.content, 'Hello from fake-deepseek.');
   t.equal(fake.requests.at(-1)!.body.max_tokens, 50, 'compatible servers get max_tokens');
+  const schema = { name: 'n', schema: { type: 'object', properties: { n: { type: 'integer' } } } };
+  const json = await inst.capabilities['ai.chat'].invoke(input('deepseek', { response_format: { type: 'json_schema', json_schema: schema }, stop: ['x'], tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: 'required' }), signal());
+  t.match(fake.requests.at(-1)!.body, { response_format: { type: 'json_schema', json_schema: schema }, stop: ['x'], tool_choice: 'required' });
+  t.equal(json.tool_calls![0].name, 'f');
   t.throws(() => openaiCompatible.create({ api_key: '' } as any, ctx('x')), /preset or a base_url/);
 });
 
@@ -149,7 +168,8 @@ t.test('anthropic adapter: native Messages wire, tools, stream, failures', async
   t.same(events.at(-1), { finish_reason: 'stop', usage: { input_tokens: 14, output_tokens: 3 }, model: 'm-1' });
 
   const toolStream = await collect(await inst.capabilities['ai.chat.stream'].invoke(input('an', { tools }), signal()));
-  t.same(toolStream.flatMap((e) => e.tool_calls ?? []), [{ index: 0, id: 'toolu_1', name: 'weather', arguments: '' }, { index: 0, arguments: '{"city":"Paris"}' }]);
+  t.same(toolStream.flatMap((e) => e.tool_calls ?? [])[0], { index: 0, id: 'toolu_1', name: 'weather', arguments: '' });
+  t.same(streamed(toolStream).calls, [{ id: 'toolu_1', name: 'weather', arguments: '{"city":"Paris"}' }], 'input_json_delta fragments, joined');
   t.equal(toolStream.at(-1)!.finish_reason, 'tool_calls');
 
   // cache_strategy vendor: the system prompt carries a cache_control hint, and cached input

@@ -27,7 +27,7 @@ t.test('gemini adapter: generateContent, tools, SSE stream, embeddings, failures
   const inst = (await gemini.create({ api_key: 'gk', base_url: fake.url } as any, ctx)) as VendorInstance;
   const chat = inst.capabilities['ai.chat'];
   const out = await chat.invoke(input({ temperature: 0.3, response_format: { type: 'json_object' } }), opts());
-  t.same(out, { content: 'Hello from fake-gemini.', finish_reason: 'stop', usage: { input_tokens: 9, output_tokens: 3 }, model: 'gemini-2.5-flash' });
+  t.same(out, { content: '{"ok":true}', finish_reason: 'stop', usage: { input_tokens: 9, output_tokens: 1 }, model: 'gemini-2.5-flash' });
   const sent = fake.requests.at(-1)!;
   t.equal(sent.path, '/v1beta/models/gemini-2.5-flash:generateContent');
   t.equal(sent.headers['x-goog-api-key'], 'gk');

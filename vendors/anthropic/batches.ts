@@ -4,6 +4,7 @@ import { planFor, planPrice } from '../../plugins/ai/contract.js';
 import type { BatchCancelInput, BatchCancelOutput, BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../plugins/ai/batch/contract.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 import { messagesRequest, messagesResponse } from './wire.js';
+import { answerTool } from './tools.js';
 
 // Anthropic Message Batches: POST /v1/messages/batches with `requests: [{custom_id, params}]`,
 // GET /v1/messages/batches/{id} until `processing_status` is `ended`, then the JSONL at
@@ -48,7 +49,7 @@ export function anthropicBatchCapabilities(
       const line = text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as AnResultLine).find((l) => l.custom_id === input.custom_id);
       if (!line) return { status: 'failed', error: 'the batch ended without a result for the request' };
       const r = line.result;
-      if (r.type === 'succeeded') return { status: 'succeeded', output: messagesResponse(r.message as never, input.model, id) };
+      if (r.type === 'succeeded') return { status: 'succeeded', output: messagesResponse(r.message as never, input.model, id, input.request && answerTool(input.request)?.name) };
       if (r.type === 'errored') return { status: 'failed', error: r.error?.error?.message ?? r.error?.message ?? 'the request errored' };
       return { status: 'failed', error: `the request was ${r.type}` };
     },

@@ -5,10 +5,11 @@ import { vendorFetch, joinUrl } from '../shared/http.js';
 import { PooledHttp } from '../shared/pooled-http.js';
 import { messagesRequest, messagesResponse, messagesStream } from './wire.js';
 import { anthropicBatchCapabilities } from './batches.js';
+import { answerTool } from './tools.js';
 
 const VERSION = '2023-06-01';
 
-/** Anthropic Messages API, native: chat, streaming, tools; 529 overloaded fails over. */
+/** Anthropic Messages API, native: chat, streaming, tools, JSON modes (as a forced tool); 529 overloaded fails over. */
 export default defineVendor({
   name: 'anthropic',
   regions: ['western'],
@@ -39,7 +40,7 @@ export default defineVendor({
       models,
       async invoke(input: ChatInput, opts): Promise<ChatOutput> {
         const res = await post(input, false, opts.signal);
-        return messagesResponse(await http.json(res, opts.signal), planFor(input, id).model, id);
+        return messagesResponse(await http.json(res, opts.signal), planFor(input, id).model, id, answerTool(input)?.name);
       },
       price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
     };
@@ -49,7 +50,7 @@ export default defineVendor({
       models,
       async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
         const res = await post(input, true, opts.signal);
-        return messagesStream(res.body, id);
+        return messagesStream(res.body, id, answerTool(input)?.name);
       },
       price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
     };

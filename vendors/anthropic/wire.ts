@@ -1,9 +1,11 @@
 import { VendorFailure } from '../../core/router/failure.js';
 import type { ChatInput, ChatOutput, ChatStreamEvent } from '../../plugins/ai/contract.js';
 import { readSse, parseChunk } from '../shared/sse.js';
+import { anthropicTools } from './tools.js';
 
 // Anthropic's Messages API wire format: the system prompt is top-level, tool results are
-// user-role `tool_result` blocks, `max_tokens` is required.
+// user-role `tool_result` blocks, `max_tokens` is required. `answer` names the tool a JSON
+// mode's answer comes in (tools.ts): its input is the content, not a tool call.
 
 type Block =
   | { type: 'text'; text: string }
@@ -52,9 +54,8 @@ export function messagesRequest(input: ChatInput, model: string, maxTokens: numb
   // Prompt caching: mark the system prompt (the part that repeats across calls) cacheable.
   if (system) body.system = input.cache_strategy === 'vendor' ? [{ type: 'text', text: system, cache_control: { type: 'ephemeral' } }] : system;
   if (input.temperature !== undefined) body.temperature = Math.min(1, input.temperature);
-  if (input.tools?.length) {
-    body.tools = input.tools.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters ?? { type: 'object', properties: {} } }));
-  }
+  Object.assign(body, anthropicTools(input));
+  if (input.stop?.length) body.stop_sequences = input.stop;
   if (stream) body.stream = true;
   return body;
 }
@@ -76,14 +77,16 @@ interface AnMessage {
   usage?: AnUsage;
 }
 
-export function messagesResponse(j: AnMessage, model: string, vendor: string): ChatOutput {
+export function messagesResponse(j: AnMessage, model: string, vendor: string, answer?: string): ChatOutput {
   if (!Array.isArray(j.content)) throw new VendorFailure('unavailable', `${vendor} answered without content`);
   const text = j.content.filter((b): b is Extract<Block, { type: 'text' }> => b.type === 'text').map((b) => b.text).join('');
-  const calls = j.content.filter((b): b is Extract<Block, { type: 'tool_use' }> => b.type === 'tool_use')
-    .map((b) => ({ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) }));
+  const uses = j.content.filter((b): b is Extract<Block, { type: 'tool_use' }> => b.type === 'tool_use');
+  const json = answer ? uses.find((b) => b.name === answer) : undefined;
+  const calls = uses.filter((b) => b !== json).map((b) => ({ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) }));
   return {
-    content: text || (calls.length ? null : ''),
-    finish_reason: finishReason(j.stop_reason),
+    content: json ? JSON.stringify(json.input ?? {}) : text || (calls.length ? null : ''),
+    // Calling the answer tool is answering: `stop`, not `tool_calls`.
+    finish_reason: json && !calls.length && j.stop_reason === 'tool_use' ? 'stop' : finishReason(j.stop_reason),
     ...(calls.length ? { tool_calls: calls } : {}),
     usage: { input_tokens: inputTokens(j.usage), output_tokens: j.usage?.output_tokens ?? 0 },
     model: j.model ?? model,
@@ -101,12 +104,15 @@ interface AnEvent {
 }
 
 /** message_start … message_stop; `event: error` mid-stream and a stream without message_stop are failures. */
-export async function* messagesStream(body: AsyncIterable<Uint8Array> | null, vendor: string): AsyncGenerator<ChatStreamEvent> {
+export async function* messagesStream(body: AsyncIterable<Uint8Array> | null, vendor: string, answer?: string): AsyncGenerator<ChatStreamEvent> {
   let input = 0;
   let output = 0;
   let stop: string | undefined;
   let model: string | undefined;
   const toolIndex = new Map<number, number>();
+  // The answer tool's block: its input_json_delta fragments are the content.
+  let answerBlock: number | undefined;
+  let answered = false;
   for await (const ev of readSse(body, vendor)) {
     const e = parseChunk<AnEvent>(ev.data, vendor);
     switch (e.type) {
@@ -116,27 +122,43 @@ export async function* messagesStream(body: AsyncIterable<Uint8Array> | null, ve
         model = e.message?.model;
         break;
       case 'content_block_start':
-        if (e.content_block?.type === 'tool_use') {
+        if (e.content_block?.type === 'tool_use' && answer !== undefined && e.content_block.name === answer) answerBlock = e.index ?? 0;
+        else if (e.content_block?.type === 'tool_use') {
           const idx = toolIndex.size;
           toolIndex.set(e.index ?? 0, idx);
           yield { tool_calls: [{ index: idx, id: e.content_block.id, name: e.content_block.name, arguments: '' }], model };
         }
         break;
       case 'content_block_delta':
-        if (e.delta?.type === 'text_delta' && e.delta.text) yield { delta: e.delta.text, model };
+        // A forced tool use writes no text beside it, so the answer's fragments are all the content.
+        if (answerBlock !== undefined && (e.index ?? 0) === answerBlock) {
+          if (e.delta?.partial_json) {
+            answered = true;
+            yield { delta: e.delta.partial_json, model };
+          }
+        } else if (e.delta?.type === 'text_delta' && e.delta.text) yield { delta: e.delta.text, model };
         else if (e.delta?.type === 'input_json_delta') yield { tool_calls: [{ index: toolIndex.get(e.index ?? 0) ?? 0, arguments: e.delta.partial_json ?? '' }] };
         break;
       case 'message_delta':
         if (e.delta?.stop_reason) stop = e.delta.stop_reason;
         if (e.usage?.output_tokens !== undefined) output = e.usage.output_tokens;
         break;
-      case 'message_stop':
-        yield { finish_reason: finishReason(stop), usage: { input_tokens: input, output_tokens: output }, model };
+      case 'content_block_stop':
+        // An empty input streams no fragment at all; the answer is still an object.
+        if (answerBlock !== undefined && (e.index ?? 0) === answerBlock && !answered) {
+          answered = true;
+          yield { delta: '{}', model };
+        }
+        break;
+      case 'message_stop': {
+        const finish = answerBlock !== undefined && !toolIndex.size && stop === 'tool_use' ? 'stop' : finishReason(stop);
+        yield { finish_reason: finish, usage: { input_tokens: input, output_tokens: output }, model };
         return;
+      }
       case 'error':
         throw new VendorFailure('unavailable', `${vendor} stream error: ${e.error?.message ?? 'unknown'}`);
       default:
-        break; // ping, content_block_stop
+        break; // ping
     }
   }
   throw new VendorFailure('unavailable', `${vendor}: the stream ended without message_stop`);

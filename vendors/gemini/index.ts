@@ -5,7 +5,7 @@ import { vendorFetch, joinUrl } from '../shared/http.js';
 import { PooledHttp } from '../shared/pooled-http.js';
 import { generateRequest, generateResponse, generateStream } from './wire.js';
 
-/** Google Gemini API (generativelanguage): generateContent, streamGenerateContent (SSE), batchEmbedContents. */
+/** Google Gemini API (generativelanguage): generateContent, streamGenerateContent (SSE), batchEmbedContents; JSON modes in generationConfig. */
 export default defineVendor({
   name: 'gemini',
   regions: ['western'],
@@ -30,7 +30,7 @@ export default defineVendor({
       models,
       async invoke(input: ChatInput, opts): Promise<ChatOutput> {
         const p = planFor(input, id);
-        const res = await post(url(p.model, 'generateContent'), generateRequest(input), p.credentials, opts.signal);
+        const res = await post(url(p.model, 'generateContent'), generateRequest(input, p.model), p.credentials, opts.signal);
         return generateResponse(await http.json(res, opts.signal), p.model, id);
       },
       price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
@@ -41,7 +41,7 @@ export default defineVendor({
       models,
       async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
         const p = planFor(input, id);
-        const res = await post(url(p.model, 'streamGenerateContent', '?alt=sse'), generateRequest(input), p.credentials, opts.signal);
+        const res = await post(url(p.model, 'streamGenerateContent', '?alt=sse'), generateRequest(input, p.model), p.credentials, opts.signal);
         return generateStream(res.body, id);
       },
       price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),

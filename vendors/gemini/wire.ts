@@ -1,6 +1,7 @@
 import { VendorFailure } from '../../core/router/failure.js';
-import type { ChatInput, ChatOutput, ChatStreamEvent, ToolCall } from '../../plugins/ai/contract.js';
+import type { ChatInput, ChatOutput, ChatStreamEvent, ToolCall, ToolChoice } from '../../plugins/ai/contract.js';
 import { readSse, parseChunk } from '../shared/sse.js';
+import { toGeminiSchema } from './schema.js';
 
 // Gemini's generateContent wire format: roles `user` / `model`, a top-level
 // `systemInstruction`, `functionCall` / `functionResponse` parts, `generationConfig`.
@@ -18,7 +19,30 @@ function parseArgs(text: string): unknown {
   }
 }
 
-export function generateRequest(input: ChatInput): Record<string, unknown> {
+/**
+ * Gemini 2.5 and later take `responseJsonSchema`, a JSON Schema as the caller wrote it; the
+ * older models know only `responseSchema`, an OpenAPI subset the schema is converted to.
+ */
+const OPENAPI_SCHEMA_ONLY = /^(models\/)?gemini-(1\.|2\.0)/;
+
+/** generationConfig's JSON fields for a response_format: the MIME type, and the schema when there is one. */
+function jsonMode(f: ChatInput['response_format'], model: string): Record<string, unknown> {
+  if (!f || f.type === 'text') return {};
+  const schema = f.type === 'json_schema' ? f.json_schema?.schema : undefined;
+  if (!schema) return { responseMimeType: 'application/json' };
+  return OPENAPI_SCHEMA_ONLY.test(model)
+    ? { responseMimeType: 'application/json', responseSchema: toGeminiSchema(schema) }
+    : { responseMimeType: 'application/json', responseJsonSchema: schema };
+}
+
+function functionCalling(c: ToolChoice): Record<string, unknown> {
+  if (c === 'none') return { mode: 'NONE' };
+  if (c === 'auto') return { mode: 'AUTO' };
+  if (c === 'required') return { mode: 'ANY' };
+  return { mode: 'ANY', allowedFunctionNames: [c.function.name] };
+}
+
+export function generateRequest(input: ChatInput, model: string): Record<string, unknown> {
   const names = new Map<string, string>(); // tool call id -> function name, for functionResponse
   const contents: Content[] = [];
   const push = (role: Content['role'], parts: Part[]) => {
@@ -48,9 +72,13 @@ export function generateRequest(input: ChatInput): Record<string, unknown> {
   const gen: Record<string, unknown> = {};
   if (input.temperature !== undefined) gen.temperature = input.temperature;
   if (input.max_tokens !== undefined) gen.maxOutputTokens = input.max_tokens;
-  if (input.response_format && input.response_format.type !== 'text') gen.responseMimeType = 'application/json';
+  if (input.stop?.length) gen.stopSequences = input.stop;
+  Object.assign(gen, jsonMode(input.response_format, model));
   if (Object.keys(gen).length) body.generationConfig = gen;
-  if (input.tools?.length) body.tools = [{ functionDeclarations: input.tools.map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters })) }];
+  if (input.tools?.length) {
+    body.tools = [{ functionDeclarations: input.tools.map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters })) }];
+    if (input.tool_choice) body.toolConfig = { functionCallingConfig: functionCalling(input.tool_choice) };
+  }
   return body;
 }
 

@@ -33,8 +33,13 @@ export function chatRequest(input: ChatInput, model: string, stream: boolean, ma
   const body: Record<string, unknown> = { model, messages: input.messages.map(toOaMessage) };
   if (input.temperature !== undefined) body.temperature = input.temperature;
   if (input.max_tokens !== undefined) body[maxField] = input.max_tokens;
-  if (input.tools?.length) body.tools = input.tools;
+  if (input.tools?.length) {
+    body.tools = input.tools;
+    if (input.tool_choice) body.tool_choice = input.tool_choice;
+  }
+  // Already OpenAI's shape: `{ type: 'json_schema', json_schema: { name, schema, strict? } }`.
   if (input.response_format) body.response_format = input.response_format;
+  if (input.stop?.length) body.stop = input.stop;
   if (stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };

@@ -21,6 +21,8 @@ export interface BatchPollInput {
   model: string;
   /** The caller's own key (BYOK) the batch was submitted with. */
   credentials?: Record<string, string>;
+  /** What the chat asked for that decides how the vendor's answer reads (a JSON mode may come back as a tool call). */
+  request?: Pick<ChatInput, 'response_format' | 'tools' | 'tool_choice'>;
 }
 
 export type BatchPollOutput =

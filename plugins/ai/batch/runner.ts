@@ -89,7 +89,10 @@ async function poll(d: BatchDeps, row: BatchRow, input: ChatInput): Promise<void
   const vendor = row.vendor!;
   // Hours may pass: keep the hold from being taken for one a dead call left behind.
   await d.svc.wallet.refresh(holdOf(row));
-  const pollInput: BatchPollInput = { vendor_batch_id: row.vendor_batch_id!, custom_id: row.batch_id, model: input.plan[vendor]?.model ?? '', credentials: input.plan[vendor]?.credentials };
+  const pollInput: BatchPollInput = {
+    vendor_batch_id: row.vendor_batch_id!, custom_id: row.batch_id, model: input.plan[vendor]?.model ?? '', credentials: input.plan[vendor]?.credentials,
+    request: { response_format: input.response_format, tools: input.tools, tool_choice: input.tool_choice },
+  };
   const r = await d.svc.router.call<BatchPollInput, BatchPollOutput>('ai.chat.batch.poll', pollInput, callOpts(row, [vendor]));
   const o = r.output;
   if (o.status === 'succeeded') return succeed(d, row, input, vendor, o.output, parseRoute(row).attempts ?? []);

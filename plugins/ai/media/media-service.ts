@@ -3,8 +3,8 @@ import type { Svc } from '../../../core/context.js';
 import type { CallResult } from '../../../core/router/router.js';
 import type { StreamSession } from '../../../core/router/stream-call.js';
 import type { CandidatePlan, ChatInput, ChatOutput, ChatStreamEvent, ImageEditInput, ImageFile, ImageInput, ImageOutput, ImageVariationInput, Usage } from '../contract.js';
-import type { ChatBodyT, ChatResultT } from '../schemas.js';
-import type { AiService, Prepared } from '../service.js';
+import type { ChatResultT } from '../schemas.js';
+import type { AiService, ChatRequest, Prepared } from '../service.js';
 import { resolveImages, sniffImage, type ImageRef, type ParamOf } from './image-input.js';
 import type { ImageBodyT, ImageEditBodyT, ImageResultT, ImageVariationBodyT, VisionBodyT } from './schemas.js';
 import { imageFile, MAX_MASK_BYTES } from './image-files.js';
@@ -49,7 +49,7 @@ export class MediaService {
   }
 
   /** A chat whose turns carry images (the native vision body, or an OpenAI chat with image parts), on `ai.vision`. */
-  async visionChat(req: FastifyRequest, body: ChatBodyT, images: ImageSource[]): Promise<ChatResultT> {
+  async visionChat(req: FastifyRequest, body: ChatRequest, images: ImageSource[]): Promise<ChatResultT> {
     const p = await this.prepareVision(req, body, images, 'ai.vision');
     const started = performance.now();
     const r = await this.call<ChatInput, ChatOutput>('ai.vision', req, p);
@@ -57,12 +57,12 @@ export class MediaService {
   }
 
   /** The same chat streamed from the vendor (`ai.vision.stream`), with failover before the first token as for chat. */
-  async visionStream(req: FastifyRequest, body: ChatBodyT, images: ImageSource[]): Promise<{ p: Prepared<ChatInput>; session: StreamSession<ChatStreamEvent, Usage> }> {
+  async visionStream(req: FastifyRequest, body: ChatRequest, images: ImageSource[]): Promise<{ p: Prepared<ChatInput>; session: StreamSession<ChatStreamEvent, Usage> }> {
     const p = await this.prepareVision(req, body, images, 'ai.vision.stream');
     return { p, session: await this.ai.startStream(req, p, body, 'ai.vision.stream') };
   }
 
-  private async prepareVision(req: FastifyRequest, body: ChatBodyT, images: ImageSource[], capability: 'ai.vision' | 'ai.vision.stream'): Promise<Prepared<ChatInput>> {
+  private async prepareVision(req: FastifyRequest, body: ChatRequest, images: ImageSource[], capability: 'ai.vision' | 'ai.vision.stream'): Promise<Prepared<ChatInput>> {
     // Routing first: with no vision vendor, nothing is fetched.
     const p = await this.ai.prepareChat(req, { ...body, cache_strategy: 'none' }, capability === 'ai.vision.stream', capability);
     const inline = await resolveImages(images.map((i) => i.ref), this.svc.egress, (i, field) => images[i].param(field));

@@ -3,7 +3,7 @@ import { toApiError } from '../../../core/http/error-handler.js';
 import { base62 } from '../../../core/ids.js';
 import { vendorKey } from '../planner.js';
 import type { AiService } from '../service.js';
-import { runStream } from '../stream-runner.js';
+import { streamChat } from '../stream-runner.js';
 import { OaChatBody, OaEmbedBody, type OaChatBodyT, type OaEmbedBodyT } from './schemas.js';
 import { completion, fromOpenAi, oaError, openAiWriter } from './wire.js';
 import type { MediaService } from '../media/media-service.js';
@@ -11,7 +11,7 @@ import { openAiVisionChat, splitImageParts } from './vision-chat.js';
 
 /**
  * The OpenAI-compatible surface under /v1/openai: the official `openai` SDK works with
- * `baseURL: <gateway>/v1/openai` and the project key. Same router, wallet and BYOK as /v1/ai.
+ * `baseURL: <gateway>/v1/openai` and the project key. Same router, wallet, cache and BYOK as /v1/ai.
  */
 export function registerOpenAiRoutes(app: FastifyInstance, ai: AiService, media?: MediaService): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
@@ -31,10 +31,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, ai: AiService, media?
     const body = fromOpenAi(req.body);
     const id = `chatcmpl-${base62(24)}`;
     if (!req.body.stream) return completion(await ai.chat(req, body), id);
-    const started = performance.now();
-    const { p, session } = await ai.openStream(req, { ...body, stream: true });
-    const writer = openAiWriter(id, p.modelOf(session.vendor) ?? req.body.model, !!req.body.stream_options?.include_usage);
-    await runStream(req, reply, ai, p, session, writer, started);
+    await streamChat(req, reply, ai, body, (model) => openAiWriter(id, model ?? req.body.model, !!req.body.stream_options?.include_usage));
     return reply;
   });
 

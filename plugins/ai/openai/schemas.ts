@@ -28,7 +28,28 @@ export const OaChatBody = Type.Object({
     type: Type.Literal('function'),
     function: Type.Object({ name: Type.String({ minLength: 1 }), description: Type.Optional(Type.String()), parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())), strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])) }),
   }))),
-  response_format: Type.Optional(Type.Object({ type: Type.Union([Type.Literal('text'), Type.Literal('json_object'), Type.Literal('json_schema')]), json_schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())) })),
+  response_format: Type.Optional(Type.Object({
+    type: Type.Union([Type.Literal('text'), Type.Literal('json_object'), Type.Literal('json_schema')]),
+    json_schema: Type.Optional(Type.Object({
+      name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-zA-Z0-9_-]+$' }),
+      description: Type.Optional(Type.String()),
+      schema: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'JSON Schema of the answer.' })),
+      strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    })),
+  })),
+  tool_choice: Type.Optional(Type.Union([
+    Type.Literal('none'), Type.Literal('auto'), Type.Literal('required'),
+    Type.Object({ type: Type.Literal('function'), function: Type.Object({ name: Type.String({ minLength: 1 }) }) }),
+    Type.Null(),
+  ], { description: '`none`, `auto`, `required`, or `{ type: function, function: { name } }`; needs `tools`.' })),
+  stop: Type.Optional(Type.Union([
+    Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { maxItems: 4 }), Type.Null(),
+  ], { description: 'Up to 4 sequences that end the answer.' })),
+  // Not OpenAI's: the gateway's own cache, as on /v1/ai/chat. The openai SDK sends it when
+  // a caller adds it to the body (an extra param in TypeScript needs a cast or `// @ts-expect-error`).
+  cache_strategy: Type.Optional(Type.Union([Type.Literal('vendor'), Type.Literal('service'), Type.Literal('none')], {
+    default: 'vendor', description: 'Gateway extension: `service` answers an identical repeat from the gateway\'s cache.',
+  })),
 }, { additionalProperties: true });
 export type OaChatBodyT = Static<typeof OaChatBody>;
 

@@ -1,6 +1,7 @@
 import { apiError, type ApiError } from '../../../core/errors.js';
 import type { ChatMessage } from '../contract.js';
-import type { ChatBodyT, ChatResultT } from '../schemas.js';
+import type { ChatResultT } from '../schemas.js';
+import type { ChatRequest } from '../service.js';
 import type { StreamWriter } from '../stream-runner.js';
 import type { OaChatBodyT } from './schemas.js';
 
@@ -14,8 +15,8 @@ function text(content: OaChatBodyT['messages'][number]['content'], i: number): s
   }).join('');
 }
 
-/** An OpenAI chat request as the native ChatBody: the model pins, unless it names a routing preference. */
-export function fromOpenAi(b: OaChatBodyT): ChatBodyT {
+/** An OpenAI chat request as the service's chat: the model pins, unless it names a routing preference. */
+export function fromOpenAi(b: OaChatBodyT): ChatRequest {
   const messages: ChatMessage[] = b.messages.map((m, i) => ({
     role: (m.role === 'developer' ? 'system' : m.role) as ChatMessage['role'],
     content: text(m.content, i),
@@ -30,6 +31,9 @@ export function fromOpenAi(b: OaChatBodyT): ChatBodyT {
     ...(b.max_completion_tokens != null || b.max_tokens != null ? { max_tokens: (b.max_completion_tokens ?? b.max_tokens)! } : {}),
     ...(b.tools?.length ? { tools: b.tools.map((t) => ({ type: 'function' as const, function: { name: t.function.name, description: t.function.description, parameters: t.function.parameters } })) } : {}),
     ...(b.response_format ? { response_format: b.response_format } : {}),
+    ...(b.tool_choice != null ? { tool_choice: b.tool_choice } : {}),
+    ...(b.stop?.length ? { stop: typeof b.stop === 'string' ? [b.stop] : b.stop } : {}),
+    ...(b.cache_strategy ? { cache_strategy: b.cache_strategy } : {}),
   };
 }
 

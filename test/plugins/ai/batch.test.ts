@@ -61,6 +61,18 @@ t.test('Anthropic Message Batches: submitted, results read from results_url, cha
   t.same(await holds(c), []);
 });
 
+t.test('Anthropic Message Batches with a JSON mode: the answer tool\'s input is the result\'s content', async (t) => {
+  const c = await batchApp(t);
+  const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+  const { batch_id } = (await submit(c, { messages: 'Where?', model: 'beta', response_format: { type: 'json_schema', json_schema: { name: 'place', schema } } })).json();
+  const done = await until(c, batch_id, ['succeeded', 'failed']);
+  t.equal(done.state, 'succeeded', JSON.stringify(done));
+  t.same({ content: JSON.parse(done.result.content), finish: done.result.finish_reason, calls: done.result.tool_calls }, { content: { city: 'text' }, finish: 'stop', calls: undefined });
+  const create = c.an.requests.find((r) => r.method === 'POST' && r.path === '/v1/messages/batches')!;
+  t.match(create.body.requests[0].params, { tools: [{ name: 'place', input_schema: schema }], tool_choice: { type: 'tool', name: 'place' } });
+  await settled(c);
+});
+
 t.test('a vendor without a batch API: the call runs later from a job, at the model\'s batch price', async (t) => {
   const c = await batchApp(t);
   const { app } = await aiApp(t, { ...FAST, vendors: [{ id: 'oc', use: 'openai-compatible', config: { api_key: 'sk-oa', base_url: c.oa.url, models: ['gamma'] } }] });

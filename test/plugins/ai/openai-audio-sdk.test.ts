@@ -3,15 +3,9 @@ import OpenAI, { toFile } from 'openai';
 import { mp3, oggOpus, pcm, wav, MS_PER_CHAR } from '../../fakes/openai-audio.js';
 import { uploadOf } from '../../fakes/openai-audio.js';
 import { speechApp } from './speech-setup.js';
+import { withSdk } from './sdk-setup.js';
 
-async function sdk(t: any, overrides: Record<string, unknown> = {}) {
-  const env = await speechApp(t, overrides);
-  await env.app.listen({ port: 0, host: '127.0.0.1' });
-  t.teardown(() => env.app.server.closeAllConnections());
-  const base = `http://127.0.0.1:${(env.app.server.address() as any).port}`;
-  const client = new OpenAI({ apiKey: env.key, baseURL: `${base}/v1/openai`, maxRetries: 0 });
-  return { ...env, base, client };
-}
+const sdk = async (t: any, overrides: Record<string, unknown> = {}) => withSdk(t, await speechApp(t, overrides));
 
 t.test('the openai SDK speaks through /v1/openai/audio/speech: audio bytes with their content type, charged like /v1/ai/tts', async (t) => {
   const { client, oa, balance } = await sdk(t);

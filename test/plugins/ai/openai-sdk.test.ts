@@ -1,15 +1,6 @@
 import t from 'tap';
 import OpenAI from 'openai';
-import { aiApp } from './setup.js';
-
-async function sdk(t: any, overrides: Record<string, unknown> = {}) {
-  const env = await aiApp(t, overrides);
-  await env.app.listen({ port: 0, host: '127.0.0.1' });
-  t.teardown(() => env.app.server.closeAllConnections());
-  const base = `http://127.0.0.1:${(env.app.server.address() as any).port}`;
-  const client = new OpenAI({ apiKey: env.key, baseURL: `${base}/v1/openai`, maxRetries: 0 });
-  return { ...env, base, client };
-}
+import { sdkApp as sdk } from './sdk-setup.js';
 
 t.test('the official openai SDK: chat, streaming with for await, tools, embeddings, models', async (t) => {
   const { client, app, accountId, oa } = await sdk(t);
