@@ -52,8 +52,12 @@ export interface CallOptions {
    * instance, and must not send other accounts' calls elsewhere.
    */
   cooldownScope?: Record<string, string>;
-  /** Told of each failed attempt once it is classified (the AI area invalidates a BYOK key the vendor refused). */
-  onFailure?: (instanceId: string, kind: FailureKind) => void;
+  /**
+   * Told of each failed attempt once it is classified, and awaited before the next one (the
+   * AI area invalidates a BYOK key the vendor refused, before the caller hears of it). Must
+   * not throw.
+   */
+  onFailure?: (instanceId: string, kind: FailureKind) => void | Promise<void>;
 }
 
 /** The key a candidate's cooldown is kept under (CallOptions.cooldownScope). */
@@ -168,7 +172,7 @@ export class Router {
         const message = err instanceof Error ? err.message : String(err);
         attempts.push({ vendor: cand.id, model: opts.model, status: kind, latency_ms: latency, error: { code: kind, message } });
         this.cooldowns.failure(cooldownKey(opts, cand.id), kind, retryAfterOf(err));
-        opts.onFailure?.(cand.id, kind);
+        await opts.onFailure?.(cand.id, kind);
         this.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: message }, 'vendor call failed');
         // The request itself is wrong: another vendor would say the same, and a retry will too.
         if (kind === 'client_error') throw apiError('unprocessable', `${cand.id} rejected the request: ${message}`, { details: { attempts } });

@@ -126,7 +126,7 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
       const message = err instanceof Error ? err.message : String(err);
       attempts.push({ vendor: cand.id, status: kind, latency_ms: latency, error: { code: kind, message } });
       deps.cooldowns.failure(cooldownKey(opts, cand.id), kind, retryAfterOf(err));
-      opts.onFailure?.(cand.id, kind);
+      await opts.onFailure?.(cand.id, kind);
       deps.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: message }, 'vendor stream failed before the first event');
       // The request itself is wrong: another vendor would say the same (as Router.call).
       if (kind === 'client_error') throw apiError('unprocessable', `${cand.id} rejected the request: ${message}`, { details: { attempts } });

@@ -138,10 +138,10 @@ export class AiService {
         // The caller's own key failing (refused, over its quota) says nothing about the
         // operator's key on the same instance: its cooldown is this account's alone.
         cooldownScope: Object.fromEntries(byok.map((c) => [c.instanceId, `byok:${accountId}`])),
-        onFailure: (instanceId, kind) => {
+        onFailure: async (instanceId, kind) => {
           const c = byok.find((b) => b.instanceId === instanceId);
           if (kind !== 'auth' || !c?.plan.credentials) return;
-          this.byok()?.invalidate(accountId, c.plan.credentials, { code: 'vendor_rejected', message: `${instanceId} refused the key on a call (${kind}); test it again once fixed.` })
+          await this.byok()?.invalidate(accountId, c.plan.credentials, { code: 'vendor_rejected', message: `${instanceId} refused the key on a call (${kind}); test it again once fixed.` })
             .catch((e) => this.svc.log.warn({ err: e, instanceId }, 'marking a refused BYOK key invalid failed'));
         },
       } : {}),
