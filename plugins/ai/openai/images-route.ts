@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { MediaService } from '../media/media-service.js';
 import { IMAGE_SIZE } from '../media/schemas.js';
+import { apiError } from '../../../core/errors.js';
 
 const ROUTED: Record<string, 'balanced' | 'cheapest' | 'smartest'> = { auto: 'balanced', balanced: 'balanced', cheapest: 'cheapest', smartest: 'smartest' };
 
@@ -20,12 +21,16 @@ export type OaImageBodyT = Static<typeof OaImageBody>;
 export function registerOpenAiImageRoutes(app: FastifyInstance, media: MediaService): void {
   app.post('/v1/openai/images/generations', {
     bodyLimit: app.svc.config.limits.large_body_bytes,
-    config: { scope: 'ai', operation: 'openai.images.generations', capability: 'ai.image', errors: ['unprocessable'] },
+    config: { scope: 'ai', operation: 'openai.images.generations', capability: 'ai.image', errors: ['unprocessable'], idempotent: true },
     schema: { summary: 'OpenAI Images: generations', tags: ['openai'], body: OaImageBody },
   }, async (req: FastifyRequest<{ Body: OaImageBodyT }>) => {
     const b = req.body;
+    // Streamed partial images are not offered: refused before anything is made or charged.
+    if ((b as { stream?: unknown }).stream === true) throw apiError('validation_failed', 'stream is not supported for image generation here; leave it out to get the finished images.', { param: 'stream' });
     const routed = !b.model || ROUTED[b.model];
-    const format = b.response_format ?? 'url';
+    // OpenAI answers gpt-image-* models with b64_json always (they take no response_format),
+    // so its clients read data[0].b64_json: the same here unless a URL is asked for.
+    const format = b.response_format ?? (b.model?.startsWith('gpt-image') ? 'b64_json' : 'url');
     const r = await media.image(req, {
       prompt: b.prompt, n: b.n ?? 1, ...(b.size ? { size: b.size } : {}), response_format: format,
       ...(routed ? { prefer: ROUTED[b.model ?? 'auto'] } : { model: b.model! }),

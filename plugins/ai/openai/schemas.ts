@@ -54,7 +54,9 @@ export const OaChatBody = Type.Object({
 export type OaChatBodyT = Static<typeof OaChatBody>;
 
 export const OaEmbedBody = Type.Object({
-  model: Type.String({ minLength: 1 }),
+  model: Type.String({ minLength: 1, description: 'A catalog embedding model, or `auto` to let the gateway route.' }),
+  // Text only: token arrays (number[] / number[][]) are tokenizer-specific and every vendor
+  // but OpenAI takes text, so they are refused (see the route) rather than guessed at.
   input: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: 2048 })]),
   dimensions: Type.Optional(Type.Integer({ minimum: 1 })),
   encoding_format: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('base64')])),

@@ -79,7 +79,11 @@ export function openAiWriter(id: string, model: string, includeUsage: boolean): 
       return chunk(delta, null);
     },
     end: (e) => {
-      let out = chunk({}, e.finish_reason);
+      // An answer with no content at all (a filter, a reasoning model out of tokens) still
+      // names its role first: the SDK's stream helper throws "missing role for choice 0" otherwise.
+      let out = first ? chunk({ role: 'assistant', content: '' }, null) : '';
+      first = false;
+      out += chunk({}, e.finish_reason);
       if (includeUsage) {
         const usage = { prompt_tokens: e.usage.input_tokens, completion_tokens: e.usage.output_tokens, total_tokens: e.usage.input_tokens + e.usage.output_tokens };
         out += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage })}\n\n`;
