@@ -30,7 +30,8 @@ export interface InlineImage {
 
 export interface Tool {
   type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+  /** `strict` (OpenAI's structured tool arguments) reaches vendors speaking OpenAI's wire only. */
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
 }
 
 /** OpenAI's `json_schema` response format: the wire's `response_format.json_schema`, as OpenAI defines it. */
@@ -83,6 +84,12 @@ export interface ChatInput {
   tool_choice?: ToolChoice;
   /** Sequences that end the answer (not included in it). */
   stop?: string[];
+  /**
+   * OpenAI request fields the gateway does not act on itself (`reasoning_effort`, `seed`,
+   * `top_p`, penalties…), from the OpenAI surface: sent as they are to vendors speaking
+   * OpenAI's wire, ignored by the others.
+   */
+  openai_params?: Record<string, unknown>;
   /** `vendor`: let the vendor cache the prompt (Anthropic gets cache_control hints). */
   cache_strategy?: 'vendor' | 'service' | 'none';
   /** Per vendor instance id: which model, at what price, with whose key. */

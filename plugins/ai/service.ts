@@ -39,7 +39,7 @@ export function toMessages(m: ChatBodyT['messages']): ChatMessage[] {
  * A chat as the service takes it: the native body, plus what only the OpenAI-compatible
  * surface carries (the spec's /v1/ai/chat has no `tool_choice` or `stop`).
  */
-export type ChatRequest = ChatBodyT & { tool_choice?: ToolChoice; stop?: string[] };
+export type ChatRequest = ChatBodyT & { tool_choice?: ToolChoice; stop?: string[]; openai_params?: Record<string, unknown> };
 
 export interface Prepared<I> {
   input: I;
@@ -120,6 +120,7 @@ export class AiService {
     const input: ChatInput = {
       messages, max_tokens: maxTokens, temperature: body.temperature, tools: body.tools, response_format, tool_choice,
       ...(body.stop?.length ? { stop: body.stop } : {}),
+      ...(body.openai_params ? { openai_params: body.openai_params } : {}),
       cache_strategy: body.cache_strategy ?? 'vendor',
       plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
       estimate: { input_tokens: inputTokens, output_tokens: maxTokens },
@@ -165,10 +166,10 @@ export class AiService {
   }
 
   cacheKey(req: FastifyRequest, body: ChatRequest): string {
-    const { messages, model, vendor, task, prefer, temperature, max_tokens, tools, response_format, tool_choice, stop } = body;
+    const { messages, model, vendor, task, prefer, temperature, max_tokens, tools, response_format, tool_choice, stop, openai_params } = body;
     // The defaults spelled out, as the native schema fills them in: the OpenAI surface's body has none.
     return this.cache.key(req.principal!.accountId, {
-      messages: toMessages(messages), model, vendor, task: task ?? 'general', prefer: prefer ?? 'balanced', temperature, max_tokens, tools, response_format, tool_choice, stop,
+      messages: toMessages(messages), model, vendor, task: task ?? 'general', prefer: prefer ?? 'balanced', temperature, max_tokens, tools, response_format, tool_choice, stop, openai_params,
     });
   }
 

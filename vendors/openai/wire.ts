@@ -30,7 +30,8 @@ function toOaMessage(m: ChatMessage): OaMessage {
  * `max_tokens`); most compatible servers only know `max_tokens`.
  */
 export function chatRequest(input: ChatInput, model: string, stream: boolean, maxField: 'max_tokens' | 'max_completion_tokens' = 'max_tokens'): Record<string, unknown> {
-  const body: Record<string, unknown> = { model, messages: input.messages.map(toOaMessage) };
+  // The OpenAI surface's pass-through fields first: every field the gateway sets wins.
+  const body: Record<string, unknown> = { ...input.openai_params, model, messages: input.messages.map(toOaMessage) };
   if (input.temperature !== undefined) body.temperature = input.temperature;
   if (input.max_tokens !== undefined) body[maxField] = input.max_tokens;
   if (input.tools?.length) {

@@ -7,6 +7,13 @@ import type { OaChatBodyT } from './schemas.js';
 
 export const ROUTED = new Set(['auto', 'balanced', 'cheapest', 'smartest']);
 
+/**
+ * OpenAI request fields passed through as they are to vendors speaking OpenAI's wire
+ * (ChatInput.openai_params): they change the answer, not its shape. `n` and `logprobs` are
+ * not among them (one choice is answered, and logprobs are not carried back).
+ */
+const PASS_THROUGH = ['reasoning_effort', 'verbosity', 'parallel_tool_calls', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'seed', 'top_p', 'user', 'service_tier'] as const;
+
 function text(content: OaChatBodyT['messages'][number]['content'], i: number): string | null {
   if (content === undefined || content === null || typeof content === 'string') return content ?? null;
   return content.map((p) => {
@@ -24,16 +31,19 @@ export function fromOpenAi(b: OaChatBodyT): ChatRequest {
     ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
   }));
   const routed = ROUTED.has(b.model);
+  const extra = b as Record<string, unknown>;
+  const params = Object.fromEntries(PASS_THROUGH.filter((k) => extra[k] != null).map((k) => [k, extra[k]]));
   return {
     messages,
     ...(routed ? { prefer: b.model === 'auto' ? 'balanced' : (b.model as 'balanced' | 'cheapest' | 'smartest') } : { model: b.model }),
     ...(b.temperature != null ? { temperature: b.temperature } : {}),
     ...(b.max_completion_tokens != null || b.max_tokens != null ? { max_tokens: (b.max_completion_tokens ?? b.max_tokens)! } : {}),
-    ...(b.tools?.length ? { tools: b.tools.map((t) => ({ type: 'function' as const, function: { name: t.function.name, description: t.function.description, parameters: t.function.parameters } })) } : {}),
+    ...(b.tools?.length ? { tools: b.tools.map((t) => ({ type: 'function' as const, function: { name: t.function.name, description: t.function.description, parameters: t.function.parameters, ...(t.function.strict != null ? { strict: t.function.strict } : {}) } })) } : {}),
     ...(b.response_format ? { response_format: b.response_format } : {}),
     ...(b.tool_choice != null ? { tool_choice: b.tool_choice } : {}),
     ...(b.stop?.length ? { stop: typeof b.stop === 'string' ? [b.stop] : b.stop } : {}),
     ...(b.cache_strategy ? { cache_strategy: b.cache_strategy } : {}),
+    ...(Object.keys(params).length ? { openai_params: params } : {}),
   };
 }
 

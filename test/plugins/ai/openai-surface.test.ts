@@ -100,3 +100,16 @@ t.test('images: stream is refused before anything is made; gpt-image-* answer b6
   const asked = await client.images.generate({ model: 'gpt-image-1', prompt: 'a hill', response_format: 'url' });
   t.ok(asked.data![0].url, 'a URL when asked for');
 });
+
+t.test("OpenAI's other request fields reach vendors speaking OpenAI's wire as sent, and nobody else", async (t) => {
+  const { client, oa, an } = await sdkApp(t);
+  const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'weather', strict: true, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } } }];
+  const extra = { reasoning_effort: 'low', seed: 7, top_p: 0.5, presence_penalty: 0.1, frequency_penalty: 0.2, parallel_tool_calls: false, user: 'u-1' } as const;
+  await client.chat.completions.create({ model: 'alpha', messages: user('hi'), tools, ...extra });
+  const sent = oa.requests.at(-1)!.body;
+  t.match(sent, { ...extra, model: 'alpha' });
+  t.equal(sent.tools[0].function.strict, true, 'a tool keeps strict');
+  await client.chat.completions.create({ model: 'beta', messages: user('hi'), ...extra });
+  const toAnthropic = an.requests.at(-1)!.body;
+  for (const k of Object.keys(extra)) t.notOk(k in toAnthropic, `${k} is not sent to Anthropic`);
+});
