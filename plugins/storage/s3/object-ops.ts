@@ -4,6 +4,7 @@ import { keyProblem, MAX_KEY_BYTES } from '../names.js';
 import type { ByteRange } from '../contract.js';
 import { readSmallBody, smallBodyLength, withUploadBody } from './body.js';
 import { copyObject } from './copy-object.js';
+import { hasReadCondition, readCondition } from './conditions.js';
 import type { BucketRow } from '../service.js';
 import { isResultsBucket } from '../../../core/results/result-store.js';
 import { isActiveContent, mediaType } from '../../../core/http/content-type.js';
@@ -78,6 +79,22 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   const got = req.method === 'HEAD' ? await storage.head(b, r.key).then((o) => o && { ...o, body: undefined, start: 0, end: o.size - 1 })
     : await storage.get(b, r.key, range);
   if (!got) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: r.key });
+  if (hasReadCondition(req.headers)) {
+    // Preconditions come before the range: an unsatisfiable range carries no ETag, so look it up.
+    const current = 'unsatisfiable' in got ? await storage.head(b, r.key) : got;
+    if (!current) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: r.key });
+    let verdict;
+    try {
+      verdict = readCondition(req.headers, current);
+    } catch (e) {
+      if ('body' in got) got.body?.destroy();
+      throw e;
+    }
+    if (verdict === 'not-modified') {
+      if ('body' in got) got.body?.destroy();
+      return reply.code(304).header('etag', current.etag).header('last-modified', new Date(current.last_modified).toUTCString()).send();
+    }
+  }
   if ('unsatisfiable' in got) throw new S3Error('InvalidRange', 'The requested range is not satisfiable.', { 'Content-Range': `bytes */${got.size}`, ActualObjectSize: String(got.size) });
   const partial = req.method === 'GET' && range !== undefined;
   // Response overrides are for signed URLs only, as in S3.

@@ -1,0 +1,53 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { S3Error } from './errors.js';
+
+// Conditional requests (RFC 7232) as S3 answers them on GetObject and HeadObject.
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v.join(',') : v;
+}
+
+/** Whether an If-Match / If-None-Match list names `etag`; `*` names any existing object. Weak tags compare by value, as S3 does. */
+function listMatches(list: string, etag: string): boolean {
+  const want = etag.replace(/^"|"$/g, '');
+  return list.split(',').some((item) => {
+    const v = item.trim().replace(/^W\//, '');
+    return v === '*' || v.replace(/^"|"$/g, '') === want;
+  });
+}
+
+/** Seconds since the epoch of an HTTP date, or undefined for one that does not parse (ignored, as RFC 7232 says). */
+function seconds(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const ms = Date.parse(raw);
+  return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
+}
+
+/**
+ * What the conditional headers of a read make of an object: 'not-modified' (answer 304),
+ * or undefined to serve it; a failed If-Match / If-Unmodified-Since throws PreconditionFailed.
+ * RFC 7232 section 6 order: If-Match, else If-Unmodified-Since; then If-None-Match, else
+ * If-Modified-Since. Last-Modified is sent at whole seconds, so it is compared at whole seconds.
+ */
+export function readCondition(headers: IncomingHttpHeaders, o: { etag: string; last_modified: number }): 'not-modified' | undefined {
+  const modified = Math.floor(o.last_modified / 1000);
+  const ifMatch = header(headers, 'if-match');
+  if (ifMatch !== undefined) {
+    if (!listMatches(ifMatch, o.etag)) throw preconditionFailed('If-Match');
+  } else {
+    const since = seconds(header(headers, 'if-unmodified-since'));
+    if (since !== undefined && modified > since) throw preconditionFailed('If-Unmodified-Since');
+  }
+  const ifNoneMatch = header(headers, 'if-none-match');
+  if (ifNoneMatch !== undefined) return listMatches(ifNoneMatch, o.etag) ? 'not-modified' : undefined;
+  const since = seconds(header(headers, 'if-modified-since'));
+  return since !== undefined && modified <= since ? 'not-modified' : undefined;
+}
+
+export const hasReadCondition = (headers: IncomingHttpHeaders) =>
+  headers['if-match'] !== undefined || headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined || headers['if-unmodified-since'] !== undefined;
+
+function preconditionFailed(condition: string): S3Error {
+  return new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold.', { Condition: condition });
+}
