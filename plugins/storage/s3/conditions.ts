@@ -51,3 +51,23 @@ export const hasReadCondition = (headers: IncomingHttpHeaders) =>
 function preconditionFailed(condition: string): S3Error {
   return new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold.', { Condition: condition });
 }
+
+// Conditional writes are what clients build locks on (Terraform's S3 lockfile: PutObject
+// with If-None-Match: *). Doing them atomically needs a compare-and-swap from the vendor,
+// which the storage contract does not have: answering them as plain writes would let two
+// writers both "win", so they are refused before the body is read or anything is stored.
+const WRITE_CONDITIONS: Record<string, string[]> = {
+  PutObject: ['if-none-match', 'if-match'],
+  DeleteObject: ['if-match', 'x-amz-if-match-last-modified-time', 'x-amz-if-match-size'],
+  CopyObject: ['if-none-match', 'if-match', 'x-amz-copy-source-if-match', 'x-amz-copy-source-if-none-match',
+    'x-amz-copy-source-if-modified-since', 'x-amz-copy-source-if-unmodified-since'],
+  CompleteMultipartUpload: ['if-none-match', 'if-match'],
+};
+
+/** Throw NotImplemented, naming the header, when a write carries a condition this endpoint cannot honour atomically. */
+export function refuseConditionalWrite(headers: IncomingHttpHeaders, op: keyof typeof WRITE_CONDITIONS): void {
+  const name = WRITE_CONDITIONS[op].find((h) => headers[h] !== undefined);
+  if (!name) return;
+  const shown = name.startsWith('x-amz-') ? name : name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+  throw new S3Error('NotImplemented', `Conditional writes (${shown} on ${op}) are not supported by this endpoint.`, { Header: name });
+}

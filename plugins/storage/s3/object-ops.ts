@@ -4,7 +4,7 @@ import { keyProblem, MAX_KEY_BYTES } from '../names.js';
 import type { ByteRange } from '../contract.js';
 import { readSmallBody, smallBodyLength, withUploadBody } from './body.js';
 import { copyObject } from './copy-object.js';
-import { hasReadCondition, readCondition } from './conditions.js';
+import { hasReadCondition, readCondition, refuseConditionalWrite } from './conditions.js';
 import type { BucketRow } from '../service.js';
 import { isResultsBucket } from '../../../core/results/result-store.js';
 import { isActiveContent, mediaType } from '../../../core/http/content-type.js';
@@ -61,7 +61,11 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   if (!auth && b.acl !== 'public') throw new S3Error('AccessDenied', 'Access Denied.');
 
   if (req.method === 'PUT') {
-    if (req.headers['x-amz-copy-source']) return copyObject(r, b);
+    if (req.headers['x-amz-copy-source']) {
+      refuseConditionalWrite(req.headers, 'CopyObject');
+      return copyObject(r, b);
+    }
+    refuseConditionalWrite(req.headers, 'PutObject');
     const cap = await storage.uploadCap(b, r.key);
     const contentType = req.headers['content-type'] || 'application/octet-stream';
     const small = smallBodyLength(req.raw, auth!);
@@ -70,6 +74,7 @@ export async function objectOps(r: S3Request): Promise<unknown> {
     return reply.header('etag', info.etag).send();
   }
   if (req.method === 'DELETE') {
+    refuseConditionalWrite(req.headers, 'DeleteObject');
     await storage.deleteObject(b, r.key);
     return reply.code(204).send();
   }
