@@ -1,7 +1,7 @@
 import { S3Error } from './errors.js';
 import type { S3Request } from './endpoint.js';
 import { keyProblem, MAX_KEY_BYTES } from '../names.js';
-import type { ByteRange } from '../contract.js';
+import { resolveRange, type ByteRange } from '../contract.js';
 import { readSmallBody, smallBodyLength, withUploadBody } from './body.js';
 import { copyObject } from './copy-object.js';
 import { hasReadCondition, readCondition, refuseConditionalWrite } from './conditions.js';
@@ -81,8 +81,12 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   if (req.method !== 'GET' && req.method !== 'HEAD') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
 
   const range = parseRange(req.headers.range);
-  const got = req.method === 'HEAD' ? await storage.head(b, r.key).then((o) => o && { ...o, body: undefined, start: 0, end: o.size - 1 })
-    : await storage.get(b, r.key, range);
+  // HEAD answers a Range as GET does (206 with Content-Range, or 416), without the bytes.
+  const got = req.method === 'HEAD' ? await storage.head(b, r.key).then((o) => {
+    if (!o) return o;
+    const span = resolveRange(range, o.size);
+    return span ? { ...o, body: undefined, ...span } : { unsatisfiable: true as const, size: o.size };
+  }) : await storage.get(b, r.key, range);
   if (!got) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: r.key });
   if (hasReadCondition(req.headers)) {
     // Preconditions come before the range: an unsatisfiable range carries no ETag, so look it up.
@@ -101,7 +105,7 @@ export async function objectOps(r: S3Request): Promise<unknown> {
     }
   }
   if ('unsatisfiable' in got) throw new S3Error('InvalidRange', 'The requested range is not satisfiable.', { 'Content-Range': `bytes */${got.size}`, ActualObjectSize: String(got.size) });
-  const partial = req.method === 'GET' && range !== undefined;
+  const partial = range !== undefined;
   // Response overrides are for signed URLs only, as in S3.
   const override = (name: string) => (auth ? r.query.get(name) : undefined);
   const asked = override('response-content-type');
