@@ -32,6 +32,17 @@ interface BodyChecks {
   checksum?: Checksum;
   checkName?: string;
   checksumHeader?: string;
+  /** Content-MD5, decoded; hashed here because the vendor's ETag MD5 is only known after it has committed the object. */
+  md5?: { want: string; hash: Hash | 'whole' };
+}
+
+/** The Content-MD5 a body must match, or undefined; one that is not a base64 16-byte MD5 is refused before the body is read. */
+function contentMd5(req: IncomingMessage): string | undefined {
+  const raw = header(req, 'content-md5');
+  if (raw === undefined) return undefined;
+  const v = raw.trim();
+  if (!/^[A-Za-z0-9+/]{22}==$/.test(v) || Buffer.from(v, 'base64').length !== 16) throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.');
+  return v;
 }
 
 function bodyChecks(req: IncomingMessage, payload: string, declared: number | undefined, whole = false): BodyChecks {
@@ -40,7 +51,9 @@ function bodyChecks(req: IncomingMessage, payload: string, declared: number | un
   for (const h in req.headers) if (h.startsWith('x-amz-checksum-') && h !== 'x-amz-checksum-type' && h !== 'x-amz-checksum-algorithm') checksumHeader ??= h;
   const trailerName = header(req, 'x-amz-trailer')?.trim().toLowerCase();
   const checkName = checksumHeader ?? (trailerName?.startsWith('x-amz-checksum-') ? trailerName : undefined);
-  return { declared, sha, checksumHeader, checkName, checksum: checkName ? checksumFor(checkName) : undefined };
+  const md5 = contentMd5(req);
+  return { declared, sha, checksumHeader, checkName, checksum: checkName ? checksumFor(checkName) : undefined,
+    md5: md5 === undefined ? undefined : { want: md5, hash: whole ? 'whole' : createHash('md5') } };
 }
 
 /** The refusal a complete body of `size` bytes earns, or undefined when it passes every check. */
@@ -50,6 +63,9 @@ function endProblem(req: IncomingMessage, payload: string, c: BodyChecks, size: 
   if (c.checksum && c.checkName) {
     const want = c.checksumHeader ? header(req, c.checksumHeader) : trailers?.[c.checkName];
     if (want !== undefined && c.checksum.digestBase64() !== want) return new S3Error('BadDigest', `The ${c.checkName} you specified did not match the calculated checksum.`);
+  }
+  if (c.md5 && (c.md5.hash === 'whole' ? hash('md5', whole!, 'base64') : c.md5.hash.digest('base64')) !== c.md5.want) {
+    return new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.');
   }
   return undefined;
 }
@@ -155,6 +171,8 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, o
       if (size > cap.bytes) return cb(tooLarge(cap));
       if (checks.sha !== 'whole') checks.sha?.update(chunk);
       checks.checksum?.update(chunk);
+      const md5 = checks.md5?.hash;
+      if (md5 && md5 !== 'whole') md5.update(chunk);
       cb(null, chunk);
     },
     flush(cb) {

@@ -23,8 +23,12 @@ function decodeToken(t: string): string {
 
 const encodeToken = (k: string) => Buffer.from(JSON.stringify([k])).toString('base64url');
 
+// At whole seconds, as S3 lists them (`.000Z`) and as GET/HEAD send Last-Modified: clients
+// that compare the two (rclone) would otherwise see every object as changed.
+const wholeSeconds = (ms: number) => Math.floor(ms / 1000) * 1000;
+
 function contents(o: ListedObject, enc: (s: string) => string): string {
-  return `<Contents>${tags({ Key: enc(o.key), LastModified: iso(o.last_modified), ETag: o.etag, Size: o.size, StorageClass: 'STANDARD' })}</Contents>`;
+  return `<Contents>${tags({ Key: enc(o.key), LastModified: iso(wholeSeconds(o.last_modified)), ETag: o.etag, Size: o.size, StorageClass: 'STANDARD' })}</Contents>`;
 }
 
 /** Bucket-level operations: ListBuckets, CreateBucket, HeadBucket, DeleteBucket, GetBucketLocation, ListObjects(V2). */

@@ -28,6 +28,7 @@ const STATUS: Record<string, number> = {
   MethodNotAllowed: 405,
   BucketAlreadyOwnedByYou: 409,
   BucketNotEmpty: 409,
+  PreconditionFailed: 412,
   InvalidRange: 416,
   InternalError: 500,
   NotImplemented: 501,

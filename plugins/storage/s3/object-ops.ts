@@ -1,9 +1,10 @@
 import { S3Error } from './errors.js';
 import type { S3Request } from './endpoint.js';
 import { keyProblem, MAX_KEY_BYTES } from '../names.js';
-import type { ByteRange } from '../contract.js';
+import { resolveRange, type ByteRange } from '../contract.js';
 import { readSmallBody, smallBodyLength, withUploadBody } from './body.js';
 import { copyObject } from './copy-object.js';
+import { hasReadCondition, readCondition, refuseConditionalWrite } from './conditions.js';
 import type { BucketRow } from '../service.js';
 import { isResultsBucket } from '../../../core/results/result-store.js';
 import { isActiveContent, mediaType } from '../../../core/http/content-type.js';
@@ -60,7 +61,11 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   if (!auth && b.acl !== 'public') throw new S3Error('AccessDenied', 'Access Denied.');
 
   if (req.method === 'PUT') {
-    if (req.headers['x-amz-copy-source']) return copyObject(r, b);
+    if (req.headers['x-amz-copy-source']) {
+      refuseConditionalWrite(req.headers, 'CopyObject');
+      return copyObject(r, b);
+    }
+    refuseConditionalWrite(req.headers, 'PutObject');
     const cap = await storage.uploadCap(b, r.key);
     const contentType = req.headers['content-type'] || 'application/octet-stream';
     const small = smallBodyLength(req.raw, auth!);
@@ -69,17 +74,38 @@ export async function objectOps(r: S3Request): Promise<unknown> {
     return reply.header('etag', info.etag).send();
   }
   if (req.method === 'DELETE') {
+    refuseConditionalWrite(req.headers, 'DeleteObject');
     await storage.deleteObject(b, r.key);
     return reply.code(204).send();
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
 
   const range = parseRange(req.headers.range);
-  const got = req.method === 'HEAD' ? await storage.head(b, r.key).then((o) => o && { ...o, body: undefined, start: 0, end: o.size - 1 })
-    : await storage.get(b, r.key, range);
+  // HEAD answers a Range as GET does (206 with Content-Range, or 416), without the bytes.
+  const got = req.method === 'HEAD' ? await storage.head(b, r.key).then((o) => {
+    if (!o) return o;
+    const span = resolveRange(range, o.size);
+    return span ? { ...o, body: undefined, ...span } : { unsatisfiable: true as const, size: o.size };
+  }) : await storage.get(b, r.key, range);
   if (!got) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: r.key });
+  if (hasReadCondition(req.headers)) {
+    // Preconditions come before the range: an unsatisfiable range carries no ETag, so look it up.
+    const current = 'unsatisfiable' in got ? await storage.head(b, r.key) : got;
+    if (!current) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: r.key });
+    let verdict;
+    try {
+      verdict = readCondition(req.headers, current);
+    } catch (e) {
+      if ('body' in got) got.body?.destroy();
+      throw e;
+    }
+    if (verdict === 'not-modified') {
+      if ('body' in got) got.body?.destroy();
+      return reply.code(304).header('etag', current.etag).header('last-modified', new Date(current.last_modified).toUTCString()).send();
+    }
+  }
   if ('unsatisfiable' in got) throw new S3Error('InvalidRange', 'The requested range is not satisfiable.', { 'Content-Range': `bytes */${got.size}`, ActualObjectSize: String(got.size) });
-  const partial = req.method === 'GET' && range !== undefined;
+  const partial = range !== undefined;
   // Response overrides are for signed URLs only, as in S3.
   const override = (name: string) => (auth ? r.query.get(name) : undefined);
   const asked = override('response-content-type');
