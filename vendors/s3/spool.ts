@@ -22,6 +22,10 @@ export async function withKnownLength(body: Readable, length: number | undefined
   const count = new Transform({ transform(c: Buffer, _e, cb) { size += c.length; cb(null, c); } });
   if (length !== undefined) {
     body.on('error', (e) => count.destroy(e));
+    // The SDK pipes this into its request without listening for errors: a refused body (bad
+    // checksum, over the cap) reaches the caller through the abort signal, and must not be an
+    // uncaught exception here.
+    count.on('error', () => undefined);
     return { body: body.pipe(count), length, counted: () => size, cleanup: async () => undefined };
   }
   await mkdir(spoolDir, { recursive: true });

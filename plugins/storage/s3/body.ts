@@ -162,6 +162,10 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, o
 
   const checks = bodyChecks(req, payload, declared);
   let size = 0;
+  // The last chunk is held back until the end checks pass: a vendor that knows the length
+  // (s3, minio) would otherwise have sent every byte upstream before a bad checksum is
+  // found, and the remote store would commit an object this request refuses.
+  let held: Buffer | undefined;
 
   const guard = new Transform({
     // Room for a few network reads while the vendor writes a batch to disk.
@@ -173,10 +177,14 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, o
       checks.checksum?.update(chunk);
       const md5 = checks.md5?.hash;
       if (md5 && md5 !== 'whole') md5.update(chunk);
-      cb(null, chunk);
+      const previous = held;
+      held = chunk;
+      cb(null, previous);
     },
     flush(cb) {
-      cb(endProblem(req, payload, checks, size, decoder?.trailers));
+      const problem = endProblem(req, payload, checks, size, decoder?.trailers);
+      if (problem) return cb(problem);
+      cb(null, held);
     },
   });
   // Not stream.pipeline: it would destroy the request, and with it the socket the error
