@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { newId } from '../ids.js';
+import { signedUntil } from '../clock.js';
 import { apiError } from '../errors.js';
 import type { Router } from '../router/router.js';
 import { isActiveContent } from '../http/content-type.js';
@@ -136,9 +137,7 @@ export class ResultStore {
     const expires = Math.max(1, Math.min(seconds, MAX_URL_SECONDS));
     // A vendor's own URL is served with no check of the gateway's: never ask it to show a page inline.
     const response = { content_type: contentType, content_disposition: disposition(filename, inline && !isActiveContent(contentType)) };
-    // SigV4 signs whole seconds: a URL signed from this second on expires no earlier than this
-    // (Date.now() + expires could be up to a second after the URL stops working).
-    const expiresAt = Math.floor(Date.now() / 1000) * 1000 + expires * 1000;
+    const expiresAt = signedUntil(expires);
     if (this.settings.presign) {
       const url = await this.settings.presign({ accountId, bucket, key, expiresSeconds: expires, response });
       return { url, expiresAt };

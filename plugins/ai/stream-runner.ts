@@ -115,7 +115,11 @@ export async function streamChat(req: FastifyRequest, reply: FastifyReply, ai: A
   const started = performance.now();
   const hash = body.cache_strategy === 'service' ? ai.cacheKey(req, body) : undefined;
   const hit = hash ? await ai.cached(req, hash) : undefined;
-  if (hit) return replayStream(req, reply, writer(hit.metadata.model), hit);
+  if (hit) {
+    // Kept for the key as any answer is: a retry replays it rather than paying the cache again.
+    await keepIdempotentResponse(req.server.svc, req, 200, JSON.stringify(hit));
+    return replayStream(req, reply, writer(hit.metadata.model), hit);
+  }
   const { p, session } = await ai.openStream(req, { ...body, stream: true });
   // A finished stream is also kept for its idempotency key's replays (routes that honour
   // keys; see replayIdempotent); a broken one gives the key back (the onResponse release).

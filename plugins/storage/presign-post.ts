@@ -1,3 +1,4 @@
+import { signedUntil } from '../../core/clock.js';
 import type { PresignPostOutput } from './contract.js';
 import type { BucketRow, StorageService } from './service.js';
 import { signPostPolicy } from './s3/post-policy.js';
@@ -27,7 +28,7 @@ function policyExpiry(fields: Record<string, string>, fallback: number): number 
  */
 export async function presignPost(storage: StorageService, b: BucketRow, key: string, expiresSeconds: number) {
   const cap = await storage.uploadCap(b, key);
-  const fallback = Math.floor(Date.now() / 1000) * 1000 + expiresSeconds * 1000;
+  const fallback = signedUntil(expiresSeconds);
   const vendor = storage.svc.vendors.get(b.vendor);
   if (storage.config.presign_through === 'vendor' && vendor && CAPABILITY in vendor.instance.capabilities) {
     const res = await storage.svc.router.call<unknown, PresignPostOutput>(CAPABILITY, {

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { signedUntil } from '../../core/clock.js';
 import type { Svc } from '../../core/context.js';
 import { apiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
@@ -216,7 +217,7 @@ export class StorageService {
    * without those parameters gets the whole second before the call plus the lifetime.
    */
   async presign(b: BucketRow, key: string, method: 'GET' | 'PUT', expiresSeconds: number, response?: PresignInput['response']): Promise<PresignOutput & { expiresAt: number }> {
-    const fallback = Math.floor(Date.now() / 1000) * 1000 + expiresSeconds * 1000;
+    const fallback = signedUntil(expiresSeconds);
     const expiring = (out: PresignOutput) => ({ ...out, expiresAt: presignedExpiry(out.url) ?? fallback });
     // SigV4 cannot cap a PUT that goes straight to S3: through the gateway it is capped and metered as it streams.
     if (this.config.presign_through === 'gateway') return expiring({ url: await this.gatewayUrl(b.account_id, b.name, key, method, expiresSeconds, response) });

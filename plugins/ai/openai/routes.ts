@@ -8,7 +8,7 @@ import type { AiService } from '../service.js';
 import { replayStream, streamChat } from '../stream-runner.js';
 import type { ChatResultT } from '../schemas.js';
 import { OaChatBody, OaEmbedBody, type OaChatBodyT, type OaEmbedBodyT } from './schemas.js';
-import { completion, fromOpenAi, oaError, openAiWriter } from './wire.js';
+import { completion, fromOpenAi, oaError, openAiWriter, ROUTED } from './wire.js';
 import type { MediaService } from '../media/media-service.js';
 import { openAiVisionChat, splitImageParts } from './vision-chat.js';
 
@@ -65,7 +65,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, ai: AiService, media?
   }, async (req: FastifyRequest<{ Body: OaEmbedBodyT }>) => {
     const b = req.body;
     // `auto` (or another routing word) lets the gateway pick the model, as on chat.
-    const model = ['auto', 'balanced', 'cheapest', 'smartest'].includes(b.model) ? undefined : b.model;
+    const model = ROUTED.has(b.model) ? undefined : b.model;
     const r = await ai.embed(req, { input: b.input, ...(model ? { model } : {}), ...(b.dimensions ? { dimensions: b.dimensions } : {}) });
     // The SDK asks for base64 by default: little-endian float32, as OpenAI sends it.
     const encode = (v: number[]) => (b.encoding_format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v);

@@ -197,3 +197,20 @@ t.test('cache_strategy service works for streams: a finished stream is cached an
   t.equal(plain.metadata.cached, true, 'the same request without stream is the same answer');
   t.equal(plain.content, 'Hello from fake-openai.');
 });
+
+t.test('a stream answered from the service cache is kept for its idempotency key too: a retry pays the cache once', async (t) => {
+  const { app, key, accountId } = await aiApp(t, { plugins: { ai: { cache_price_usd: 0.000002 } } });
+  const url = await listen(t, app);
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const warm = await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers, body: JSON.stringify({ messages: 'cache me', stream: true, vendor: 'oa', cache_strategy: 'service' }) });
+  await warm.text();
+  const body = JSON.stringify({ messages: 'cache me', stream: true, vendor: 'oa', cache_strategy: 'service', idempotency_key: 'cached-1' });
+  const bal = await app.svc.wallet.balance(accountId);
+  const hit = await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers, body });
+  t.equal(parse(await hit.text()).at(-1)!.data, '[DONE]');
+  t.equal(bal - (await app.svc.wallet.balance(accountId)), 2, 'the cache price');
+  const again = await fetch(`${url}/v1/ai/chat`, { method: 'POST', headers, body });
+  t.equal(again.headers.get('idempotent-replayed'), 'true');
+  t.equal(parse(await again.text()).at(-1)!.data, '[DONE]');
+  t.equal(bal - (await app.svc.wallet.balance(accountId)), 2, 'not charged again');
+});
