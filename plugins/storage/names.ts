@@ -48,6 +48,17 @@ export function prefixProblem(prefix: string): string | undefined {
 }
 
 /** S3 orders keys by their UTF-8 bytes, which is not JavaScript's UTF-16 order. */
+/**
+ * The common prefix a list cursor stands for, when it is one: `after` as a listing with
+ * `prefix` and `delimiter` rolls it up. A key that merely ends with the delimiter is not one
+ * when that delimiter is part of the prefix (prefix `é`, delimiter `é`, key `é`).
+ */
+export function rolledUp(after: string, prefix: string, delimiter: string | undefined): string | undefined {
+  if (!delimiter || !after.startsWith(prefix)) return undefined;
+  const i = after.indexOf(delimiter, prefix.length);
+  return i < 0 ? undefined : after.slice(0, i + delimiter.length);
+}
+
 export function compareKeys(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

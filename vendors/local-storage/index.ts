@@ -8,9 +8,10 @@ import { FileStore } from './store.js';
 const free = () => 0;
 
 /**
- * The embedded storage vendor: objects as files under `<data_dir>/objects/`, streamed in
- * and out. Its presigned URLs point at the gateway's own S3-compatible endpoint, which the
- * storage area serves and verifies; this adapter only signs them and moves bytes.
+ * The embedded storage vendor: objects under `<data_dir>/objects/`, committed in an index of
+ * its own that holds small objects inline; large ones are files, streamed in and out. Its
+ * presigned URLs point at the gateway's own S3-compatible endpoint, which the storage area
+ * serves and verifies; this adapter only signs them and moves bytes.
  */
 export default defineVendor({
   name: 'local-storage',
@@ -18,7 +19,7 @@ export default defineVendor({
   regions: ['global'],
   configSchema: Type.Object({
     dir: Type.String({ default: '', description: 'Directory for objects; default <data_dir>.' }),
-    fsync: Type.Boolean({ default: true, description: 'Sync each object to disk before it is committed (durable across power loss; slower for small objects).' }),
+    fsync: Type.Boolean({ default: true, description: 'Sync each object to disk before the put is answered (durable across power loss; slower).' }),
   }, { additionalProperties: false }),
   create(config, ctx) {
     const store = new FileStore(new Layout(config.dir || ctx.dataDir), { fsync: config.fsync });
@@ -77,6 +78,7 @@ export default defineVendor({
       async health() {
         return { ok: true };
       },
+      close: () => store.close(),
     };
   },
 });

@@ -1,0 +1,128 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { indexWriter, type IndexOp, type Replaced } from './index-writer.js';
+import { importLegacyObjects } from './legacy-import.js';
+
+// The index of a local store: one row an object, in `<dir>/objects/index.db`, a SQLite file
+// of this vendor's own (not the gateway's database, which may be PostgreSQL on another host).
+// A row is an object's commit point: a put is visible, whole, once its row is committed, and
+// a small object's bytes (up to INLINE_MAX) are in the row itself, so storing one is a row in
+// a batched transaction instead of a file of its own. A large object's bytes stay in a data
+// file named by its key and version (layout.ts), written and synced before its row commits.
+//
+// Reads run here, on the event loop (a point lookup by primary key costs microseconds, and a
+// reader never waits for the writer in WAL mode); every change goes through the writer
+// thread (index-writer.ts), the only connection that writes.
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS objects (
+  account TEXT NOT NULL,
+  bucket TEXT NOT NULL,
+  key TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  etag TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  last_modified INTEGER NOT NULL,
+  version TEXT NOT NULL,
+  data BLOB,
+  PRIMARY KEY (account, bucket, key)
+);`;
+
+/** user_version of an index whose legacy metadata files (before the index) were imported. */
+const CURRENT = 1;
+
+export interface ObjectRow {
+  key: string;
+  size: number;
+  etag: string;
+  content_type: string;
+  last_modified: number;
+  version: string;
+  /** The bytes of an object stored inline; null for one with a data file. */
+  data: Buffer | null;
+}
+
+type Listed = Omit<ObjectRow, 'data' | 'version'>;
+
+export class ObjectIndex {
+  readonly file: string;
+  private db: SQLite.Database | undefined;
+  private stmts: {
+    row: SQLite.Statement<[string, string, string], ObjectRow>;
+    info: SQLite.Statement<[string, string, string], Omit<ObjectRow, 'data'> & { inline: number }>;
+    any: SQLite.Statement<[string, string], { one: number }>;
+    from: SQLite.Statement<[string, string, string, number], Listed>;
+    after: SQLite.Statement<[string, string, string, number], Listed>;
+  } | undefined;
+
+  constructor(private readonly root: string, private readonly sync: boolean) {
+    this.file = join(root, 'index.db');
+  }
+
+  /** Open on first use: a gateway that never stores an object never creates the file. */
+  private open() {
+    if (this.stmts) return this.stmts;
+    mkdirSync(this.root, { recursive: true });
+    const db = new SQLite(this.file);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('busy_timeout = 5000');
+      db.exec(SCHEMA);
+      if ((db.pragma('user_version', { simple: true }) as number) < CURRENT) {
+        // Stores written before the index kept each object's metadata in a file of its own.
+        importLegacyObjects(this.root, db);
+        db.pragma(`user_version = ${CURRENT}`);
+      }
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    const cols = 'key, size, etag, content_type, last_modified';
+    this.db = db;
+    this.stmts = {
+      row: db.prepare(`SELECT ${cols}, version, data FROM objects WHERE account = ? AND bucket = ? AND key = ?`),
+      info: db.prepare(`SELECT ${cols}, version, data IS NOT NULL AS inline FROM objects WHERE account = ? AND bucket = ? AND key = ?`),
+      any: db.prepare('SELECT 1 AS one FROM objects WHERE account = ? AND bucket = ? LIMIT 1'),
+      from: db.prepare(`SELECT ${cols} FROM objects WHERE account = ? AND bucket = ? AND key >= ? ORDER BY key LIMIT ?`),
+      after: db.prepare(`SELECT ${cols} FROM objects WHERE account = ? AND bucket = ? AND key > ? ORDER BY key LIMIT ?`),
+    };
+    return this.stmts;
+  }
+
+  /** An object's row with its inline bytes, if any. */
+  row(account: string, bucket: string, key: string): ObjectRow | undefined {
+    return this.open().row.get(account, bucket, key);
+  }
+
+  /** An object's row without its bytes. */
+  info(account: string, bucket: string, key: string): (Omit<ObjectRow, 'data'> & { inline: boolean }) | undefined {
+    const r = this.open().info.get(account, bucket, key);
+    return r && { ...r, inline: r.inline === 1 };
+  }
+
+  hasObjects(account: string, bucket: string): boolean {
+    return !!this.open().any.get(account, bucket);
+  }
+
+  /** Up to `limit` objects in key order (UTF-8 bytes, as S3 lists) from `key`, inclusive or not. */
+  scan(account: string, bucket: string, key: string, inclusive: boolean, limit: number): Listed[] {
+    const s = this.open();
+    return (inclusive ? s.from : s.after).all(account, bucket, key, limit);
+  }
+
+  /** Commit a change with the writer's next batch; the row it replaced or removed, if any. */
+  apply(op: Exclude<IndexOp, { kind: 'close' }>): Promise<Replaced | null> {
+    this.open(); // the schema exists before the writer opens the file
+    return indexWriter().apply(this.file, this.sync, op);
+  }
+
+  async close(): Promise<void> {
+    if (!this.db) return;
+    const db = this.db;
+    this.db = undefined;
+    this.stmts = undefined;
+    await indexWriter().apply(this.file, this.sync, { kind: 'close' });
+    db.close();
+  }
+}
