@@ -7,7 +7,7 @@ import type {
   BucketRef, GetInput, GetResult, ListedObject, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PresignPostInput, PresignPostOutput, PutInput, PutOutput,
 } from '../../plugins/storage/contract.js';
 import { resolveRange } from '../../plugins/storage/contract.js';
-import { compareKeys } from '../../plugins/storage/names.js';
+import { compareKeys, rolledUp } from '../../plugins/storage/names.js';
 import { withKnownLength } from '../s3/spool.js';
 
 const quoted = (etag: string | undefined) => (etag ? (etag.startsWith('"') ? etag : `"${etag}"`) : '');
@@ -63,7 +63,7 @@ export default defineVendor({
     async function list(input: ListInput): Promise<ListOutput> {
       if (input.delimiter && input.delimiter !== '/') throw Object.assign(new Error('the minio adapter lists with "/" as the only delimiter'), { code: 'InvalidArgument' });
       const b = base(input);
-      const after = input.after === undefined ? undefined : b + input.after + (input.delimiter && input.after.endsWith('/') ? '\u{10FFFF}' : '');
+      const after = input.after === undefined ? undefined : b + input.after + (rolledUp(input.after, input.prefix, input.delimiter) === input.after ? '\u{10FFFF}' : '');
       const stream = client.listObjectsV2(B, b + input.prefix, !input.delimiter, after);
       const objects: ListedObject[] = [];
       const prefixes: string[] = [];

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { withKnownLength } from './spool.js';
 import { S3Client, GetObjectCommand, HeadObjectCommand, PutObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput } from '../../plugins/storage/contract.js';
-import { compareKeys } from '../../plugins/storage/names.js';
+import { compareKeys, rolledUp } from '../../plugins/storage/names.js';
 
 function status(e: unknown): number | undefined {
   return (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -74,7 +74,7 @@ export class S3Objects {
   async list(input: ListInput, signal?: AbortSignal): Promise<ListOutput> {
     const base = this.base(input.account, input.bucket);
     const after = input.after === undefined ? undefined
-      : base + input.after + (input.delimiter && input.after.endsWith(input.delimiter) ? MAX_CHAR : '');
+      : base + input.after + (rolledUp(input.after, input.prefix, input.delimiter) === input.after ? MAX_CHAR : '');
     const res = await this.client.send(new ListObjectsV2Command({
       Bucket: this.bucket, Prefix: base + input.prefix, Delimiter: input.delimiter, StartAfter: after, MaxKeys: input.limit,
     }), { abortSignal: signal });

@@ -78,6 +78,11 @@ t.test('the AWS SDK against gateway B, whose buckets live on A through the s3 ad
   t.same(api.items.map((o: any) => [o.key, o.content_type]), [['a.txt', undefined]], 'the API listing leaves the unknown type out');
   const p2 = await s3.send(new ListObjectsV2Command({ Bucket: 'via-b', Prefix: 'dir/', Delimiter: '/', MaxKeys: 1, ContinuationToken: p1.NextContinuationToken }));
   t.same([p2.Contents, p2.CommonPrefixes?.map((p) => p.Prefix), p2.IsTruncated], [undefined, ['dir/sub/'], false]);
+  // A key that ends with the delimiter only inside the prefix is not a common prefix: the next page starts right after it.
+  for (const k of ['é', 'é/x']) await s3.send(new PutObjectCommand({ Bucket: 'via-b', Key: k, Body: k }));
+  const e1 = await s3.send(new ListObjectsV2Command({ Bucket: 'via-b', Prefix: 'é', Delimiter: 'é', MaxKeys: 1 }));
+  const e2 = await s3.send(new ListObjectsV2Command({ Bucket: 'via-b', Prefix: 'é', Delimiter: 'é', MaxKeys: 1, ContinuationToken: e1.NextContinuationToken }));
+  t.same([e1.Contents?.map((o) => o.Key), e2.Contents?.map((o) => o.Key)], [['é'], ['é/x']]);
   await s3.send(new DeleteObjectCommand({ Bucket: 'via-b', Key: 'a.txt' }));
   t.equal((await errorOf(s3.send(new GetObjectCommand({ Bucket: 'via-b', Key: 'a.txt' })))).name, 'NoSuchKey');
   t.equal((await errorOf(s3.send(new GetObjectCommand({ Bucket: 'via-b', Key: 'dir/stream.bin', Range: 'bytes=99999999-' })))).name, 'InvalidRange');
