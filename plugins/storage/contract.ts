@@ -49,6 +49,33 @@ export interface PutInput extends ObjectRef {
   content_disposition?: string;
 }
 
+/**
+ * A write's precondition, as S3 conditional writes have it: create only when the key has no
+ * object (`If-None-Match: *`), or replace only the object whose ETag is one of `if_match`
+ * (`If-Match`; quotes and `W/` already stripped). Only the `*_if` capabilities take one, and a
+ * vendor offers them only where it checks the condition atomically with the write.
+ */
+export type WriteCondition = { if_none_match: '*' } | { if_match: string[] };
+
+/** Why a conditional write was not done: an object was there, none was, or its ETag differs. */
+export interface ConditionFailed {
+  precondition_failed: 'exists' | 'missing' | 'etag';
+}
+
+export interface ConditionalPutInput extends PutInput {
+  condition: WriteCondition;
+}
+
+export interface ConditionalDeleteInput extends ObjectRef {
+  condition: { if_match: string[] };
+}
+
+/** Whether a stored ETag is one a condition names (`*` names any). */
+export function etagListed(list: string[], etag: string): boolean {
+  const bare = etag.replace(/^"|"$/g, '');
+  return list.some((e) => e === '*' || e === bare);
+}
+
 export interface PutOutput extends ObjectInfo {
   /** Size of the object the put replaced (0 when it was new), for metering. */
   replaced_size: number;
@@ -146,6 +173,8 @@ export const STORAGE_CAPABILITIES = {
   'storage.object.get': { idempotent: true, description: 'Stream an object, whole or a byte range.' },
   'storage.object.head': { idempotent: true, description: "An object's size, ETag, content type and modification time." },
   'storage.object.delete': { idempotent: true, description: 'Delete an object.' },
+  'storage.object.put_if': { idempotent: false, description: 'storage.object.put with a `condition` checked atomically with the write (S3 conditional writes).' },
+  'storage.object.delete_if': { idempotent: false, description: 'storage.object.delete with a `condition` checked atomically with the delete.' },
   'storage.object.list': { idempotent: true, description: 'List keys by prefix, in key order.' },
   'storage.object.presign': { idempotent: true, description: 'A URL that authorizes one method on one object until it expires.' },
   'storage.object.presign_post': { idempotent: true, description: 'A browser form upload (POST policy) of one object, with a size limit the vendor enforces.' },

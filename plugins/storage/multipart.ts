@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { newId } from '../../core/ids.js';
-import type { ObjectInfo } from './contract.js';
+import type { ObjectInfo, WriteCondition } from './contract.js';
 import { formatBytes } from './names.js';
 import type { BucketRow, StorageService } from './service.js';
 
@@ -126,7 +126,7 @@ export class Multipart {
   }
 
   /** Join the listed parts into the object (S3's checks and ETag), then drop the upload. */
-  async complete(b: BucketRow, upload: UploadRow, listed: Array<{ n: number; etag: string }>): Promise<ObjectInfo> {
+  async complete(b: BucketRow, upload: UploadRow, listed: Array<{ n: number; etag: string }>, condition?: WriteCondition): Promise<ObjectInfo> {
     if (!listed.length) throw new CompleteProblem('InvalidPart', 'The upload must name at least one part.');
     const have = new Map((await this.parts(upload.upload_id)).map((p) => [p.part_number, p]));
     const chosen: PartRow[] = [];
@@ -163,7 +163,7 @@ export class Multipart {
     let info: ObjectInfo;
     try {
       info = await this.storage.put(b, upload.key, Readable.from(joined(), { objectMode: false }), upload.content_type,
-        { length: size, etag: multipartEtag(chosen.map((p) => p.etag)) });
+        { length: size, etag: multipartEtag(chosen.map((p) => p.etag)), condition });
     } catch (e) {
       await this.db.updateTable('storage_multipart_uploads').set({ expiry_claimed_at: null }).where('upload_id', '=', upload.upload_id).execute();
       throw e;

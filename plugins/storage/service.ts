@@ -6,7 +6,7 @@ import { newId } from '../../core/ids.js';
 import { isUniqueViolation } from '../../core/http/idempotency.js';
 import type { CallOptions } from '../../core/router/router.js';
 import type { StorageConfig } from './config.js';
-import type { ByteRange, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput, PutInput, PutOutput } from './contract.js';
+import type { ByteRange, ConditionFailed, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput, PutInput, PutOutput, WriteCondition } from './contract.js';
 import type { CredentialStore } from './credentials.js';
 import { bucketNameProblem, keyProblem, formatBytes } from './names.js';
 import { UsageMeter } from './usage.js';
@@ -33,8 +33,17 @@ function row(r: any): BucketRow {
 const BUCKET_CACHE_MS = 5000;
 
 /** A put of bytes in memory whose `body` stream is made only if a vendor reads it. */
+/** A conditional write's condition did not hold: nothing was written. */
+export class WriteConditionFailed extends Error {
+  constructor(readonly reason: ConditionFailed['precondition_failed'], readonly key: string) {
+    super(`write condition failed: ${reason}`);
+    this.name = 'WriteConditionFailed';
+  }
+}
+
 class BufferedPut implements PutInput {
   private stream?: Readable;
+  condition?: WriteCondition;
   constructor(readonly account: string, readonly bucket: string, readonly key: string, readonly data: Buffer,
     readonly content_type: string, readonly content_length: number, readonly etag?: string) {}
 
@@ -167,15 +176,33 @@ export class StorageService {
     return { bytes: room, what: `the ${caps.tier} tier's storage cap of ${formatBytes(caps.maxTotalBytes)} (${formatBytes(room)} left)` };
   }
 
-  /** Store an object from a stream, or from a Buffer (a small body read whole: no stream is made unless the vendor wants one). */
-  async put(b: BucketRow, key: string, body: Readable | Buffer, contentType: string, o: { signal?: AbortSignal; length?: number; etag?: string } = {}): Promise<ObjectInfo> {
-    const input: PutInput = Buffer.isBuffer(body)
+  /**
+   * Store an object from a stream, or from a Buffer (a small body read whole: no stream is made
+   * unless the vendor wants one). With a `condition`, the bucket's vendor must check it
+   * atomically (`conditionalWrites`); one that fails throws WriteConditionFailed, nothing stored.
+   */
+  async put(b: BucketRow, key: string, body: Readable | Buffer, contentType: string,
+    o: { signal?: AbortSignal; length?: number; etag?: string; condition?: WriteCondition } = {}): Promise<ObjectInfo> {
+    const input: PutInput & { condition?: WriteCondition } = Buffer.isBuffer(body)
       ? new BufferedPut(b.account_id, b.name, key, body, contentType, body.length, o.etag)
       : { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length, etag: o.etag };
-    const res = await this.svc.router.call<unknown, PutOutput>('storage.object.put', input,
+    if (o.condition) input.condition = o.condition;
+    const res = await this.svc.router.call<unknown, PutOutput | ConditionFailed>(o.condition ? 'storage.object.put_if' : 'storage.object.put', input,
       this.opts(b, { signal: o.signal, timeoutMs: this.config.transfer_timeout_ms }));
-    this.usage.stored(b.account_id, res.output.size - (res.output.replaced_size ?? 0));
-    return res.output;
+    const out = res.output;
+    if ('precondition_failed' in out) throw new WriteConditionFailed(out.precondition_failed, key);
+    this.usage.stored(b.account_id, out.size - (out.replaced_size ?? 0));
+    return out;
+  }
+
+  /** Whether the bucket's vendor checks write conditions atomically (offers the `*_if` capabilities). */
+  conditionalWrites(b: BucketRow): boolean {
+    try {
+      return this.svc.router.candidates('storage.object.put_if', { vendor: b.vendor }).length > 0
+        && this.svc.router.candidates('storage.object.delete_if', { vendor: b.vendor }).length > 0;
+    } catch {
+      return false; // the pinned vendor serves neither
+    }
   }
 
   async get(b: BucketRow, key: string, range?: ByteRange, signal?: AbortSignal): Promise<GetResult> {
@@ -187,11 +214,13 @@ export class StorageService {
     return (await this.svc.router.call<unknown, ObjectInfo | null>('storage.object.head', { account: b.account_id, bucket: b.name, key }, this.opts(b))).output;
   }
 
-  async deleteObject(b: BucketRow, key: string): Promise<boolean> {
+  async deleteObject(b: BucketRow, key: string, condition?: { if_match: string[] }): Promise<boolean> {
     const old = await this.head(b, key);
-    const deleted = (await this.svc.router.call<unknown, { deleted: boolean }>('storage.object.delete', { account: b.account_id, bucket: b.name, key }, this.opts(b))).output.deleted;
-    if (deleted && old) this.usage.stored(b.account_id, -old.size);
-    return deleted;
+    const ref = { account: b.account_id, bucket: b.name, key, ...(condition ? { condition } : {}) };
+    const out = (await this.svc.router.call<unknown, { deleted: boolean } | ConditionFailed>(condition ? 'storage.object.delete_if' : 'storage.object.delete', ref, this.opts(b))).output;
+    if ('precondition_failed' in out) throw new WriteConditionFailed(out.precondition_failed, key);
+    if (out.deleted && old) this.usage.stored(b.account_id, -old.size);
+    return out.deleted;
   }
 
   async list(b: BucketRow, q: { prefix: string; delimiter?: string; after?: string; limit: number }): Promise<ListOutput> {

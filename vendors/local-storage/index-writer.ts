@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { ConditionFailed, WriteCondition } from '../../plugins/storage/contract.js';
 
 // Every change to an object index (index.db, see object-index.ts) is made on one worker
 // thread, in batches: what arrives while the worker is busy goes in its next batch, and a
@@ -17,22 +18,32 @@ const SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
 const files = new Map();
+function refused(cond, old) {
+  if (!cond) return undefined;
+  if (cond.if_none_match) return old ? 'exists' : undefined;
+  if (!old) return 'missing';
+  const bare = old.etag.replace(/^"|"$/g, '');
+  return cond.if_match.some((e) => e === '*' || e === bare) ? undefined : 'etag';
+}
 function open(file, sync) {
   let f = files.get(file);
   if (f) return f;
   const db = new SQLite(file, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = ' + (sync ? 'FULL' : 'NORMAL'));
-  const was = db.prepare('SELECT size, version, data IS NOT NULL AS inline FROM objects WHERE account = ? AND bucket = ? AND key = ?');
+  const was = db.prepare('SELECT size, version, etag, data IS NOT NULL AS inline FROM objects WHERE account = ? AND bucket = ? AND key = ?');
   const put = db.prepare('INSERT OR REPLACE INTO objects (account, bucket, key, size, etag, content_type, last_modified, version, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const del = db.prepare('DELETE FROM objects WHERE account = ? AND bucket = ? AND key = ?');
   const run = db.transaction((ops) => ops.map((op) => {
     const old = was.get(op.account, op.bucket, op.key);
+    // A conditional write is checked against the row as it is inside this transaction: atomic.
+    const failed = refused(op.condition, old);
+    if (failed) return { failed };
     if (op.kind === 'put') {
       const data = op.data ? Buffer.from(op.data.buffer, op.data.byteOffset, op.data.byteLength) : null;
       put.run(op.account, op.bucket, op.key, op.size, op.etag, op.content_type, op.last_modified, op.version, data);
     } else if (old) del.run(op.account, op.bucket, op.key);
-    return old ? { size: old.size, version: old.version, inline: old.inline === 1 } : null;
+    return { was: old ? { size: old.size, version: old.version, inline: old.inline === 1 } : null };
   }));
   files.set(file, (f = { db, run }));
   return f;
@@ -51,7 +62,7 @@ parentPort.on('message', ({ id, items }) => {
   for (const [file, g] of groups) {
     try {
       const was = open(file, g.sync).run(g.ops);
-      g.at.forEach((i, n) => (out[i] = { was: was[n] }));
+      g.at.forEach((i, n) => (out[i] = was[n]));
     } catch (e) {
       for (const i of g.at) out[i] = { error: { code: e.code, message: e.message } };
     }
@@ -68,8 +79,8 @@ parentPort.on('message', ({ id, items }) => {
 
 /** A change to one object's row: its new state, or its removal. */
 export type IndexOp =
-  | { kind: 'put'; account: string; bucket: string; key: string; size: number; etag: string; content_type: string; last_modified: number; version: string; data: Buffer | null }
-  | { kind: 'delete'; account: string; bucket: string; key: string }
+  | { kind: 'put'; account: string; bucket: string; key: string; size: number; etag: string; content_type: string; last_modified: number; version: string; data: Buffer | null; condition?: WriteCondition }
+  | { kind: 'delete'; account: string; bucket: string; key: string; condition?: WriteCondition }
   | { kind: 'close' };
 
 /** The row an op replaced or removed: enough to free a large object's data file. */
@@ -79,6 +90,9 @@ export interface Replaced {
   inline: boolean;
 }
 
+/** What a change did: the row it replaced or removed, or, for a conditional one, why it was not made. */
+export type Applied = { was: Replaced | null; failed?: undefined } | { failed: ConditionFailed['precondition_failed'] };
+
 interface Item {
   file: string;
   sync: boolean;
@@ -87,11 +101,11 @@ interface Item {
 
 interface Pending {
   item: Item;
-  resolve(r: Replaced | null): void;
+  resolve(r: Applied): void;
   reject(e: Error): void;
 }
 
-type Answer = { was: Replaced | null } | { error: { code?: string; message: string } };
+type Answer = Applied | { error: { code?: string; message: string } };
 
 class IndexWriter {
   private worker: Worker | undefined;
@@ -103,7 +117,7 @@ class IndexWriter {
   constructor(private readonly maxBatch = 256) {}
 
   /** Apply `op` to the index in `file` with the next batch; resolves once it is committed. */
-  apply(file: string, sync: boolean, op: IndexOp): Promise<Replaced | null> {
+  apply(file: string, sync: boolean, op: IndexOp): Promise<Applied> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item: { file, sync, op }, resolve, reject });
       // Batch what arrives in this turn of the event loop; later arrivals wait for the batch in flight.
@@ -128,7 +142,7 @@ class IndexWriter {
       batch.forEach((p, i) => {
         const a = m.out[i];
         if ('error' in a) p.reject(Object.assign(new Error(`local-storage index: ${a.error.message}`), { code: a.error.code }));
-        else p.resolve(a.was);
+        else p.resolve(a);
       });
       this.send();
     });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor, VendorFailure } from '../../core/define.js';
-import type { BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
+import type { BucketRef, ConditionFailed, ConditionalDeleteInput, ConditionalPutInput, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
 import { presignUrl, responseQuery } from '../../plugins/storage/s3/sigv4.js';
 import { Layout } from './layout.js';
 import { FileStore } from './store.js';
@@ -39,7 +39,12 @@ export default defineVendor({
           price: free,
         },
         'storage.object.put': {
-          invoke: (input: PutInput, opts): Promise<PutOutput> => store.put(input, opts.signal),
+          invoke: (input: PutInput, opts): Promise<PutOutput> => store.put(input, opts.signal) as Promise<PutOutput>, // no condition: never ConditionFailed
+          price: free,
+        },
+        // Conditions are checked in the transaction that commits the object's row (store.ts).
+        'storage.object.put_if': {
+          invoke: (input: ConditionalPutInput, opts): Promise<PutOutput | ConditionFailed> => store.put(input, opts.signal),
           price: free,
         },
         'storage.object.get': {
@@ -52,7 +57,14 @@ export default defineVendor({
         },
         'storage.object.delete': {
           async invoke(input: ObjectRef) {
-            return { deleted: await store.delete(input) };
+            return { deleted: (await store.delete(input)) === true };
+          },
+          price: free,
+        },
+        'storage.object.delete_if': {
+          async invoke(input: ConditionalDeleteInput) {
+            const r = await store.delete(input);
+            return typeof r === 'boolean' ? { deleted: r } : r;
           },
           price: free,
         },

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { indexWriter, type IndexOp, type Replaced } from './index-writer.js';
+import { indexWriter, type Applied, type IndexOp } from './index-writer.js';
 import { importLegacyObjects } from './legacy-import.js';
 
 // The index of a local store: one row an object, in `<dir>/objects/index.db`, a SQLite file
@@ -112,7 +112,7 @@ export class ObjectIndex {
   }
 
   /** Commit a change with the writer's next batch; the row it replaced or removed, if any. */
-  apply(op: Exclude<IndexOp, { kind: 'close' }>): Promise<Replaced | null> {
+  apply(op: Exclude<IndexOp, { kind: 'close' }>): Promise<Applied> {
     this.open(); // the schema exists before the writer opens the file
     return indexWriter().apply(this.file, this.sync, op);
   }

@@ -5,7 +5,7 @@ import { Readable, addAbortSignal } from 'node:stream';
 import { INLINE_MAX, receive } from './receive.js';
 import { ObjectIndex, type ObjectRow } from './object-index.js';
 import type { Replaced } from './index-writer.js';
-import type { GetInput, GetOutput, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput } from '../../plugins/storage/contract.js';
+import type { ConditionFailed, GetInput, GetOutput, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput, WriteCondition } from '../../plugins/storage/contract.js';
 import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys, rolledUp } from '../../plugins/storage/names.js';
 import { Layout } from './layout.js';
@@ -81,7 +81,12 @@ export class FileStore {
     return row ? info(row) : null;
   }
 
-  async put(input: PutInput, signal?: AbortSignal): Promise<PutOutput> {
+  /**
+   * Store an object. With a `condition` (S3's If-None-Match: * or If-Match), the condition is
+   * checked in the transaction that commits the row, so of two racing writers one wins; a
+   * put whose condition fails stores nothing and says why.
+   */
+  async put(input: PutInput & { condition?: WriteCondition }, signal?: AbortSignal): Promise<PutOutput | ConditionFailed> {
     const paths = this.layout.objectPaths(input.account, input.bucket, input.key);
     const version = this.nextName();
     const tmp = join(this.layout.tmpDir(input.account, input.bucket), version);
@@ -105,10 +110,14 @@ export class FileStore {
         await this.renameInto(tmp, dataFile);
       }
       const data = got.inline ? (got.inline.length === 1 ? got.inline[0] : Buffer.concat(got.inline)) : null;
-      const was = await this.index.apply({ kind: 'put', account: input.account, bucket: input.bucket, ...row, data });
+      const done = await this.index.apply({ kind: 'put', account: input.account, bucket: input.bucket, ...row, data, condition: input.condition });
+      if (done.failed) {
+        if (dataFile) await rm(dataFile, { force: true });
+        return { precondition_failed: done.failed };
+      }
       dataFile = undefined; // committed: the row owns it now
-      await this.freeReplaced(input, was);
-      return { ...info(row), replaced_size: was?.size ?? 0 };
+      await this.freeReplaced(input, done.was);
+      return { ...info(row), replaced_size: done.was?.size ?? 0 };
     } catch (e) {
       await fh?.close().catch(() => undefined);
       await rm(tmp, { force: true });
@@ -165,11 +174,13 @@ export class FileStore {
     throw new Error('local-storage: object kept changing while it was being read');
   }
 
-  async delete(ref: ObjectRef): Promise<boolean> {
+  /** Delete an object: whether there was one, or, with a condition that failed, why nothing was deleted. */
+  async delete(ref: ObjectRef & { condition?: WriteCondition }): Promise<boolean | ConditionFailed> {
     this.layout.objectPaths(ref.account, ref.bucket, ref.key);
-    const was = await this.index.apply({ kind: 'delete', account: ref.account, bucket: ref.bucket, key: ref.key });
-    await this.freeReplaced(ref, was);
-    return !!was;
+    const done = await this.index.apply({ kind: 'delete', account: ref.account, bucket: ref.bucket, key: ref.key, condition: ref.condition });
+    if (done.failed) return { precondition_failed: done.failed };
+    await this.freeReplaced(ref, done.was);
+    return !!done.was;
   }
 
   async list(input: ListInput): Promise<ListOutput> {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineVendor, secret } from '../../core/define.js';
 import { kindFromStatus } from '../../core/router/failure.js';
 import type {
-  BucketRef, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PresignPostInput, PresignPostOutput, PutInput, PutOutput,
+  BucketRef, ConditionFailed, ConditionalDeleteInput, ConditionalPutInput, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PresignPostInput, PresignPostOutput, PutInput, PutOutput,
 } from '../../plugins/storage/contract.js';
 
 /**
@@ -26,7 +26,7 @@ export default defineVendor({
   async create(config, ctx) {
     // The AWS SDK is loaded when an s3 instance is configured: a gateway without one starts
     // faster and holds ~25 MB less.
-    const [{ S3Client, GetObjectCommand, PutObjectCommand, DeleteObjectCommand, HeadBucketCommand }, { getSignedUrl }, { createPresignedPost }, { S3Objects }] = await Promise.all([
+    const [{ S3Client, GetObjectCommand, PutObjectCommand, DeleteObjectCommand, HeadBucketCommand }, { getSignedUrl }, { createPresignedPost }, { S3Objects, ifMatchHeader, conditionFailure }] = await Promise.all([
       import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner'), import('@aws-sdk/s3-presigned-post'), import('./objects.js'),
     ]);
     const client = new S3Client({
@@ -56,7 +56,9 @@ export default defineVendor({
           },
           price: free,
         },
-        'storage.object.put': { invoke: (input: PutInput, opts): Promise<PutOutput> => objects.put(input, opts.signal), price: free },
+        'storage.object.put': { invoke: (input: PutInput, opts) => objects.put(input, opts.signal) as Promise<PutOutput>, price: free },
+        // S3 checks If-None-Match / If-Match atomically (AWS since 2024; R2, MinIO and Garage too).
+        'storage.object.put_if': { invoke: (input: ConditionalPutInput, opts): Promise<PutOutput | ConditionFailed> => objects.put(input, opts.signal), price: free },
         'storage.object.get': { invoke: (input: GetInput, opts): Promise<GetResult> => objects.get(input, opts.signal), price: free },
         'storage.object.head': { invoke: (input: ObjectRef, opts): Promise<ObjectInfo | null> => objects.head(input, opts.signal), price: free },
         'storage.object.delete': {
@@ -64,6 +66,19 @@ export default defineVendor({
             const existed = !!(await objects.head(input, opts.signal));
             await client.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: objects.keyOf(input) }), { abortSignal: opts.signal });
             return { deleted: existed };
+          },
+          price: free,
+        },
+        'storage.object.delete_if': {
+          async invoke(input: ConditionalDeleteInput, opts): Promise<{ deleted: boolean } | ConditionFailed> {
+            try {
+              await client.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: objects.keyOf(input), IfMatch: ifMatchHeader(input.condition.if_match) }), { abortSignal: opts.signal });
+              return { deleted: true };
+            } catch (e) {
+              const failed = conditionFailure(e, input.condition);
+              if (failed) return failed;
+              throw e;
+            }
           },
           price: free,
         },

@@ -1,8 +1,21 @@
 import type { Readable } from 'node:stream';
 import { withKnownLength } from './spool.js';
 import { S3Client, GetObjectCommand, HeadObjectCommand, PutObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import type { GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput } from '../../plugins/storage/contract.js';
+import type { ConditionFailed, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput, WriteCondition } from '../../plugins/storage/contract.js';
 import { compareKeys, rolledUp } from '../../plugins/storage/names.js';
+
+/** An If-Match list as S3 takes it: quoted ETags, comma-separated (`*` as it is). */
+export function ifMatchHeader(list: string[]): string {
+  return list.map((e) => (e === '*' ? e : `"${e}"`)).join(', ');
+}
+
+/** S3's answer to a write whose condition did not hold, as ConditionFailed; undefined for any other error. */
+export function conditionFailure(e: unknown, c: WriteCondition): ConditionFailed | undefined {
+  const s = status(e);
+  if (s === 412) return { precondition_failed: 'if_none_match' in c ? 'exists' : 'etag' };
+  if (s === 404 && 'if_match' in c && (e as { name?: string }).name === 'NoSuchKey') return { precondition_failed: 'missing' };
+  return undefined;
+}
 
 function status(e: unknown): number | undefined {
   return (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -33,18 +46,28 @@ export class S3Objects {
     }
   }
 
-  async put(input: PutInput, signal?: AbortSignal): Promise<PutOutput> {
+  /**
+   * PutObject. A `condition` goes to S3 as If-None-Match / If-Match, which S3 checks
+   * atomically: 412 (and 404 for If-Match with no object) come back as ConditionFailed.
+   */
+  async put(input: PutInput & { condition?: WriteCondition }, signal?: AbortSignal): Promise<PutOutput | ConditionFailed> {
     const known = await withKnownLength(input.body, input.content_length, this.spoolDir, signal);
+    const c = input.condition;
     try {
       const old = await this.head(input, signal);
       const res = await this.client.send(new PutObjectCommand({
         Bucket: this.bucket, Key: this.keyOf(input), Body: known.body, ContentLength: known.length, ContentType: input.content_type,
         ContentDisposition: input.content_disposition,
+        IfNoneMatch: c && 'if_none_match' in c ? '*' : undefined, IfMatch: c && 'if_match' in c ? ifMatchHeader(c.if_match) : undefined,
       }), { abortSignal: signal });
       return {
         key: input.key, size: known.length, etag: res.ETag ?? '', content_type: input.content_type, last_modified: Date.now(), replaced_size: old?.size ?? 0,
         path: this.keyOf(input),
       };
+    } catch (e) {
+      const failed = c && conditionFailure(e, c);
+      if (failed) return failed;
+      throw e;
     } finally {
       await known.cleanup();
     }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { S3Error } from './errors.js';
+import type { WriteCondition } from '../contract.js';
 
 // Conditional requests (RFC 7232) as S3 answers them on GetObject and HeadObject.
 
@@ -53,9 +54,11 @@ function preconditionFailed(condition: string): S3Error {
 }
 
 // Conditional writes are what clients build locks on (Terraform's S3 lockfile: PutObject
-// with If-None-Match: *). Doing them atomically needs a compare-and-swap from the vendor,
-// which the storage contract does not have: answering them as plain writes would let two
-// writers both "win", so they are refused before the body is read or anything is stored.
+// with If-None-Match: *). They are done only where the bucket's vendor checks the condition
+// atomically with the write (`storage.object.put_if` / `delete_if`: local-storage in the
+// transaction that commits the object, s3 by passing the headers on). Elsewhere, or for a
+// condition no vendor is asked to check, they are refused before the body is read or anything
+// is stored: answering them as plain writes would let two holders of a "lock" both win.
 const WRITE_CONDITIONS: Record<string, string[]> = {
   PutObject: ['if-none-match', 'if-match'],
   DeleteObject: ['if-match', 'x-amz-if-match-last-modified-time', 'x-amz-if-match-size'],
@@ -64,10 +67,46 @@ const WRITE_CONDITIONS: Record<string, string[]> = {
   CompleteMultipartUpload: ['if-none-match', 'if-match'],
 };
 
-/** Throw NotImplemented, naming the header, when a write carries a condition this endpoint cannot honour atomically. */
-export function refuseConditionalWrite(headers: IncomingHttpHeaders, op: keyof typeof WRITE_CONDITIONS): void {
-  const name = WRITE_CONDITIONS[op].find((h) => headers[h] !== undefined);
-  if (!name) return;
+/** The headers a vendor with conditional writes is asked to check, per operation. */
+const CHECKED: Record<string, string[]> = {
+  PutObject: ['if-none-match', 'if-match'],
+  DeleteObject: ['if-match'],
+  CopyObject: ['if-none-match', 'if-match'],
+  CompleteMultipartUpload: ['if-none-match', 'if-match'],
+};
+
+function notImplemented(name: string, op: string, why: string): S3Error {
   const shown = name.startsWith('x-amz-') ? name : name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
-  throw new S3Error('NotImplemented', `Conditional writes (${shown} on ${op}) are not supported by this endpoint.`, { Header: name });
+  return new S3Error('NotImplemented', `Conditional writes (${shown} on ${op}) are not supported ${why}.`, { Header: name });
+}
+
+/**
+ * The condition a write's headers carry, to be checked atomically by the vendor, or undefined
+ * when there is none. Throws NotImplemented, naming the header, for one that cannot be honoured:
+ * the vendor has no conditional writes (`atomic` false), the header is not one S3 checks on
+ * writes of this kind, If-None-Match is anything but `*`, or both conditions are given.
+ */
+export function writeCondition(headers: IncomingHttpHeaders, op: keyof typeof WRITE_CONDITIONS, atomic: boolean): WriteCondition | undefined {
+  const present = WRITE_CONDITIONS[op].filter((h) => headers[h] !== undefined);
+  if (!present.length) return undefined;
+  const unchecked = present.find((h) => !atomic || !CHECKED[op].includes(h));
+  if (unchecked) throw notImplemented(unchecked, op, atomic ? 'by this endpoint' : "by this bucket's storage vendor");
+  if (present.length > 1) throw notImplemented(present[1], op, 'together with another condition');
+  const ifNoneMatch = header(headers, 'if-none-match');
+  if (ifNoneMatch !== undefined) {
+    if (ifNoneMatch.trim() !== '*') throw notImplemented('if-none-match', op, 'with a value other than *');
+    return { if_none_match: '*' };
+  }
+  return { if_match: etagList(header(headers, 'if-match')!) };
+}
+
+/** An If-Match list as bare ETags: `"a", W/"b"` → [a, b]. */
+function etagList(list: string): string[] {
+  return list.split(',').map((item) => item.trim().replace(/^W\//, '').replace(/^"|"$/g, '')).filter(Boolean);
+}
+
+/** A vendor's "condition did not hold", as S3 answers it: 404 when If-Match found no object, else 412. */
+export function conditionFailed(reason: 'exists' | 'missing' | 'etag', key: string): S3Error {
+  if (reason === 'missing') return new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: key });
+  return preconditionFailed(reason === 'exists' ? 'If-None-Match' : 'If-Match');
 }

@@ -4,6 +4,7 @@ import { checkKey } from './object-ops.js';
 import { isResultsBucket } from '../../../core/results/result-store.js';
 import { iso } from '../../../core/clock.js';
 import type { BucketRow } from '../service.js';
+import type { WriteCondition } from '../contract.js';
 import { tooLarge } from './body.js';
 
 /** `x-amz-copy-source`: `[/]bucket/key`, URL-encoded, maybe `?versionId=` (versions are not kept). */
@@ -26,7 +27,7 @@ function copySource(header: string): { bucket: string; key: string } {
  * target bucket's vendor (buckets may live on different vendors), under the same caps and
  * metering as a put. The content type is the source's unless the directive is REPLACE.
  */
-export async function copyObject(r: S3Request, target: BucketRow): Promise<unknown> {
+export async function copyObject(r: S3Request, target: BucketRow, condition?: WriteCondition): Promise<unknown> {
   const { req, reply, storage } = r;
   // As S3 does: a URL presigned for a PUT must not become a copy of another (maybe private)
   // object by adding a header its signer never saw.
@@ -50,7 +51,7 @@ export async function copyObject(r: S3Request, target: BucketRow): Promise<unkno
     throw tooLarge(cap);
   }
   const type = replace ? req.headers['content-type'] || 'application/octet-stream' : got.content_type;
-  const info = await storage.put(target, r.key, got.body, type, { length: got.size });
+  const info = await storage.put(target, r.key, got.body, type, { length: got.size, condition });
   // Stored bytes grow by the copy (metered by the put); nothing leaves the gateway, so nothing is served.
   return reply.type('application/xml').send(`${XML_HEAD}<CopyObjectResult xmlns="${S3_NS}">${tags({ LastModified: iso(info.last_modified), ETag: info.etag })}</CopyObjectResult>`);
 }

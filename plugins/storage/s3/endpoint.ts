@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isApiError } from '../../../core/errors.js';
-import type { StorageService } from '../service.js';
+import { WriteConditionFailed, type StorageService } from '../service.js';
+import { conditionFailed } from './conditions.js';
 import { S3Error, errorXml } from './errors.js';
 import { verifySigV4, type S3Auth } from './verify.js';
 import { parseQuery } from './sigv4.js';
@@ -41,6 +42,7 @@ function sendError(reply: FastifyReply, req: FastifyRequest, e: S3Error): Fastif
 
 function toS3Error(err: unknown, req: FastifyRequest): S3Error {
   if (err instanceof S3Error) return err;
+  if (err instanceof WriteConditionFailed) return conditionFailed(err.reason, err.key);
   if (isApiError(err)) {
     if (err.code === 'no_vendor_available' || err.code === 'vendor_error' || err.code === 'vendor_timeout') return new S3Error('ServiceUnavailable', err.message);
     if (err.status === 404) return new S3Error('NoSuchBucket', err.message);

@@ -2,7 +2,7 @@ import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
 import type { S3Request } from './endpoint.js';
 import { writableBucket } from './object-ops.js';
 import { withUploadBody, xmlBody } from './body.js';
-import { refuseConditionalWrite } from './conditions.js';
+import { writeCondition } from './conditions.js';
 import { CompleteProblem, MAX_PARTS, NO_SUCH_UPLOAD, type Multipart, type UploadRow } from '../multipart.js';
 import type { BucketRow } from '../service.js';
 import { iso } from '../../../core/clock.js';
@@ -60,11 +60,11 @@ export async function multipartOps(r: S3Request, mp: Multipart): Promise<unknown
     return reply.header('etag', info.etag).send();
   }
   if (req.method === 'POST') {
-    refuseConditionalWrite(req.headers, 'CompleteMultipartUpload');
+    const condition = writeCondition(req.headers, 'CompleteMultipartUpload', r.storage.conditionalWrites(b));
     const listed = listedParts(await xmlBody(req.raw, r.auth!));
     let info;
     try {
-      info = await mp.complete(b, upload, listed);
+      info = await mp.complete(b, upload, listed, condition);
     } catch (e) {
       if (e instanceof CompleteProblem) throw new S3Error(e.code, e.message, e.extra);
       throw e;

@@ -4,7 +4,7 @@ import { keyProblem, MAX_KEY_BYTES } from '../names.js';
 import { resolveRange, type ByteRange } from '../contract.js';
 import { readSmallBody, smallBodyLength, withUploadBody } from './body.js';
 import { copyObject } from './copy-object.js';
-import { hasReadCondition, readCondition, refuseConditionalWrite } from './conditions.js';
+import { hasReadCondition, readCondition, writeCondition } from './conditions.js';
 import type { BucketRow } from '../service.js';
 import { isResultsBucket } from '../../../core/results/result-store.js';
 import { isActiveContent, mediaType } from '../../../core/http/content-type.js';
@@ -61,21 +61,18 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   if (!auth && b.acl !== 'public') throw new S3Error('AccessDenied', 'Access Denied.');
 
   if (req.method === 'PUT') {
-    if (req.headers['x-amz-copy-source']) {
-      refuseConditionalWrite(req.headers, 'CopyObject');
-      return copyObject(r, b);
-    }
-    refuseConditionalWrite(req.headers, 'PutObject');
+    if (req.headers['x-amz-copy-source']) return copyObject(r, b, writeCondition(req.headers, 'CopyObject', storage.conditionalWrites(b)));
+    const condition = writeCondition(req.headers, 'PutObject', storage.conditionalWrites(b));
     const cap = await storage.uploadCap(b, r.key);
     const contentType = req.headers['content-type'] || 'application/octet-stream';
     const small = smallBodyLength(req.raw, auth!);
-    const info = small !== undefined ? await storage.put(b, r.key, await readSmallBody(req.raw, auth!, cap, small), contentType)
-      : await withUploadBody(req.raw, auth!, cap, (body, o) => storage.put(b, r.key, body, contentType, o));
+    const info = small !== undefined ? await storage.put(b, r.key, await readSmallBody(req.raw, auth!, cap, small), contentType, { condition })
+      : await withUploadBody(req.raw, auth!, cap, (body, o) => storage.put(b, r.key, body, contentType, { ...o, condition }));
     return reply.header('etag', info.etag).send();
   }
   if (req.method === 'DELETE') {
-    refuseConditionalWrite(req.headers, 'DeleteObject');
-    await storage.deleteObject(b, r.key);
+    const condition = writeCondition(req.headers, 'DeleteObject', storage.conditionalWrites(b));
+    await storage.deleteObject(b, r.key, condition && 'if_match' in condition ? condition : undefined);
     return reply.code(204).send();
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');

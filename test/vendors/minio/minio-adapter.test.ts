@@ -37,6 +37,10 @@ t.test('buckets on the minio adapter: presigned URLs at the service, the S3 endp
   await s3.send(new CreateBucketCommand({ Bucket: 'via-minio' }));
   await s3.send(new PutObjectCommand({ Bucket: 'via-minio', Key: 'x/hello.txt', Body: 'hello minio', ContentType: 'text/plain' }));
   await s3.send(new PutObjectCommand({ Bucket: 'via-minio', Key: 'x/stream.bin', Body: generated(300_000, 2), ContentLength: 300_000 }));
+  // The minio client has no conditional writes: the endpoint refuses them rather than write unconditionally.
+  const cond = await errorOf(s3.send(new PutObjectCommand({ Bucket: 'via-minio', Key: 'x/hello.txt', Body: 'taken over', IfNoneMatch: '*' })));
+  t.equal(cond.name, 'NotImplemented');
+  t.equal(cond.message, "Conditional writes (If-None-Match on PutObject) are not supported by this bucket's storage vendor.");
   const range = await s3.send(new GetObjectCommand({ Bucket: 'via-minio', Key: 'x/hello.txt', Range: 'bytes=6-' }));
   t.equal(await range.Body!.transformToString(), 'minio');
   t.equal(range.ContentType, 'text/plain');

@@ -1,59 +1,111 @@
 import t from 'tap';
 import {
   PutObjectCommand, GetObjectCommand, DeleteObjectCommand, CopyObjectCommand, HeadObjectCommand,
-  CreateMultipartUploadCommand, UploadPartCommand, CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand, UploadPartCommand, CompleteMultipartUploadCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { listeningApp, activate, createBucket, s3Client, errorOf, storageUsage } from '../helpers.js';
 
-// Conditional writes cannot be done atomically on the storage contract: they are refused
-// (501 NotImplemented naming the header) before anything is read or stored, never done as
-// plain writes, which would let two holders of a "lock" both win.
+// Conditional writes (If-None-Match: * to create, If-Match to replace or delete one version)
+// are what clients build locks on: Terraform's S3 lockfile takes its lock with a PutObject
+// If-None-Match: *. The vendor checks them atomically with the write (local-storage in the
+// transaction that commits the object; s3 by passing them on, here to a second gateway), so of
+// racing writers exactly one wins. These run on both vendors (SVC_TEST_STORAGE=s3).
 
-t.test('conditional PutObject, DeleteObject, CopyObject and CompleteMultipartUpload: 501, nothing changed', async (t) => {
+async function setup(t: Tap.Test) {
   const { app } = await listeningApp(t);
   const a = await activate(app);
   await createBucket(app, a, 'locks');
   const s3 = await s3Client(t, app, a);
-  const { ETag } = await s3.send(new PutObjectCommand({ Bucket: 'locks', Key: 'state.tflock', Body: 'held by A' }));
-  const content = async (Key = 'state.tflock') => (await s3.send(new GetObjectCommand({ Bucket: 'locks', Key }))).Body!.transformToString();
+  const content = async (Key: string) => (await s3.send(new GetObjectCommand({ Bucket: 'locks', Key }))).Body!.transformToString();
+  return { app, a, s3, content };
+}
+
+const put = (s3: S3Client, Key: string, Body: string | Buffer, cond: { IfNoneMatch?: string; IfMatch?: string } = {}) =>
+  s3.send(new PutObjectCommand({ Bucket: 'locks', Key, Body, ...cond }));
+
+t.test('PutObject If-None-Match: * creates once; If-Match replaces only the version named', async (t) => {
+  const { app, a, s3, content } = await setup(t);
+  const first = await put(s3, 'state.tflock', 'held by A', { IfNoneMatch: '*' });
+  t.ok(first.ETag, 'the key was free: created');
   const stored = (await storageUsage(app, a)).bytes_stored;
 
-  const create = await errorOf(s3.send(new PutObjectCommand({ Bucket: 'locks', Key: 'state.tflock', Body: 'held by B', IfNoneMatch: '*' })));
-  t.equal(create.name, 'NotImplemented');
-  t.equal(create.$metadata.httpStatusCode, 501);
-  t.equal(create.message, 'Conditional writes (If-None-Match on PutObject) are not supported by this endpoint.');
-  t.equal(await content(), 'held by A', 'the lock was not taken over');
+  const taken = await errorOf(put(s3, 'state.tflock', 'held by B', { IfNoneMatch: '*' }));
+  t.equal(taken.name, 'PreconditionFailed');
+  t.equal(taken.$metadata.httpStatusCode, 412);
+  t.equal(await content('state.tflock'), 'held by A', 'the lock was not taken over');
 
-  const fresh = await errorOf(s3.send(new PutObjectCommand({ Bucket: 'locks', Key: 'new', Body: 'x', IfNoneMatch: '*' })));
-  t.equal(fresh.name, 'NotImplemented', 'refused even where it would have held');
-  t.equal((await errorOf(s3.send(new HeadObjectCommand({ Bucket: 'locks', Key: 'new' })))).$metadata.httpStatusCode, 404);
+  const stale = await errorOf(put(s3, 'state.tflock', 'B', { IfMatch: '"0123456789abcdef0123456789abcdef"' }));
+  t.equal(stale.name, 'PreconditionFailed', 'If-Match with another ETag');
+  const missing = await errorOf(put(s3, 'nothing-here', 'B', { IfMatch: first.ETag }));
+  t.equal(missing.name, 'NoSuchKey', 'If-Match with no object: 404, as S3');
+  t.equal((await errorOf(s3.send(new HeadObjectCommand({ Bucket: 'locks', Key: 'nothing-here' })))).$metadata.httpStatusCode, 404, 'and nothing stored');
+  t.equal((await storageUsage(app, a)).bytes_stored, stored, 'refused writes store and meter nothing');
 
-  const swap = await errorOf(s3.send(new PutObjectCommand({ Bucket: 'locks', Key: 'state.tflock', Body: 'B', IfMatch: ETag })));
-  t.match(swap.message, /If-Match on PutObject/);
+  const swapped = await put(s3, 'state.tflock', 'released by A', { IfMatch: first.ETag });
+  t.not(swapped.ETag, first.ETag);
+  t.equal(await content('state.tflock'), 'released by A', 'If-Match with the current ETag replaces');
+  t.equal((await errorOf(put(s3, 'state.tflock', 'again', { IfMatch: first.ETag }))).name, 'PreconditionFailed', 'the old ETag no longer matches');
+  await put(s3, 'state.tflock', 'weak and listed', { IfMatch: `"nope", W/${swapped.ETag}` });
+  t.equal(await content('state.tflock'), 'weak and listed', 'a list, and a weak tag, compare by value');
+});
 
-  const del = await errorOf(s3.send(new DeleteObjectCommand({ Bucket: 'locks', Key: 'state.tflock', IfMatch: ETag })));
-  t.equal(del.name, 'NotImplemented');
-  t.match(del.message, /If-Match on DeleteObject/);
-  t.equal(await content(), 'held by A', 'not deleted');
+t.test('racing creates of one key: exactly one wins, small and large bodies', async (t) => {
+  const { s3, content } = await setup(t);
+  for (const [key, size] of [['small-lock', 10], ['large-lock', 100 * 1024]] as const) {
+    const bodies = Array.from({ length: 8 }, (_, i) => Buffer.alloc(size, 65 + i));
+    const outcomes = await Promise.allSettled(bodies.map((b) => put(s3, key, b, { IfNoneMatch: '*' })));
+    const won = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : []));
+    t.equal(won.length, 1, `${key}: one writer won`);
+    t.same(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.name), Array(7).fill('PreconditionFailed'), `${key}: the others got 412`);
+    t.equal(await content(key), bodies[won[0]].toString(), `${key}: the object is the winner's`);
+  }
+});
 
-  await s3.send(new PutObjectCommand({ Bucket: 'locks', Key: 'other', Body: 'another body' }));
-  const copy = await errorOf(s3.send(new CopyObjectCommand({ Bucket: 'locks', Key: 'state.tflock', CopySource: 'locks/other', CopySourceIfMatch: '"nope"' })));
-  t.equal(copy.name, 'NotImplemented');
-  t.match(copy.message, /x-amz-copy-source-if-match on CopyObject/);
-  const copyCreate = await errorOf(s3.send(new CopyObjectCommand({ Bucket: 'locks', Key: 'state.tflock', CopySource: 'locks/other', IfNoneMatch: '*' } as any)));
-  t.equal(copyCreate.name, 'NotImplemented');
-  t.equal(await content(), 'held by A', 'not copied over');
+t.test('DeleteObject If-Match deletes only the version named', async (t) => {
+  const { app, a, s3, content } = await setup(t);
+  const { ETag } = await put(s3, 'k', 'v1');
+  const wrong = await errorOf(s3.send(new DeleteObjectCommand({ Bucket: 'locks', Key: 'k', IfMatch: '"ffffffffffffffffffffffffffffffff"' })));
+  t.equal(wrong.name, 'PreconditionFailed');
+  t.equal(await content('k'), 'v1', 'not deleted');
+  t.equal((await errorOf(s3.send(new DeleteObjectCommand({ Bucket: 'locks', Key: 'gone', IfMatch: ETag })))).name, 'NoSuchKey');
+  await s3.send(new DeleteObjectCommand({ Bucket: 'locks', Key: 'k', IfMatch: ETag }));
+  t.equal((await errorOf(s3.send(new HeadObjectCommand({ Bucket: 'locks', Key: 'k' })))).$metadata.httpStatusCode, 404);
+  t.equal((await storageUsage(app, a)).bytes_stored, 0, 'the delete was metered');
+  const unsupported = await errorOf(s3.send(new DeleteObjectCommand({ Bucket: 'locks', Key: 'k', IfMatchSize: 2 })));
+  t.equal(unsupported.name, 'NotImplemented', 'conditions S3 has only on directory buckets are refused');
+});
+
+t.test('CompleteMultipartUpload and CopyObject take the destination conditions', async (t) => {
+  const { s3, content } = await setup(t);
+  const held = await put(s3, 'state.tflock', 'held by A');
+  await put(s3, 'other', 'another body');
+  const copyCreate = await errorOf(s3.send(new CopyObjectCommand({ Bucket: 'locks', Key: 'state.tflock', CopySource: 'locks/other', IfNoneMatch: '*' })));
+  t.equal(copyCreate.name, 'PreconditionFailed');
+  t.equal(await content('state.tflock'), 'held by A', 'not copied over');
+  await s3.send(new CopyObjectCommand({ Bucket: 'locks', Key: 'copied', CopySource: 'locks/other', IfNoneMatch: '*' }));
+  t.equal(await content('copied'), 'another body', 'a copy to a free key is made');
+  const sourceCond = await errorOf(s3.send(new CopyObjectCommand({ Bucket: 'locks', Key: 'x', CopySource: 'locks/other', CopySourceIfMatch: '"nope"' })));
+  t.equal(sourceCond.name, 'NotImplemented');
+  t.match(sourceCond.message, /x-amz-copy-source-if-match on CopyObject/);
 
   const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'locks', Key: 'state.tflock' }));
   const part = await s3.send(new UploadPartCommand({ Bucket: 'locks', Key: 'state.tflock', UploadId, PartNumber: 1, Body: 'multipart B' }));
-  const complete = await errorOf(s3.send(new CompleteMultipartUploadCommand({
-    Bucket: 'locks', Key: 'state.tflock', UploadId, IfNoneMatch: '*', MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] },
-  })));
-  t.equal(complete.name, 'NotImplemented');
-  t.match(complete.message, /If-None-Match on CompleteMultipartUpload/);
-  t.equal(await content(), 'held by A', 'not completed over');
-  const plain = await s3.send(new CompleteMultipartUploadCommand({ Bucket: 'locks', Key: 'state.tflock', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] } }));
-  t.ok(plain.ETag, 'the upload is still there to complete without the condition');
-  t.equal(await content(), 'multipart B');
-  t.equal((await storageUsage(app, a)).bytes_stored, stored + 'another body'.length + 'multipart B'.length - 'held by A'.length, 'the refused writes stored nothing');
+  const parts = { Parts: [{ PartNumber: 1, ETag: part.ETag }] };
+  const complete = await errorOf(s3.send(new CompleteMultipartUploadCommand({ Bucket: 'locks', Key: 'state.tflock', UploadId, IfNoneMatch: '*', MultipartUpload: parts })));
+  t.equal(complete.name, 'PreconditionFailed');
+  t.equal(await content('state.tflock'), 'held by A', 'not completed over');
+  await s3.send(new CompleteMultipartUploadCommand({ Bucket: 'locks', Key: 'state.tflock', UploadId, IfMatch: held.ETag, MultipartUpload: parts }));
+  t.equal(await content('state.tflock'), 'multipart B', 'the upload was kept for a retry, and completes with the right ETag');
+});
+
+t.test('conditions no vendor is asked to check are refused before anything is stored', async (t) => {
+  const { s3, content } = await setup(t);
+  await put(s3, 'k', 'v1');
+  const notStar = await errorOf(put(s3, 'k', 'v2', { IfNoneMatch: '"abc"' }));
+  t.equal(notStar.name, 'NotImplemented');
+  t.equal(notStar.$metadata.httpStatusCode, 501);
+  t.equal(notStar.message, 'Conditional writes (If-None-Match on PutObject) are not supported with a value other than *.');
+  const both = await errorOf(put(s3, 'k', 'v2', { IfNoneMatch: '*', IfMatch: '"abc"' }));
+  t.equal(both.name, 'NotImplemented');
+  t.equal(await content('k'), 'v1');
 });
