@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { indexWriter, type Applied, type IndexOp } from './index-writer.js';
+import { Checkpointer } from '../../core/db/checkpointer.js';
+import { GroupCommit, type Applied, type IndexOp } from './group-commit.js';
 import { importLegacyObjects } from './legacy-import.js';
 
 // The index of a local store: one row an object, in `<dir>/objects/index.db`, a SQLite file
@@ -11,9 +12,9 @@ import { importLegacyObjects } from './legacy-import.js';
 // a batched transaction instead of a file of its own. A large object's bytes stay in a data
 // file named by its key and version (layout.ts), written and synced before its row commits.
 //
-// Reads run here, on the event loop (a point lookup by primary key costs microseconds, and a
-// reader never waits for the writer in WAL mode); every change goes through the writer
-// thread (index-writer.ts), the only connection that writes.
+// Reads and writes run on the event loop: a point lookup by primary key costs microseconds,
+// and a change is a small transaction whose sync is shared with the others of its moment
+// (group-commit.ts). The WAL is checkpointed off the loop once it grows (core's checkpointer).
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS objects (
@@ -48,6 +49,8 @@ type Listed = Omit<ObjectRow, 'data' | 'version'>;
 export class ObjectIndex {
   readonly file: string;
   private db: SQLite.Database | undefined;
+  private writer: GroupCommit | undefined;
+  private checkpoints: Checkpointer | undefined;
   private stmts: {
     row: SQLite.Statement<[string, string, string], ObjectRow>;
     info: SQLite.Statement<[string, string, string], Omit<ObjectRow, 'data'> & { inline: number }>;
@@ -68,6 +71,11 @@ export class ObjectIndex {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('busy_timeout = 5000');
+      // Durability comes from the group commit's sync of the WAL, not from each commit (see group-commit.ts).
+      db.pragma('synchronous = NORMAL');
+      // Checkpoints run on the checkpointer's timer, off the loop once the WAL is large; this
+      // only bounds the WAL should the timer fall behind.
+      db.pragma('wal_autocheckpoint = 10000');
       db.exec(SCHEMA);
       if ((db.pragma('user_version', { simple: true }) as number) < CURRENT) {
         // Stores written before the index kept each object's metadata in a file of its own.
@@ -80,6 +88,8 @@ export class ObjectIndex {
     }
     const cols = 'key, size, etag, content_type, last_modified';
     this.db = db;
+    this.writer = new GroupCommit(db, `${this.file}-wal`, this.sync);
+    this.checkpoints = new Checkpointer(this.file, db);
     this.stmts = {
       row: db.prepare(`SELECT ${cols}, version, data FROM objects WHERE account = ? AND bucket = ? AND key = ?`),
       info: db.prepare(`SELECT ${cols}, version, data IS NOT NULL AS inline FROM objects WHERE account = ? AND bucket = ? AND key = ?`),
@@ -111,18 +121,26 @@ export class ObjectIndex {
     return (inclusive ? s.from : s.after).all(account, bucket, key, limit);
   }
 
-  /** Commit a change with the writer's next batch; the row it replaced or removed, if any. */
-  apply(op: Exclude<IndexOp, { kind: 'close' }>): Promise<Applied> {
-    this.open(); // the schema exists before the writer opens the file
-    return indexWriter().apply(this.file, this.sync, op);
+  /** Commit a change (durably, with `sync`); the row it replaced or removed, or why a condition refused it. */
+  apply(op: IndexOp): Promise<Applied> {
+    this.open();
+    return this.writer!.apply(op);
+  }
+
+  /** Syncs of the WAL so far (group commit: many changes share one). */
+  get syncs(): number {
+    return this.writer?.syncs ?? 0;
   }
 
   async close(): Promise<void> {
     if (!this.db) return;
     const db = this.db;
+    await this.writer!.close();
+    await this.checkpoints!.close();
     this.db = undefined;
+    this.writer = undefined;
+    this.checkpoints = undefined;
     this.stmts = undefined;
-    await indexWriter().apply(this.file, this.sync, { kind: 'close' });
     db.close();
   }
 }

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { Readable, addAbortSignal } from 'node:stream';
 import { INLINE_MAX, receive } from './receive.js';
 import { ObjectIndex, type ObjectRow } from './object-index.js';
-import type { Replaced } from './index-writer.js';
+import type { Replaced } from './group-commit.js';
 import type { ConditionFailed, GetInput, GetOutput, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput, WriteCondition } from '../../plugins/storage/contract.js';
 import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys, rolledUp } from '../../plugins/storage/names.js';
@@ -239,6 +239,11 @@ export class FileStore {
         under = undefined;
       } else if (rows.length < page) return { objects, prefixes, truncated, last };
     }
+  }
+
+  /** Syncs of the index's WAL so far (tests and benches: puts at once share them). */
+  get syncs(): number {
+    return this.index.syncs;
   }
 
   async close(): Promise<void> {

@@ -188,6 +188,31 @@ t.test('puts in batches: many at once, one key raced, a directory pruned behind 
   }
 });
 
+t.test('group commit: puts at once share the sync of the WAL; without fsync there is none', async (t) => {
+  for (const fsync of [true, false]) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-ls-'));
+    const store = new FileStore(new Layout(dir), { fsync });
+    t.teardown(async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await put(store, 'first', 'x');
+    t.equal(store.syncs, fsync ? 1 : 0, `${fsync}: a lone put, one sync`);
+    const infos = await Promise.all(Array.from({ length: 100 }, (_, i) => put(store, `k${i}`, `v${i}`)));
+    t.equal(infos.length, 100);
+    if (fsync) t.ok(store.syncs >= 2 && store.syncs <= 11, `100 puts at once took ${store.syncs - 1} sync(s), not 100`);
+    else t.equal(store.syncs, 0);
+    // Puts that arrive while a sync runs wait for the next one, which covers them all.
+    const waves = await Promise.all(Array.from({ length: 5 }, async (_, w) => {
+      await new Promise((r) => setImmediate(r));
+      return Promise.all(Array.from({ length: 20 }, (_, i) => put(store, `w${w}-${i}`, 'y')));
+    }));
+    t.equal(waves.flat().length, 100);
+    const listed = await store.list({ account: A, bucket: 'bk1', prefix: 'w', limit: 200 });
+    t.equal(listed.objects.length, 100, `${fsync}: every put committed`);
+  }
+});
+
 t.test('objects outlive the store: a new one on the same directory reads them', async (t) => {
   const { store, dir } = fresh(t);
   await put(store, 'small', 'kept');
