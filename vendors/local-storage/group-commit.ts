@@ -53,6 +53,7 @@ export class GroupCommit {
   private committed: Pending[] = [];
   private syncing: Promise<void> | undefined;
   private walFd: number | undefined;
+  private walCheckedAt = 0;
   /** Syncs of the WAL so far (a figure for tests and benches: a busy moment shares one). */
   syncs = 0;
   private readonly run: (ops: IndexOp[]) => Applied[];
@@ -124,8 +125,15 @@ export class GroupCommit {
     this.syncing = undefined;
   }
 
-  /** The WAL's descriptor, opened again if the file was replaced (a new inode) since. */
+  /**
+   * The WAL's descriptor, opened again if the file was replaced (a new inode) since. SQLite
+   * keeps the WAL while this connection is open, so that is checked once a second, not at
+   * every sync (a stat and an fstat each).
+   */
   private wal(): number {
+    const now = Date.now();
+    if (this.walFd !== undefined && now < this.walCheckedAt + 1000) return this.walFd;
+    this.walCheckedAt = now;
     if (this.walFd !== undefined) {
       try {
         if (statSync(this.walFile).ino === fstatSync(this.walFd).ino) return this.walFd;
