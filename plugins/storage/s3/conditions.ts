@@ -83,12 +83,13 @@ function notImplemented(name: string, op: string, why: string): S3Error {
 /**
  * The condition a write's headers carry, to be checked atomically by the vendor, or undefined
  * when there is none. Throws NotImplemented, naming the header, for one that cannot be honoured:
- * the vendor has no conditional writes (`atomic` false), the header is not one S3 checks on
+ * the vendor has no conditional writes (`canCheck()` false), the header is not one S3 checks on
  * writes of this kind, If-None-Match is anything but `*`, or both conditions are given.
  */
-export function writeCondition(headers: IncomingHttpHeaders, op: keyof typeof WRITE_CONDITIONS, atomic: boolean): WriteCondition | undefined {
+export function writeCondition(headers: IncomingHttpHeaders, op: keyof typeof WRITE_CONDITIONS, canCheck: () => boolean): WriteCondition | undefined {
   const present = WRITE_CONDITIONS[op].filter((h) => headers[h] !== undefined);
-  if (!present.length) return undefined;
+  if (!present.length) return undefined; // the usual write: the vendor is not even looked up
+  const atomic = canCheck();
   const unchecked = present.find((h) => !atomic || !CHECKED[op].includes(h));
   if (unchecked) throw notImplemented(unchecked, op, atomic ? 'by this endpoint' : "by this bucket's storage vendor");
   if (present.length > 1) throw notImplemented(present[1], op, 'together with another condition');

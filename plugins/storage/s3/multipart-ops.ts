@@ -60,7 +60,7 @@ export async function multipartOps(r: S3Request, mp: Multipart): Promise<unknown
     return reply.header('etag', info.etag).send();
   }
   if (req.method === 'POST') {
-    const condition = writeCondition(req.headers, 'CompleteMultipartUpload', r.storage.conditionalWrites(b));
+    const condition = writeCondition(req.headers, 'CompleteMultipartUpload', () => r.storage.conditionalWrites(b));
     const listed = listedParts(await xmlBody(req.raw, r.auth!));
     let info;
     try {

@@ -61,8 +61,8 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   if (!auth && b.acl !== 'public') throw new S3Error('AccessDenied', 'Access Denied.');
 
   if (req.method === 'PUT') {
-    if (req.headers['x-amz-copy-source']) return copyObject(r, b, writeCondition(req.headers, 'CopyObject', storage.conditionalWrites(b)));
-    const condition = writeCondition(req.headers, 'PutObject', storage.conditionalWrites(b));
+    if (req.headers['x-amz-copy-source']) return copyObject(r, b, writeCondition(req.headers, 'CopyObject', () => storage.conditionalWrites(b)));
+    const condition = writeCondition(req.headers, 'PutObject', () => storage.conditionalWrites(b));
     const cap = await storage.uploadCap(b, r.key);
     const contentType = req.headers['content-type'] || 'application/octet-stream';
     const small = smallBodyLength(req.raw, auth!);
@@ -71,7 +71,7 @@ export async function objectOps(r: S3Request): Promise<unknown> {
     return reply.header('etag', info.etag).send();
   }
   if (req.method === 'DELETE') {
-    const condition = writeCondition(req.headers, 'DeleteObject', storage.conditionalWrites(b));
+    const condition = writeCondition(req.headers, 'DeleteObject', () => storage.conditionalWrites(b));
     await storage.deleteObject(b, r.key, condition && 'if_match' in condition ? condition : undefined);
     return reply.code(204).send();
   }

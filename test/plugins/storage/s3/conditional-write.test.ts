@@ -11,8 +11,11 @@ import { listeningApp, activate, createBucket, s3Client, errorOf, storageUsage }
 // transaction that commits the object; s3 by passing them on, here to a second gateway), so of
 // racing writers exactly one wins. These run on both vendors (SVC_TEST_STORAGE=s3).
 
+// One gateway for the file (two with SVC_TEST_STORAGE=s3); each test has an account of its own.
+let shared: ReturnType<typeof listeningApp> | undefined;
+
 async function setup(t: Tap.Test) {
-  const { app } = await listeningApp(t);
+  const { app } = await (shared ??= listeningApp(t.parent ?? t));
   const a = await activate(app);
   await createBucket(app, a, 'locks');
   const s3 = await s3Client(t, app, a);
