@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { newId } from '../ids.js';
-import { signedUntil } from '../clock.js';
+import { presignedExpiry, signedUntil } from '../clock.js';
 import { apiError } from '../errors.js';
 import type { Router } from '../router/router.js';
 import { isActiveContent } from '../http/content-type.js';
@@ -137,16 +137,16 @@ export class ResultStore {
     const expires = Math.max(1, Math.min(seconds, MAX_URL_SECONDS));
     // A vendor's own URL is served with no check of the gateway's: never ask it to show a page inline.
     const response = { content_type: contentType, content_disposition: disposition(filename, inline && !isActiveContent(contentType)) };
-    const expiresAt = signedUntil(expires);
-    if (this.settings.presign) {
-      const url = await this.settings.presign({ accountId, bucket, key, expiresSeconds: expires, response });
-      return { url, expiresAt };
-    }
+    // The URL's own expiry when it carries one (X-Amz-Date + X-Amz-Expires: exact, whatever
+    // second it was signed in); else the start of this second plus the lifetime, never later.
+    const fallback = signedUntil(expires);
+    const expiring = (url: string) => ({ url, expiresAt: presignedExpiry(url) ?? fallback });
+    if (this.settings.presign) return expiring(await this.settings.presign({ accountId, bucket, key, expiresSeconds: expires, response }));
     const signer = this.settings.signer ? await this.settings.signer(accountId) : undefined;
     const res = await this.router.call<unknown, { url: string }>('storage.object.presign', {
       account: accountId, bucket, key, method: 'GET', expires_seconds: expires, signer, response,
     }, { accountId, vendor, charge: false });
-    return { url: res.output.url, expiresAt };
+    return expiring(res.output.url);
   }
 
   /** Delete results whose retention has run out; returns how many went. */

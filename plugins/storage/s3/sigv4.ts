@@ -58,25 +58,9 @@ export function amzDate(ms: number): string {
   return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
 }
 
-/** Epoch ms of an `YYYYMMDDTHHMMSSZ` date, or NaN. */
-export function parseAmzDate(s: string): number {
-  // Requests signed in the same second share their date: parse it once.
-  if (s === lastAmz.s) return lastAmz.ms;
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(s);
-  const ms = m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : NaN;
-  lastAmz = { s, ms };
-  return ms;
-}
-
-let lastAmz = { s: '', ms: NaN };
-
-/** Epoch ms when a SigV4 presigned URL stops working (X-Amz-Date + X-Amz-Expires), or undefined when it carries neither. */
-export function presignedExpiry(url: string): number | undefined {
-  const q = new URL(url).searchParams;
-  const signedAt = parseAmzDate(q.get('X-Amz-Date') ?? '');
-  const seconds = Number(q.get('X-Amz-Expires') ?? NaN);
-  return Number.isFinite(signedAt) && Number.isInteger(seconds) ? signedAt + seconds * 1000 : undefined;
-}
+// Parsing a SigV4 date, and when a presigned URL stops working, are the core's (the result
+// store needs them too): re-exported here for the endpoint's code.
+export { parseAmzDate, presignedExpiry } from '../../../core/clock.js';
 
 const keyCache = new Map<string, Buffer>();
 

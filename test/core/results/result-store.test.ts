@@ -25,7 +25,18 @@ t.test('save bytes, get a signed GET URL with content type, download name and ex
   t.ok(fresh.expiresAt < Date.now() + 61_000);
   // SigV4 signs whole seconds: the expiry said must never be after the URL stops working.
   const stops = Date.parse(urlExpiry(fresh.url));
-  t.ok(fresh.expiresAt <= stops && stops - fresh.expiresAt < 1000, `expires_at ${fresh.expiresAt} vs the URL's ${stops}`);
+  t.equal(fresh.expiresAt, stops, "expires_at is the URL's own expiry");
+  // Also when the URL is signed in a later second than the call began (the fallback, counted
+  // from the call's second, would then be early): hold the signer until the second turns.
+  const settings = (app.svc.results as any).settings;
+  const presign = settings.presign;
+  settings.presign = async (r: unknown) => {
+    await new Promise((res) => setTimeout(res, 1001 - (Date.now() % 1000)));
+    return presign(r);
+  };
+  const late = await app.svc.results.url(a.account_id, saved.result_id, 60);
+  settings.presign = presign;
+  t.equal(late.expiresAt, Date.parse(urlExpiry(late.url)), 'signed in the next second: still the URL\'s own expiry');
   t.equal((await fetch(fresh.url)).status, 200);
   const b = await activate(app);
   await t.rejects(app.svc.results.url(b.account_id, saved.result_id), { code: 'not_found' }, "another account's result is 404");
