@@ -1,6 +1,6 @@
 import { closeSync, fdatasync, fstatSync, openSync, statSync } from 'node:fs';
 import type SQLite from 'better-sqlite3';
-import type { ConditionFailed, WriteCondition } from '../../plugins/storage/contract.js';
+import { etagListed, type ConditionFailed, type WriteCondition } from '../../plugins/storage/contract.js';
 
 // Changes to an object index (object-index.ts) are committed on the event loop in small
 // transactions, and made durable by group commit: the index runs with synchronous = NORMAL,
@@ -42,8 +42,7 @@ function refused(cond: WriteCondition | undefined, old: { etag: string } | undef
   if (!cond) return undefined;
   if ('if_none_match' in cond) return old ? 'exists' : undefined;
   if (!old) return 'missing';
-  const bare = old.etag.replace(/^"|"$/g, '');
-  return cond.if_match.some((e) => e === '*' || e === bare) ? undefined : 'etag';
+  return etagListed(cond.if_match, old.etag) ? undefined : 'etag';
 }
 
 export class GroupCommit {

@@ -79,10 +79,15 @@ export class Layout {
     return join(this.bucketDir(account, bucket), '.tmp');
   }
 
-  objectPaths(account: string, bucket: string, key: string): ObjectPaths {
+  /** Refuse an account, bucket or key that has no place under the root; the bucket's directory otherwise. */
+  check(account: string, bucket: string, key: string): string {
     const problem = keyProblem(key);
     if (problem) throw new Error(`local-storage: key ${problem}`);
-    const base = this.bucketDir(account, bucket);
+    return this.bucketDir(account, bucket);
+  }
+
+  objectPaths(account: string, bucket: string, key: string): ObjectPaths {
+    const base = this.check(account, bucket, key);
     const segs = key.split('/');
     const names: string[] = [];
     segs.forEach((seg, i) => {

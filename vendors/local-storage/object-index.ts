@@ -53,7 +53,7 @@ export class ObjectIndex {
   private checkpoints: Checkpointer | undefined;
   private stmts: {
     row: SQLite.Statement<[string, string, string], ObjectRow>;
-    info: SQLite.Statement<[string, string, string], Omit<ObjectRow, 'data'> & { inline: number }>;
+    info: SQLite.Statement<[string, string, string], Listed>;
     any: SQLite.Statement<[string, string], { one: number }>;
     from: SQLite.Statement<[string, string, string, number], Listed>;
     after: SQLite.Statement<[string, string, string, number], Listed>;
@@ -92,7 +92,7 @@ export class ObjectIndex {
     this.checkpoints = new Checkpointer(this.file, db);
     this.stmts = {
       row: db.prepare(`SELECT ${cols}, version, data FROM objects WHERE account = ? AND bucket = ? AND key = ?`),
-      info: db.prepare(`SELECT ${cols}, version, data IS NOT NULL AS inline FROM objects WHERE account = ? AND bucket = ? AND key = ?`),
+      info: db.prepare(`SELECT ${cols} FROM objects WHERE account = ? AND bucket = ? AND key = ?`),
       any: db.prepare('SELECT 1 AS one FROM objects WHERE account = ? AND bucket = ? LIMIT 1'),
       from: db.prepare(`SELECT ${cols} FROM objects WHERE account = ? AND bucket = ? AND key >= ? ORDER BY key LIMIT ?`),
       after: db.prepare(`SELECT ${cols} FROM objects WHERE account = ? AND bucket = ? AND key > ? ORDER BY key LIMIT ?`),
@@ -105,10 +105,9 @@ export class ObjectIndex {
     return this.open().row.get(account, bucket, key);
   }
 
-  /** An object's row without its bytes. */
-  info(account: string, bucket: string, key: string): (Omit<ObjectRow, 'data'> & { inline: boolean }) | undefined {
-    const r = this.open().info.get(account, bucket, key);
-    return r && { ...r, inline: r.inline === 1 };
+  /** What a HEAD says of an object: its row without the bytes or the version. */
+  info(account: string, bucket: string, key: string): Listed | undefined {
+    return this.open().info.get(account, bucket, key);
   }
 
   hasObjects(account: string, bucket: string): boolean {

@@ -76,7 +76,7 @@ export class FileStore {
   }
 
   async head(ref: ObjectRef): Promise<ObjectInfo | null> {
-    this.layout.objectPaths(ref.account, ref.bucket, ref.key); // refuses a bad key, as every operation does
+    this.layout.check(ref.account, ref.bucket, ref.key); // refuses a bad key, as every operation does
     const row = this.index.info(ref.account, ref.bucket, ref.key);
     return row ? info(row) : null;
   }
@@ -87,9 +87,10 @@ export class FileStore {
    * put whose condition fails stores nothing and says why.
    */
   async put(input: PutInput & { condition?: WriteCondition }, signal?: AbortSignal): Promise<PutOutput | ConditionFailed> {
-    const paths = this.layout.objectPaths(input.account, input.bucket, input.key);
+    // A small object needs no path: only a large one becomes a file.
+    this.layout.check(input.account, input.bucket, input.key);
     const version = this.nextName();
-    const tmp = join(this.layout.tmpDir(input.account, input.bucket), version);
+    let tmp: string | undefined;
     let fh: FileHandle | undefined;
     let dataFile: string | undefined;
     try {
@@ -97,6 +98,7 @@ export class FileStore {
       const got = input.data && input.data.length <= INLINE_MAX ? { size: input.data.length, md5: hash('md5', input.data, 'hex'), inline: [input.data] }
         : await receive(signal ? addAbortSignal(signal, input.body) : input.body, {
           open: async () => {
+            tmp = join(this.layout.tmpDir(input.account, input.bucket), version);
             await this.ensureDir(dirname(tmp));
             return (fh = await open(tmp, 'wx'));
           },
@@ -106,8 +108,8 @@ export class FileStore {
         if (this.fsync) await fh!.datasync();
         await fh!.close();
         fh = undefined;
-        dataFile = `${paths.stem}.${version}.v`;
-        await this.renameInto(tmp, dataFile);
+        dataFile = `${this.layout.objectPaths(input.account, input.bucket, input.key).stem}.${version}.v`;
+        await this.renameInto(tmp!, dataFile);
       }
       const data = got.inline ? (got.inline.length === 1 ? got.inline[0] : Buffer.concat(got.inline)) : null;
       const done = await this.index.apply({ kind: 'put', account: input.account, bucket: input.bucket, ...row, data, condition: input.condition });
@@ -120,7 +122,7 @@ export class FileStore {
       return { ...info(row), replaced_size: done.was?.size ?? 0 };
     } catch (e) {
       await fh?.close().catch(() => undefined);
-      await rm(tmp, { force: true });
+      if (tmp) await rm(tmp, { force: true });
       if (dataFile) await rm(dataFile, { force: true });
       throw e;
     }
@@ -149,7 +151,7 @@ export class FileStore {
   }
 
   async get(input: GetInput): Promise<GetOutput | null | { unsatisfiable: true; size: number }> {
-    const paths = this.layout.objectPaths(input.account, input.bucket, input.key);
+    this.layout.check(input.account, input.bucket, input.key);
     // A put may replace the data file between reading the row and opening the file: read again.
     for (let attempt = 0; attempt < 5; attempt++) {
       const row: ObjectRow | undefined = this.index.row(input.account, input.bucket, input.key);
@@ -159,7 +161,7 @@ export class FileStore {
       if (row.data) return { ...info(row), body: Readable.from(row.size ? [row.data.subarray(r.start, r.end + 1)] : []), start: r.start, end: r.end };
       let fh;
       try {
-        fh = await open(`${paths.stem}.${row.version}.v`, 'r');
+        fh = await open(`${this.layout.objectPaths(input.account, input.bucket, input.key).stem}.${row.version}.v`, 'r');
       } catch (e) {
         if (isNotFound(e)) continue;
         throw e;
@@ -176,7 +178,7 @@ export class FileStore {
 
   /** Delete an object: whether there was one, or, with a condition that failed, why nothing was deleted. */
   async delete(ref: ObjectRef & { condition?: WriteCondition }): Promise<boolean | ConditionFailed> {
-    this.layout.objectPaths(ref.account, ref.bucket, ref.key);
+    this.layout.check(ref.account, ref.bucket, ref.key);
     const done = await this.index.apply({ kind: 'delete', account: ref.account, bucket: ref.bucket, key: ref.key, condition: ref.condition });
     if (done.failed) return { precondition_failed: done.failed };
     await this.freeReplaced(ref, done.was);

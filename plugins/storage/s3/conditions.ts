@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { S3Error } from './errors.js';
-import type { WriteCondition } from '../contract.js';
+import { etagListed, type WriteCondition } from '../contract.js';
 
 // Conditional requests (RFC 7232) as S3 answers them on GetObject and HeadObject.
 
@@ -11,11 +11,7 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 
 /** Whether an If-Match / If-None-Match list names `etag`; `*` names any existing object. Weak tags compare by value, as S3 does. */
 function listMatches(list: string, etag: string): boolean {
-  const want = etag.replace(/^"|"$/g, '');
-  return list.split(',').some((item) => {
-    const v = item.trim().replace(/^W\//, '');
-    return v === '*' || v.replace(/^"|"$/g, '') === want;
-  });
+  return etagListed(etagList(list), etag);
 }
 
 /** Seconds since the epoch of an HTTP date, or undefined for one that does not parse (ignored, as RFC 7232 says). */
