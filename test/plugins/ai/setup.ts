@@ -36,7 +36,9 @@ export async function aiApp(t: Tap, overrides: Record<string, any> = {}, opts: {
       { id: 'an', use: 'anthropic', config: { api_key: 'sk-an', base_url: an.url, models: ['beta'] } },
     ],
     ...overrides,
-    plugins: { ...(overrides.plugins ?? {}), ai: { models: MODELS, first_token_timeout_ms: 500, ...(overrides.plugins?.ai ?? {}) } },
+    // Short enough for the stall tests, long enough that a loaded 2-core CI machine (four test
+    // files at a time) gets the fake's first token in: 500 ms once gave a healthy stream a 504.
+    plugins: { ...(overrides.plugins ?? {}), ai: { models: MODELS, first_token_timeout_ms: 2000, ...(overrides.plugins?.ai ?? {}) } },
   });
   const a = await activate(app);
   return { app, oa, an, key: a.key, accountId: a.account_id, auth: a.auth };
