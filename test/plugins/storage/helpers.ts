@@ -26,11 +26,19 @@ function freePort(): Promise<number> {
 export const STORAGE_VENDOR = process.env.SVC_TEST_STORAGE === 's3' ? 's3' : 'local-storage';
 
 async function listenOn(t: Tap, overrides: Record<string, any>): Promise<{ app: FastifyInstance; base: string; dir: string }> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const { app, dir } = await makeApp(t, { ...overrides, server: { ...(overrides.server ?? {}), public_url: base } });
-  await app.listen({ host: '127.0.0.1', port });
-  return { app, base, dir };
+  // The port is known before the app (its public_url names it), so another process may take it
+  // in between (seen once in CI: EADDRINUSE): then try another. The app left behind closes at teardown.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const { app, dir } = await makeApp(t, { ...overrides, server: { ...(overrides.server ?? {}), public_url: base } });
+    try {
+      await app.listen({ host: '127.0.0.1', port });
+      return { app, base, dir };
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'EADDRINUSE' || attempt >= 5) throw e;
+    }
+  }
 }
 
 /**
