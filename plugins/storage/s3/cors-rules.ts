@@ -16,7 +16,8 @@ export const CORS_METHODS = ['GET', 'PUT', 'HEAD', 'POST', 'DELETE'];
 const MAX_RULES = 100;
 export const MAX_CORS_XML = 64 * 1024;
 
-const malformed = () => new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.');
+const malformed = () => new S3Error('MalformedXML',
+  'The XML you provided was not well-formed or did not validate against our published schema.');
 
 /** Text of repeated elements: none, one (an object from the parser) or several. */
 function texts(v: unknown): string[] {
@@ -28,7 +29,9 @@ function texts(v: unknown): string[] {
 }
 
 function oneWildcard(kind: string, value: string): void {
-  if (value.indexOf('*') !== value.lastIndexOf('*')) throw new S3Error('InvalidRequest', `${kind} "${value}" can not have more than one wildcard.`);
+  if (value.indexOf('*') !== value.lastIndexOf('*')) {
+    throw new S3Error('InvalidRequest', `${kind} "${value}" can not have more than one wildcard.`);
+  }
 }
 
 /** The rules of a parsed `<CORSConfiguration>`, checked as PutBucketCors checks them. */
@@ -48,12 +51,16 @@ export function corsRulesFromXml(doc: Record<string, any>): CorsRule[] {
     };
     if (!rule.allowedOrigins.length || !rule.allowedMethods.length) throw malformed();
     for (const m of rule.allowedMethods) {
-      if (!CORS_METHODS.includes(m)) throw new S3Error('InvalidRequest', `Found unsupported HTTP method in CORS config. Unsupported method is ${m}`);
+      if (!CORS_METHODS.includes(m)) {
+        throw new S3Error('InvalidRequest', `Found unsupported HTTP method in CORS config. Unsupported method is ${m}`);
+      }
     }
     for (const o of rule.allowedOrigins) oneWildcard('AllowedOrigin', o);
     for (const h of rule.allowedHeaders) oneWildcard('AllowedHeader', h);
     for (const h of rule.exposeHeaders) {
-      if (h.includes('*')) throw new S3Error('InvalidRequest', `ExposeHeader "${h}" contains wildcard. We currently do not support wildcard for ExposeHeader.`);
+      if (h.includes('*')) {
+        throw new S3Error('InvalidRequest', `ExposeHeader "${h}" contains wildcard. We currently do not support wildcard for ExposeHeader.`);
+      }
     }
     const [id] = texts(x.ID);
     if (id !== undefined) {
@@ -71,8 +78,9 @@ export function corsRulesFromXml(doc: Record<string, any>): CorsRule[] {
 
 export function corsRulesToXml(rules: CorsRule[]): string {
   const el = (name: string, values: string[]) => values.map((v) => `<${name}>${xmlEscape(v)}</${name}>`).join('');
-  const body = rules.map((r) => '<CORSRule>' + (r.id === undefined ? '' : el('ID', [r.id])) + el('AllowedHeader', r.allowedHeaders)
-    + el('AllowedMethod', r.allowedMethods) + el('AllowedOrigin', r.allowedOrigins) + el('ExposeHeader', r.exposeHeaders)
+  const body = rules.map((r) => '<CORSRule>' + (r.id === undefined ? '' : el('ID', [r.id]))
+    + el('AllowedHeader', r.allowedHeaders) + el('AllowedMethod', r.allowedMethods)
+    + el('AllowedOrigin', r.allowedOrigins) + el('ExposeHeader', r.exposeHeaders)
     + (r.maxAgeSeconds === undefined ? '' : el('MaxAgeSeconds', [String(r.maxAgeSeconds)])) + '</CORSRule>').join('');
   return `${XML_HEAD}<CORSConfiguration xmlns="${S3_NS}">${body}</CORSConfiguration>`;
 }

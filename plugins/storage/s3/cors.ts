@@ -15,8 +15,10 @@ export interface CorsTarget {
   bucket: string;
 }
 
+// S3's words, typo included: clients and people search for them.
 const NOT_ALLOWED = 'CORSResponse: This CORS request is not allowed. This is usually because the evalution of Origin, '
-  + 'request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource\'s CORS spec.';
+  + 'request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted '
+  + 'by the resource\'s CORS spec.';
 
 function defaultRules(c: StorageConfig['cors_default']): CorsRule[] {
   if (!c.allowed_origins.length) return [];
@@ -50,14 +52,16 @@ export class BucketCors {
   }
 
   async get(bucketId: string): Promise<CorsRule[] | undefined> {
-    const row = await this.storage.svc.db.selectFrom('storage_bucket_cors').select('rules').where('bucket_id', '=', bucketId).executeTakeFirst();
+    const row = await this.storage.svc.db.selectFrom('storage_bucket_cors').select('rules')
+      .where('bucket_id', '=', bucketId).executeTakeFirst();
     return row ? (JSON.parse(row.rules) as CorsRule[]) : undefined;
   }
 
   async put(bucketId: string, rules: CorsRule[]): Promise<void> {
     const values = { bucket_id: bucketId, rules: JSON.stringify(rules), updated_at: Date.now() };
     await this.storage.svc.db.insertInto('storage_bucket_cors').values(values)
-      .onConflict((oc) => oc.column('bucket_id').doUpdateSet({ rules: values.rules, updated_at: values.updated_at })).execute();
+      .onConflict((oc) => oc.column('bucket_id').doUpdateSet({ rules: values.rules, updated_at: values.updated_at }))
+      .execute();
   }
 
   async delete(bucketId: string): Promise<void> {
@@ -89,7 +93,9 @@ export class BucketCors {
   async preflight(t: CorsTarget): Promise<unknown> {
     const { req, reply } = t;
     const origin = req.headers.origin;
-    if (typeof origin !== 'string' || !origin) throw new S3Error('BadRequest', 'Insufficient information. Origin request header needed.');
+    if (typeof origin !== 'string' || !origin) {
+      throw new S3Error('BadRequest', 'Insufficient information. Origin request header needed.');
+    }
     const method = req.headers['access-control-request-method'];
     if (typeof method !== 'string' || !CORS_METHODS.includes(method)) {
       throw new S3Error('BadRequest', `Invalid Access-Control-Request-Method: ${String(method ?? '')}`);
@@ -97,9 +103,9 @@ export class BucketCors {
     const asked = req.headers['access-control-request-headers'];
     const headers = typeof asked === 'string' ? asked.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) : [];
     const rules = await this.rulesFor(t);
-    if (!rules.length) throw new S3Error('AccessForbidden', 'CORSResponse: CORS is not enabled for this bucket.', { Method: method, ResourceType: 'BUCKET' });
+    if (!rules.length) throw new S3Error('AccessForbidden', 'CORSResponse: CORS is not enabled for this bucket.', { Method: method });
     const rule = matchCorsRule(rules, { origin, method, headers });
-    if (!rule) throw new S3Error('AccessForbidden', NOT_ALLOWED, { Method: method, ResourceType: t.bucket ? 'OBJECT' : 'BUCKET' });
+    if (!rule) throw new S3Error('AccessForbidden', NOT_ALLOWED, { Method: method });
     allow(reply, origin, rule);
     reply.header('vary', 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method');
     if (headers.length) reply.header('access-control-allow-headers', headers.join(', '));
@@ -116,12 +122,16 @@ export class BucketCors {
     if (!b) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.', { BucketName: r.bucket });
     if (req.method === 'GET') {
       const rules = await this.get(b.bucket_id);
-      if (!rules) throw new S3Error('NoSuchCORSConfiguration', 'The CORS configuration does not exist', { BucketName: r.bucket });
+      if (!rules) {
+        throw new S3Error('NoSuchCORSConfiguration', 'The CORS configuration does not exist', { BucketName: r.bucket });
+      }
       return reply.type('application/xml').send(corsRulesToXml(rules));
     }
     if (req.method === 'PUT') {
       const rules = corsRulesFromXml(await xmlBody(req.raw, r.auth));
-      if (corsRulesToXml(rules).length > MAX_CORS_XML) throw new S3Error('InvalidRequest', 'A CORS configuration is at most 64 KB.');
+      if (corsRulesToXml(rules).length > MAX_CORS_XML) {
+        throw new S3Error('InvalidRequest', 'A CORS configuration is at most 64 KB.');
+      }
       await this.put(b.bucket_id, rules);
       return reply.send();
     }
