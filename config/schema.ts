@@ -29,6 +29,12 @@ export const CoreConfigSchema = Type.Object({
     public_url: Type.String({ default: '', description: 'Base of every URL handed out; defaults to http://HOST:PORT.' }),
     trust_proxy: Type.Boolean({ default: false, description: 'Take the client IP from x-forwarded-for.' }),
     shutdown_grace_ms: Type.Integer({ minimum: 0, default: 10000 }),
+    cors: Type.Object({
+      origins: Type.Array(Type.String({ pattern: '^(\\*|[a-z][a-z0-9+.-]*://[^/*]+|[a-z][a-z0-9+.-]*://[^/*]*\\*[^/*]*)$' }), {
+        default: [], description: 'Browser origins allowed to call the API: `scheme://host[:port]`, no path, at most one `*` wildcard (`https://*.example.com`, `*`). None by default.',
+      }),
+      max_age_seconds: Type.Integer({ minimum: 0, default: 600, description: 'How long a browser may cache a preflight answer.' }),
+    }, { additionalProperties: false, default: {} }),
   }, { additionalProperties: false, default: {} }),
   data_dir: Type.String({ default: './.svc' }),
   database: Type.Object({

@@ -22,6 +22,7 @@ import { trackRouteMethods } from './http/method-not-allowed.js';
 import { installAuth } from './http/auth-hook.js';
 import { installIdempotency } from './http/idempotency.js';
 import { installMeterHeaders } from './http/meter-headers.js';
+import { installApiCors } from './http/cors.js';
 import { loadAreas, resolveVendor, checkConfig, redact } from './plugin-loader.js';
 import { builtinVendors } from '../vendors/builtin.js';
 import { registerSystemRoutes } from './system-routes.js';
@@ -187,8 +188,11 @@ async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void>
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  installErrorHandling(app, trackRouteMethods(app));
+  // CORS answers preflights in a hook: after the one that sets x-request-id, before the
+  // route tracker (its catch-all OPTIONS route must not turn every 404 into a 405).
   installMeterHeaders(app);
+  await installApiCors(app, svc.config.server.cors);
+  installErrorHandling(app, trackRouteMethods(app));
   installAuth(app);
   installIdempotency(app);
   registerMetrics(app);

@@ -27,6 +27,26 @@ export const StorageConfigSchema = Type.Object({
   results_public_base_url: Type.String({ default: '', pattern: '^(https?://.+[^/])?$', description: 'Public results: where the results vendor\'s objects are served without a signature (a public bucket, a CDN), followed by the object path. Required for s3 and minio; for local-storage it replaces the gateway\'s own S3 endpoint URL.' }),
   multipart_expire_seconds: Type.Integer({ minimum: 60, default: 7 * 86400, description: 'How long a multipart upload may stay unfinished (S3\'s AbortIncompleteMultipartUpload): older uploads are dropped with their parts by a sweep, and answer NoSuchUpload.' }),
   transfer_timeout_ms: Type.Integer({ minimum: 1000, default: 3600000, description: 'Longest a single upload or download may take.' }),
+  cors_default: Type.Object({
+    allowed_origins: Type.Array(Type.String({ minLength: 1, pattern: '^[^*]*\\*?[^*]*$' }), {
+      default: ['*'], description: 'Origins (one `*` wildcard each) whose pages may use the S3 endpoint on buckets without a CORS configuration of their own; [] turns the default off.',
+    }),
+    allowed_methods: Type.Array(Type.Union(['GET', 'PUT', 'HEAD', 'POST', 'DELETE'].map((m) => Type.Literal(m))), {
+      default: ['GET', 'PUT', 'HEAD', 'POST', 'DELETE'], minItems: 1,
+    }),
+    allowed_headers: Type.Array(Type.String({ minLength: 1, pattern: '^[^*]*\\*?[^*]*$' }), {
+      default: ['*'], description: 'Request headers a preflight may ask for (one `*` wildcard each).',
+    }),
+    expose_headers: Type.Array(Type.String({ minLength: 1, pattern: '^[^*]+$' }), {
+      default: ['ETag', 'Content-Range', 'Accept-Ranges', 'Content-Disposition', 'Content-Encoding', 'x-amz-request-id',
+        'x-amz-checksum-crc32', 'x-amz-checksum-crc32c', 'x-amz-checksum-sha1', 'x-amz-checksum-sha256'],
+      description: 'Response headers a page may read (ETag: browser multipart uploads need it).',
+    }),
+    max_age_seconds: Type.Integer({ minimum: 0, default: 3600, description: 'How long a browser may cache a preflight answer.' }),
+  }, {
+    additionalProperties: false, default: {},
+    description: 'The CORS rule of buckets that have no CORS configuration (PutBucketCors) of their own. By default any origin may use a presigned URL or POST form: the signature is the credential, as with MinIO.',
+  }),
 }, { additionalProperties: false, default: {} });
 
 export type StorageConfig = Static<typeof StorageConfigSchema>;

@@ -81,6 +81,18 @@ const multipartExpiry: Migration = {
   },
 };
 
+// A bucket's CORS configuration (PutBucketCors): its rules as the JSON of the parsed XML.
+const bucketCors: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.createTable('storage_bucket_cors')
+      .addColumn('bucket_id', 'text', (c) => c.primaryKey())
+      .addColumn('rules', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+};
+
 export const storageMigrations: Record<string, Migration> = {
   '0001_init': init, '0002_usage': usage, '0003_billing': billing, '0004_multipart': multipart, '0005_multipart_expiry': multipartExpiry,
+  '0006_bucket_cors': bucketCors,
 };

@@ -156,6 +156,7 @@ export class StorageService {
     if (!res.output.deleted) return false;
     this.bucketCache.delete(`${b.account_id}/${b.name}`);
     await this.svc.db.deleteFrom('storage_buckets').where('bucket_id', '=', b.bucket_id).execute();
+    await this.svc.db.deleteFrom('storage_bucket_cors').where('bucket_id', '=', b.bucket_id).execute();
     // Unfinished multipart uploads go with the bucket, as in S3 (their parts are stored bytes).
     await this.multipart.dropAll(b);
     return true;

@@ -9,6 +9,7 @@ import { bucketOps } from './bucket-ops.js';
 import { objectOps } from './object-ops.js';
 import { multipartOps } from './multipart-ops.js';
 import { isPostObject, postObject } from './post-object.js';
+import { BucketCors } from './cors.js';
 
 /** A parsed request to the S3 endpoint, handed to the operation handlers. */
 export interface S3Request {
@@ -25,10 +26,11 @@ export interface S3Request {
 
 // Sub-resources of the S3 API this endpoint does not serve: answered NotImplemented rather
 // than mistaken for a plain GET or PUT of the bucket or object.
-const UNSUPPORTED = ['acl', 'policy', 'tagging', 'versioning', 'cors', 'lifecycle', 'website', 'replication',
+const UNSUPPORTED = ['acl', 'policy', 'tagging', 'versioning', 'lifecycle', 'website', 'replication',
   'encryption', 'logging', 'notification', 'object-lock', 'retention', 'legal-hold', 'restore', 'select', 'torrent', 'versions',
   'requestPayment', 'accelerate', 'analytics', 'inventory', 'metrics', 'ownershipControls', 'publicAccessBlock', 'intelligent-tiering', 'attributes'];
 // Methods S3 has no operation for: routed here so that they are answered in S3's XML.
+// OPTIONS is a CORS preflight.
 const OTHER_METHODS = ['PATCH', 'OPTIONS'];
 
 function sendError(reply: FastifyReply, req: FastifyRequest, e: S3Error): FastifyReply {
@@ -67,10 +69,11 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
   app.addContentTypeParser(/^/, leaveRaw);
   app.addContentTypeParser('*', leaveRaw);
   app.setErrorHandler((err, req, reply) => sendError(reply, req, toS3Error(err, req)));
+  const cors = new BucketCors(storage);
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-content-type-options', 'nosniff').header('x-amz-request-id', req.id);
-    if (OTHER_METHODS.includes(req.method)) throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+    if (req.method === 'PATCH') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
     const url = req.raw.url ?? '/';
     const qi = url.indexOf('?');
     const path = (qi < 0 ? url : url.slice(0, qi)).slice(prefix.length).replace(/^\//, '');
@@ -84,11 +87,16 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
     }
     // Account ids contain "_", which bucket names cannot: the two forms never collide.
     const explicit = segs[0]?.startsWith('acct_') ? segs.shift() : undefined;
+    // Before the signature check, so that a page can read the error of a refused request too.
+    const target = { req, reply, accountId: explicit, bucket: segs[0] ?? '' };
+    if (req.method === 'OPTIONS') return cors.preflight(target);
+    if (req.headers.origin !== undefined) await cors.decorate(target);
     const auth = await verifySigV4({ method: req.method, url, headers: req.headers }, {
       now: Date.now(), skewMs: storage.config.clock_skew_seconds * 1000, lookup: (id) => storage.credentials.lookup(id),
     });
     if (auth && explicit && auth.accountId !== explicit) throw new S3Error('AccessDenied', 'Access Denied.');
     const r: S3Request = { req, reply, storage, auth, accountId: explicit ?? auth?.accountId, bucket: segs[0] ?? '', key: segs.slice(1).join('/'), query };
+    if (query.has('cors')) return cors.operation(r);
     if (query.size) for (const name of UNSUPPORTED) if (query.has(name)) throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
     // SDKs address buckets as `/bucket/` as well as `/bucket`: an empty key is the bucket.
     if (isPostObject(r)) return postObject(r);
@@ -98,7 +106,8 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
     return bucketOps(r);
   };
 
-  const route = { config: { auth: 'none' as const }, schema: { hide: true } as any, exposeHeadRoute: false, handler };
+  // cors: false: the API's CORS (core/http/cors.ts) stays out of this scope, which has its own.
+  const route = { config: { auth: 'none' as const, cors: false }, schema: { hide: true } as any, exposeHeadRoute: false, handler };
   const methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST', ...OTHER_METHODS] as const;
   app.route({ method: [...methods], url: prefix, ...route });
   app.route({ method: [...methods], url: `${prefix}/*`, ...route });

@@ -2,12 +2,14 @@
 
 const STATUS: Record<string, number> = {
   AccessDenied: 403,
+  AccessForbidden: 403,
   SignatureDoesNotMatch: 403,
   RequestTimeTooSkewed: 403,
   InvalidAccessKeyId: 403,
   AuthorizationHeaderMalformed: 400,
   AuthorizationQueryParametersError: 400,
   InvalidRequest: 400,
+  BadRequest: 400,
   InvalidArgument: 400,
   InvalidBucketName: 400,
   KeyTooLongError: 400,
@@ -25,6 +27,7 @@ const STATUS: Record<string, number> = {
   NoSuchUpload: 404,
   NoSuchBucket: 404,
   NoSuchKey: 404,
+  NoSuchCORSConfiguration: 404,
   MethodNotAllowed: 405,
   BucketAlreadyOwnedByYou: 409,
   BucketNotEmpty: 409,
