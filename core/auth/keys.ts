@@ -40,6 +40,11 @@ interface CacheEntry {
   cachedUntil: number;
 }
 
+interface StatusEntry {
+  status: string | null;
+  cachedUntil: number;
+}
+
 /**
  * Keys are stored as SHA-256 hashes; the secret exists only in the response that creates it.
  * Lookups are cached (a few seconds, bounded) because every request does one. Revocation,
@@ -48,6 +53,7 @@ interface CacheEntry {
  */
 export class KeyStore {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly statuses = new Map<string, StatusEntry>();
   private readonly ttlMs: number;
   private readonly max = 10_000;
 
@@ -106,6 +112,23 @@ export class KeyStore {
   /** Drop this node's cached lookups of an account (called for bus messages). */
   dropAccount(accountId: string): void {
     for (const [h, e] of this.cache) if (e.principal?.accountId === accountId) this.cache.delete(h);
+    this.statuses.delete(accountId);
+  }
+
+  /**
+   * An account's status (`active`, `suspended`), or null for no such account, for requests
+   * that carry no API key (S3 signatures, public objects): cached and invalidated exactly as
+   * key lookups are, so a suspension reaches them within the same bound.
+   */
+  async accountStatus(accountId: string): Promise<string | null> {
+    const now = Date.now();
+    const hit = this.statuses.get(accountId);
+    if (hit && hit.cachedUntil > now) return hit.status;
+    const row = await this.db.selectFrom('accounts').select('status').where('account_id', '=', accountId).executeTakeFirst();
+    const status: string | null = row?.status ?? null;
+    if (this.statuses.size >= this.max) this.statuses.delete(this.statuses.keys().next().value!);
+    this.statuses.set(accountId, { status, cachedUntil: now + this.ttlMs });
+    return status;
   }
 
   async list(accountId: string, limit: number, before?: { t: number; id: string }): Promise<KeyRow[]> {
