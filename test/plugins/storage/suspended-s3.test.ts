@@ -3,13 +3,15 @@ import { GetObjectCommand, ListBucketsCommand, PutObjectCommand, type S3Client }
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { FastifyInstance } from 'fastify';
-import { listeningApp, activate, createBucket, s3Client, errorOf } from './helpers.js';
-import type { Activated } from '../../helpers/app.js';
+import { buildApp } from '../../../core/app.js';
+import { listeningApp, activate, createBucket, presign, s3Client, errorOf } from './helpers.js';
+import { makeApp, type Activated } from '../../helpers/app.js';
 
 // A suspended account loses the S3 endpoint with its API keys: SigV4 credentials, presigned
 // URLs, POST forms and its public buckets all answer AccessDenied, and work again on resume.
 
 const ADMIN = 'operator-secret-0123456789';
+const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function admin(app: FastifyInstance, who: Activated, action: 'suspend' | 'resume') {
   const res = await app.inject({ method: 'POST', url: `/v1/admin/accounts/${who.account_id}/${action}`, headers: { authorization: `Bearer ${ADMIN}` } });
@@ -74,4 +76,34 @@ t.test('suspension closes every S3 path of the account (and only its own); resum
 
   await admin(app, a, 'resume');
   for (const [way, run] of Object.entries(ways.a)) t.match(await run(), /^20\d$/, `resumed: ${way} works again`);
+});
+
+t.test('two nodes on one database and one Redis: a suspension on one node closes the other node\'s S3 at once', async (t) => {
+  const first = await makeApp(t, { admin_key: ADMIN, redis: { url: REDIS_URL } });
+  const a = first.app;
+  const b = await buildApp(first.config);
+  t.teardown(() => b.close());
+  await b.ready();
+  const who = await activate(a);
+  await createBucket(a, who, 'pub', { acl: 'public' });
+  const up = (await presign(a, who, 'pub', 'p.txt', { method: 'PUT' })).json();
+  const target = new URL(up.url);
+  const put = await a.inject({ method: 'PUT', url: target.pathname + target.search, headers: { host: target.host }, payload: 'public bytes' });
+  t.equal(put.statusCode, 200);
+  const read = () => b.inject({ method: 'GET', url: `/s3/${who.account_id}/pub/p.txt` });
+  t.equal((await read()).statusCode, 200, 'node b serves it, and caches the account as active');
+  // Node b's cache would keep the account active for 10 s: only the bus can make this quick.
+  const settle = async (want: number) => {
+    let got = 0;
+    for (let i = 0; i < 50 && got !== want; i++) {
+      got = (await read()).statusCode;
+      if (got !== want) await new Promise((r) => setTimeout(r, 10));
+    }
+    return got;
+  };
+  await admin(a, who, 'suspend');
+  t.equal(await settle(403), 403, 'suspended on node a: node b refuses within half a second');
+  t.match((await read()).body, /<Code>AccessDenied<\/Code><Message>The account is suspended/);
+  await admin(a, who, 'resume');
+  t.equal(await settle(200), 200, 'resumed on node a: node b serves again');
 });
