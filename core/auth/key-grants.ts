@@ -12,7 +12,9 @@ export function requireWithin(grantor: readonly string[], scopes: readonly strin
   // requiring it: `*` only by `*`, an area by `*` or the area, a level by those or itself.
   const beyond = scopes.filter((s) => !scopeAllows(grantor, s));
   if (beyond.length) {
-    throw apiError('forbidden', `This key's scopes (${grantor.join(', ')}) do not cover ${beyond.map((s) => `"${s}"`).join(', ')}: a key cannot ${what} beyond its own scopes.`, {
+    const held = grantor.join(', ');
+    const asked = beyond.map((s) => `"${s}"`).join(', ');
+    throw apiError('forbidden', `This key's scopes (${held}) do not cover ${asked}: a key cannot ${what} beyond its own scopes.`, {
       param: 'scopes',
     });
   }
@@ -25,6 +27,7 @@ export function requireWithin(grantor: readonly string[], scopes: readonly strin
  */
 export function requireLiveKey(p: Principal): void {
   if (p.replacedBy) {
-    throw apiError('forbidden', `This key was rotated (its successor is ${p.replacedBy}); it works for ordinary calls until it expires, but keys are managed only with the live secret.`);
+    throw apiError('forbidden', `This key was rotated (its successor is ${p.replacedBy}); it works for ordinary calls `
+      + 'until it expires, but keys are managed only with the live secret.');
   }
 }

@@ -124,7 +124,8 @@ export class KeyStore {
     const now = Date.now();
     const hit = this.statuses.get(accountId);
     if (hit && hit.cachedUntil > now) return hit.status;
-    const row = await this.db.selectFrom('accounts').select('status').where('account_id', '=', accountId).executeTakeFirst();
+    const row = await this.db.selectFrom('accounts').select('status').where('account_id', '=', accountId)
+      .executeTakeFirst();
     const status: string | null = row?.status ?? null;
     if (this.statuses.size >= this.max) this.statuses.delete(this.statuses.keys().next().value!);
     this.statuses.set(accountId, { status, cachedUntil: now + this.ttlMs });
@@ -183,5 +184,7 @@ export class KeyStore {
 
 function alreadyRotated(keyId: string, successor?: string) {
   const next = successor ? `its successor is ${successor}; rotate that key instead` : 'rotate its successor instead';
-  return apiError('conflict', `Key ${keyId} was already rotated: ${next} (GET /v1/account/keys lists the live keys).`, { param: 'key_id' });
+  return apiError('conflict', `Key ${keyId} was already rotated: ${next} (GET /v1/account/keys lists the live keys).`, {
+    param: 'key_id',
+  });
 }

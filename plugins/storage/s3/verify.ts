@@ -148,7 +148,12 @@ export async function verifySigV4(req: VerifyInput, opts: VerifyOptions): Promis
  * bound as keys (at once on this node, through the bus on the others). An unknown account is
  * left to the operation (NoSuchBucket), as before.
  */
-export async function requireActiveAccount(keys: { accountStatus(accountId: string): Promise<string | null> }, accountId: string): Promise<void> {
+export async function requireActiveAccount(
+  keys: { accountStatus(accountId: string): Promise<string | null> }, accountId: string,
+): Promise<void> {
   const s = await keys.accountStatus(accountId);
-  if (s !== null && s !== 'active') throw new S3Error('AccessDenied', 'The account is suspended: its credentials, presigned URLs and public buckets are refused until the operator resumes it.');
+  if (s !== null && s !== 'active') {
+    throw new S3Error('AccessDenied', 'The account is suspended: its credentials, presigned URLs and public buckets '
+      + 'are refused until the operator resumes it.');
+  }
 }
