@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { base62, newId } from '../ids.js';
 import { apiError } from '../errors.js';
+import { requireWithin } from './key-grants.js';
 
 /** What a valid key tells every request: who calls, with what rights, on which tier. */
 export interface Principal {
@@ -13,6 +14,8 @@ export interface Principal {
   region: string;
   kind: string;
   status: string;
+  /** The key that replaced this one by rotation (it then only lives out its grace period), or null. */
+  replacedBy: string | null;
 }
 
 export interface KeyRow {
@@ -37,14 +40,20 @@ interface CacheEntry {
   cachedUntil: number;
 }
 
+interface StatusEntry {
+  status: string | null;
+  cachedUntil: number;
+}
+
 /**
  * Keys are stored as SHA-256 hashes; the secret exists only in the response that creates it.
  * Lookups are cached (a few seconds, bounded) because every request does one. Revocation,
  * rotation and tier changes invalidate the cache at once on this node, and through the bus
- * on the others.
+ * on the others. Rotation is a chain: a key has at most one successor.
  */
 export class KeyStore {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly statuses = new Map<string, StatusEntry>();
   private readonly ttlMs: number;
   private readonly max = 10_000;
 
@@ -78,12 +87,12 @@ export class KeyStore {
     const hash = hashKey(secret);
     const row = await this.db.selectFrom('api_keys as k')
       .innerJoin('accounts as a', 'a.account_id', 'k.account_id')
-      .select(['k.key_id', 'k.account_id', 'k.project_id', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'a.tier', 'a.region', 'a.kind', 'a.status'])
+      .select(['k.key_id', 'k.account_id', 'k.project_id', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.replaced_by', 'a.tier', 'a.region', 'a.kind', 'a.status'])
       .where('k.hash', '=', hash)
       .executeTakeFirst();
     const valid = row && row.revoked_at === null;
     const principal: Principal | null = valid
-      ? { keyId: row.key_id, accountId: row.account_id, projectId: row.project_id, scopes: JSON.parse(row.scopes), tier: row.tier, region: row.region, kind: row.kind, status: row.status }
+      ? { keyId: row.key_id, accountId: row.account_id, projectId: row.project_id, scopes: JSON.parse(row.scopes), tier: row.tier, region: row.region, kind: row.kind, status: row.status, replacedBy: row.replaced_by ?? null }
       : null;
     if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(hash, { principal, expiresAt: valid ? (row.expires_at ?? null) : null, cachedUntil: now + this.ttlMs });
@@ -103,6 +112,24 @@ export class KeyStore {
   /** Drop this node's cached lookups of an account (called for bus messages). */
   dropAccount(accountId: string): void {
     for (const [h, e] of this.cache) if (e.principal?.accountId === accountId) this.cache.delete(h);
+    this.statuses.delete(accountId);
+  }
+
+  /**
+   * An account's status (`active`, `suspended`), or null for no such account, for requests
+   * that carry no API key (S3 signatures, public objects): cached and invalidated exactly as
+   * key lookups are, so a suspension reaches them within the same bound.
+   */
+  async accountStatus(accountId: string): Promise<string | null> {
+    const now = Date.now();
+    const hit = this.statuses.get(accountId);
+    if (hit && hit.cachedUntil > now) return hit.status;
+    const row = await this.db.selectFrom('accounts').select('status').where('account_id', '=', accountId)
+      .executeTakeFirst();
+    const status: string | null = row?.status ?? null;
+    if (this.statuses.size >= this.max) this.statuses.delete(this.statuses.keys().next().value!);
+    this.statuses.set(accountId, { status, cachedUntil: now + this.ttlMs });
+    return status;
   }
 
   async list(accountId: string, limit: number, before?: { t: number; id: string }): Promise<KeyRow[]> {
@@ -127,16 +154,37 @@ export class KeyStore {
     this.invalidateAccount(accountId);
   }
 
-  /** A new secret with the same label and scopes; the old one keeps working for `graceSeconds`. */
-  async rotate(accountId: string, keyId: string, graceSeconds: number) {
+  /**
+   * A new secret with the same label and scopes; the old one keeps working for `graceSeconds`.
+   * `grantor` is the caller's scopes: a key re-issues only keys within them. A key that
+   * already has a successor is not rotated again (409): one live successor, never a fork.
+   */
+  async rotate(accountId: string, keyId: string, graceSeconds: number, grantor: readonly string[]) {
     const old = await this.active(accountId, keyId);
+    if (old.replaced_by) throw alreadyRotated(keyId, old.replaced_by);
+    const scopes: string[] = JSON.parse(old.scopes);
+    requireWithin(grantor, scopes, `rotate ${keyId}`);
     const result = await this.db.transaction().execute(async (trx) => {
-      const expiresAt = Date.now() + graceSeconds * 1000;
-      await trx.updateTable('api_keys').set(graceSeconds > 0 ? { expires_at: expiresAt } : { revoked_at: Date.now() }).where('key_id', '=', keyId).execute();
-      const created = await this.create(accountId, old.project_id, old.label, JSON.parse(old.scopes), trx);
-      return { ...created, old_key_expires_at: graceSeconds > 0 ? expiresAt : Date.now() };
+      const now = Date.now();
+      const expiresAt = now + graceSeconds * 1000;
+      const created = await this.create(accountId, old.project_id, old.label, scopes, trx);
+      // Conditional on "no successor yet": of two rotations at once, one wins; the other
+      // rolls back its new key and answers 409.
+      const res = await trx.updateTable('api_keys')
+        .set({ replaced_by: created.key.key_id, ...(graceSeconds > 0 ? { expires_at: expiresAt } : { revoked_at: now }) })
+        .where('key_id', '=', keyId).where('replaced_by', 'is', null).where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw alreadyRotated(keyId);
+      return { ...created, old_key_expires_at: graceSeconds > 0 ? expiresAt : now };
     });
     this.invalidateAccount(accountId);
     return result;
   }
+}
+
+function alreadyRotated(keyId: string, successor?: string) {
+  const next = successor ? `its successor is ${successor}; rotate that key instead` : 'rotate its successor instead';
+  return apiError('conflict', `Key ${keyId} was already rotated: ${next} (GET /v1/account/keys lists the live keys).`, {
+    param: 'key_id',
+  });
 }

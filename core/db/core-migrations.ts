@@ -72,4 +72,11 @@ const init: Migration = {
   },
 };
 
-export const coreMigrations: Record<string, Migration> = { '0001_init': init };
+// Rotation is a chain: the successor a rotated key was replaced by (at most one).
+const keySuccessor: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('api_keys').addColumn('replaced_by', 'text').execute();
+  },
+};
+
+export const coreMigrations: Record<string, Migration> = { '0001_init': init, '0002_key_successor': keySuccessor };

@@ -1,6 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../errors.js';
+import { noRoute } from './error-handler.js';
 import { scopeAllows } from '../auth/scopes.js';
 import type { Principal } from '../auth/keys.js';
 import type { RateDecision } from './rate-limit.js';
@@ -65,7 +66,8 @@ export function installAuth(app: FastifyInstance): void {
   function adminHook(req: FastifyRequest, _reply: FastifyReply, done: Done) {
     const admin = app.svc.config.admin_key;
     const presented = presentedKey(req);
-    if (!admin) return done(apiError('not_found', 'The admin API is off: set admin_key (SVC_ADMIN_KEY) in the config to turn it on.'));
+    // Off, the admin API does not exist: the same 404 as an unknown path, whatever is sent.
+    if (!admin) return done(noRoute(req));
     if (!presented || !sameSecret(presented, admin)) return done(apiError('unauthenticated', 'This endpoint needs the operator admin key.'));
     done();
   }

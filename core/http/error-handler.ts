@@ -55,6 +55,11 @@ export function toApiError(err: FastifyError & { validation?: AjvIssue[]; valida
   return apiError('internal_error', 'Something went wrong inside the gateway. The request id in this body finds it in the log.');
 }
 
+/** The answer for a path no route serves: also what a switched-off area answers, so it does not reveal itself. */
+export function noRoute(req: FastifyRequest): ApiError {
+  return apiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. GET /v1/discovery lists what this gateway serves.`);
+}
+
 export function installErrorHandling(app: FastifyInstance, allowedMethods?: (url: string) => string[]): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const e = toApiError(err, req);
@@ -69,7 +74,7 @@ export function installErrorHandling(app: FastifyInstance, allowedMethods?: (url
       const e = apiError('method_not_allowed', `${req.url.split('?')[0]} does not take ${req.method}; it takes ${allow.join(', ')}.`);
       return reply.code(405).header('allow', allow.join(', ')).type('application/json; charset=utf-8').send(errorBody(e, req.id));
     }
-    const e = apiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. GET /v1/discovery lists what this gateway serves.`);
+    const e = noRoute(req);
     return reply.code(404).type('application/json; charset=utf-8').send(errorBody(e, req.id));
   });
 }

@@ -24,6 +24,8 @@ export default defineArea({
     registerTopupRoutes(app);
     registerCheckoutPages(app);
     registerTierRoutes(app);
-    registerAdminRoutes(app);
+    // With no admin key the operator's API is not there at all: every /v1/admin/* path (any
+    // method) is an unknown route, and discovery and OpenAPI do not list it.
+    if (app.svc.config.admin_key) registerAdminRoutes(app);
   },
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { iso } from '../../core/clock.js';
 import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
 import type { KeyRow } from '../../core/auth/keys.js';
+import { requireLiveKey, requireWithin } from '../../core/auth/key-grants.js';
 import { CreateKeyBody, CreatedKey, KeyIdParams, KeyList, Ok, RotatedKey, type CreateKeyBodyT } from './schemas.js';
 
 function wire(k: KeyRow) {
@@ -24,7 +25,10 @@ export function registerKeyRoutes(app: FastifyInstance): void {
     schema: { summary: 'Create a project key; the secret is returned once', tags: ['account'], body: CreateKeyBody, response: { 200: CreatedKey } },
   }, async (req: FastifyRequest<{ Body: CreateKeyBodyT }>) => {
     const p = req.principal!;
-    const { secret, key } = await app.svc.keys.create(p.accountId, p.projectId, req.body.label, req.body.scopes ?? ['*']);
+    const scopes = req.body.scopes ?? ['*'];
+    requireLiveKey(p);
+    requireWithin(p.scopes, scopes, 'create a key');
+    const { secret, key } = await app.svc.keys.create(p.accountId, p.projectId, req.body.label, scopes);
     return { ...wire(key), secret };
   });
 
@@ -32,6 +36,7 @@ export function registerKeyRoutes(app: FastifyInstance): void {
     config: { scope: 'account', operation: 'account.keys.revoke' },
     schema: { summary: 'Revoke a key at once', tags: ['account'], params: KeyIdParams, response: { 200: Ok } },
   }, async (req: FastifyRequest<{ Params: { key_id: string } }>) => {
+    requireLiveKey(req.principal!);
     await app.svc.keys.revoke(req.principal!.accountId, req.params.key_id);
     return { ok: true };
   });
@@ -43,8 +48,10 @@ export function registerKeyRoutes(app: FastifyInstance): void {
       tags: ['account'], params: KeyIdParams, response: { 200: RotatedKey },
     },
   }, async (req: FastifyRequest<{ Params: { key_id: string } }>) => {
+    const p = req.principal!;
+    requireLiveKey(p);
     const grace = app.svc.config.limits.key_rotation_grace_seconds;
-    const r = await app.svc.keys.rotate(req.principal!.accountId, req.params.key_id, grace);
+    const r = await app.svc.keys.rotate(p.accountId, req.params.key_id, grace, p.scopes);
     return { ...wire(r.key), secret: r.secret, old_key_id: req.params.key_id, old_key_expires_at: iso(r.old_key_expires_at) };
   });
 }

@@ -3,7 +3,7 @@ import { isApiError } from '../../../core/errors.js';
 import { WriteConditionFailed, type StorageService } from '../service.js';
 import { conditionFailed } from './conditions.js';
 import { S3Error, errorXml } from './errors.js';
-import { verifySigV4, type S3Auth } from './verify.js';
+import { requireActiveAccount, verifySigV4, type S3Auth } from './verify.js';
 import { parseQuery } from './sigv4.js';
 import { bucketOps } from './bucket-ops.js';
 import { objectOps } from './object-ops.js';
@@ -95,7 +95,10 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
       now: Date.now(), skewMs: storage.config.clock_skew_seconds * 1000, lookup: (id) => storage.credentials.lookup(id),
     });
     if (auth && explicit && auth.accountId !== explicit) throw new S3Error('AccessDenied', 'Access Denied.');
-    const r: S3Request = { req, reply, storage, auth, accountId: explicit ?? auth?.accountId, bucket: segs[0] ?? '', key: segs.slice(1).join('/'), query };
+    const accountId = explicit ?? auth?.accountId;
+    // Signed or public, a suspended account's requests stop here (POST forms: in postObject).
+    if (accountId) await requireActiveAccount(storage.svc.keys, accountId);
+    const r: S3Request = { req, reply, storage, auth, accountId, bucket: segs[0] ?? '', key: segs.slice(1).join('/'), query };
     if (query.has('cors')) return cors.operation(r);
     if (query.size) for (const name of UNSUPPORTED) if (query.has(name)) throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
     // SDKs address buckets as `/bucket/` as well as `/bucket`: an empty key is the bucket.

@@ -4,6 +4,7 @@ import type { S3Request } from './endpoint.js';
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
 import { checkKey } from './object-ops.js';
 import { checkPostPolicy } from './post-policy.js';
+import { requireActiveAccount } from './verify.js';
 import { tooLarge, type UploadCap } from './body.js';
 
 // PostObject: a browser form upload (multipart/form-data) to `POST {s3_path}/{bucket}`,
@@ -109,6 +110,7 @@ export async function postObject(r: S3Request): Promise<unknown> {
   const form = await readForm(r);
   const { fields, file, filename, mime } = await form.upload;
   const policy = await checkPostPolicy(fields, r.bucket, storage.config.region, Date.now(), (id) => storage.credentials.lookup(id));
+  await requireActiveAccount(storage.svc.keys, policy.credential.accountId);
   const rawKey = fields.get('key');
   if (!rawKey) throw new S3Error('InvalidArgument', "Bucket POST must contain a field named 'key'.", { ArgumentName: 'key' });
   const key = rawKey.replaceAll('${filename}', filename ?? '');

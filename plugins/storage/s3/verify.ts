@@ -140,3 +140,20 @@ export async function verifySigV4(req: VerifyInput, opts: VerifyOptions): Promis
   if (!ok) throw new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
   return { accountId: cred.accountId, accessKeyId: cred.accessKeyId, presigned: queryAuth, payload: p.payload, signedHeaders: p.signedHeaders, seed: { signature: p.signature, amz: p.amz, scope, key } };
 }
+
+/**
+ * AccessDenied when the operator has suspended the account a request acts for: its signed
+ * requests, presigned URLs, POST forms and public objects stop with its API keys. The status
+ * comes from the key store's cache, so suspension and reinstatement reach S3 within the same
+ * bound as keys (at once on this node, through the bus on the others). An unknown account is
+ * left to the operation (NoSuchBucket), as before.
+ */
+export async function requireActiveAccount(
+  keys: { accountStatus(accountId: string): Promise<string | null> }, accountId: string,
+): Promise<void> {
+  const s = await keys.accountStatus(accountId);
+  if (s !== null && s !== 'active') {
+    throw new S3Error('AccessDenied', 'The account is suspended: its credentials, presigned URLs and public buckets '
+      + 'are refused until the operator resumes it.');
+  }
+}

@@ -86,15 +86,33 @@ t.test('the admin key is not a tenant key, and a tenant key is not an admin key'
   t.equal((await app.inject({ method: 'GET', url: '/v1/admin/accounts', headers: { 'x-api-key': ADMIN } })).statusCode, 200);
 });
 
-t.test('with no admin key the admin API answers 404', async (t) => {
+t.test('with no admin key the admin API does not exist: every /v1/admin/* path answers as an unknown route', async (t) => {
   const { app } = await makeApp(t);
   const a = await activate(app);
-  for (const [method, url] of [['GET', '/v1/admin/accounts'], ['POST', `/v1/admin/accounts/${a.account_id}/credit`], ['POST', `/v1/admin/accounts/${a.account_id}/suspend`]] as const) {
-    for (const headers of [{}, a.auth, { authorization: 'Bearer ' }]) {
-      const r = await app.inject({ method, url, headers, ...(method === 'POST' ? { payload: { amount_usd: 5 } } : {}) });
+  // What any unknown route answers, with the method and path it names filled in.
+  const unknown = (await app.inject({ method: 'GET', url: '/v1/no-such-area/x', headers: { 'x-request-id': 'req-same' } })).json();
+  const expected = (method: string, url: string) => ({
+    error: { ...unknown.error, message: unknown.error.message.replace('GET /v1/no-such-area/x', `${method} ${url.split('?')[0]}`) },
+  });
+  const tries = [
+    ['GET', '/v1/admin/accounts'], ['GET', '/v1/admin/accounts?limit=2'], ['DELETE', '/v1/admin/accounts'], ['PUT', '/v1/admin/accounts'],
+    ['POST', `/v1/admin/accounts/${a.account_id}/credit`], ['GET', `/v1/admin/accounts/${a.account_id}/credit`],
+    ['POST', `/v1/admin/accounts/${a.account_id}/suspend`], ['POST', `/v1/admin/accounts/${a.account_id}/resume`],
+    ['GET', '/v1/admin'], ['GET', '/v1/admin/nothing/here'],
+  ] as const;
+  for (const [method, url] of tries) {
+    for (const headers of [{}, a.auth, { authorization: 'Bearer ' }, { authorization: `Bearer ${ADMIN}` }]) {
+      const r = await app.inject({ method, url, headers: { ...headers, 'x-request-id': 'req-same' }, ...(method === 'POST' ? { payload: { amount_usd: 5 } } : {}) });
       t.equal(r.statusCode, 404, `${method} ${url}`);
-      t.equal(r.json().error.code, 'not_found');
+      t.same(r.json(), expected(method, url), `${method} ${url}: the unknown-route body`);
+      t.equal(r.headers.allow, undefined, 'no methods offered');
+      t.notMatch(r.body.replace(url.split('?')[0], ''), /admin/i, 'nothing but the path names admin');
     }
   }
+  const discovery = (await app.inject({ method: 'GET', url: '/v1/discovery' })).body;
+  t.notMatch(discovery, /admin\.accounts/, 'discovery lists no admin operation');
+  const paths = Object.keys((await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json().paths);
+  t.same(paths.filter((p) => p.startsWith('/v1/admin')), [], 'OpenAPI has no admin path');
+  t.equal((await app.inject({ method: 'GET', url: '/v1/account', headers: a.auth })).json().status, 'active', 'nothing was suspended');
   t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).json().balance_usd, 5);
 });
