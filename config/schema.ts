@@ -63,6 +63,8 @@ export const CoreConfigSchema = Type.Object({
     currency: Type.String({ default: 'USD' }),
     topup_min_usd: Type.Number({ minimum: 0, default: 5 }),
     topup_max_usd: Type.Number({ minimum: 0, default: 10000 }),
+    hold_grace_seconds: Type.Integer({ minimum: 1, default: 60, description: "A call's hold is given back this long after the call's deadline if nothing settled it (its node died)." }),
+    hold_sweep_seconds: Type.Integer({ minimum: 1, default: 60, description: 'How often a live node gives back holds past their expiry.' }),
   }, { additionalProperties: false, default: {} }),
   default_tier: Type.String({ default: 'free' }),
   tiers: Type.Record(Type.String({ pattern: '^[a-z0-9_-]+$' }), TierSchema, {

@@ -154,7 +154,7 @@ export class Router {
       const remaining = deadline - Date.now();
       if (remaining <= 0) break;
       const impl = cand.instance.capabilities[capability] as CapabilityImpl<I, O>;
-      const hold = opts.charge === false ? null : await this.wallet.reserve(opts.accountId, estimates[i], capability);
+      const hold = opts.charge === false ? null : await this.wallet.reserve(opts.accountId, estimates[i], capability, deadline);
       const left = spec.idempotent ? withinCap.slice(i).filter(Boolean).length : 1;
       const ctrl = new AbortController();
       const onAbort = () => ctrl.abort(signal?.reason);

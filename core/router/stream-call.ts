@@ -67,7 +67,7 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
     }
     if (Date.now() >= deadline) break;
     if (signal?.aborted) throw signal.reason;
-    const hold: Hold | null = opts.charge === false ? null : await deps.wallet.reserve(opts.accountId, estimate, capability);
+    const hold: Hold | null = opts.charge === false ? null : await deps.wallet.reserve(opts.accountId, estimate, capability, deadline);
     const ctrl = new AbortController();
     const onAbort = () => ctrl.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
