@@ -76,6 +76,7 @@ export const CoreConfigSchema = Type.Object({
     activate_per_hour: Type.Integer({ minimum: 1, default: 5, description: 'Activations a client IP may make an hour.' }),
     key_rotation_grace_seconds: Type.Integer({ minimum: 0, default: 86400 }),
     idempotency_ttl_seconds: Type.Integer({ minimum: 60, default: 86400 }),
+    idempotency_lease_seconds: Type.Integer({ minimum: 1, default: 30, description: "A running request's claim on its idempotency key lapses this long after its last renewal or its call's deadline; then a retry takes it over." }),
     topup_ttl_seconds: Type.Integer({ minimum: 60, default: 86400 }),
   }, { additionalProperties: false, default: {} }),
   plugins: Type.Record(Type.String(), Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Unknown())]), { default: {} }),

@@ -12,6 +12,7 @@ class RequestMeter implements Meter {
   costMicros = 0;
   metered = false;
   vendor?: string;
+  onDeadline?: (deadline: number) => void;
   private gone?: AbortSignal;
 
   constructor(private readonly res: ServerResponse) {}
