@@ -13,13 +13,13 @@ export interface RecurringJob {
  * A system task every node helps run, once per `everyMs` across the cluster: each run is a
  * job whose unique key is its time slot, so however many nodes enqueue a slot it runs once,
  * and a node that dies while running it leaves a lease that expires and another node runs it.
- * Each run enqueues the next slot; every node enqueues the first one when it starts (a run
- * at start, then one every `everyMs`), so the chain survives any single node.
+ * Each run enqueues the next slot, and every node runs it once when it starts, so the chain
+ * survives any single node.
  * Register before the engine starts (at build time).
  */
 export function registerRecurringJob(jobs: JobsEngine, log: Logger, job: RecurringJob): { start(): Promise<void> } {
-  const enqueue = (slot: number) =>
-    jobs.enqueue({ kind: job.kind, uniqueKey: `${job.kind}:${slot}`, payload: { slot }, runAt: slot, maxAttempts: 3 });
+  const enqueue = (slot: number, uniqueKey = `${job.kind}:${slot}`) =>
+    jobs.enqueue({ kind: job.kind, uniqueKey, payload: { slot }, runAt: slot, maxAttempts: 3 });
   const nextSlot = (after: number) => (Math.floor(after / job.everyMs) + 1) * job.everyMs;
   jobs.register<{ slot: number }>(job.kind, async (ctx) => {
     try {
@@ -33,7 +33,9 @@ export function registerRecurringJob(jobs: JobsEngine, log: Logger, job: Recurri
   }, { concurrency: 1 });
   return {
     start: async () => {
-      await enqueue(Math.floor(Date.now() / job.everyMs) * job.everyMs);
+      // This node's own run at start (its slot may have run on another node already), which
+      // then enqueues the next slot: a chain lost with every node comes back with the first.
+      await enqueue(Date.now(), `${job.kind}:start:${jobs.owner}`);
     },
   };
 }

@@ -105,10 +105,11 @@ t.test('holds left by a process that died are given back when the gateway starts
   await app.svc.db.updateTable('wallet_holds').set({ expires_at: Date.now() - 1000 }).where('hold_id', '=', dead.holdId).execute();
   await app.close();
 
+  const restarted = Date.now();
   const next = await buildApp(loadConfig({ object: config as unknown as Record<string, unknown>, env: {} }));
   t.teardown(() => next.close());
   await next.ready();
-  await swept(next);
+  await swept(next, restarted);
   t.same(await books(next, acct), { balance: TRIAL - 50_000, ledger: TRIAL, held: 50_000 }, 'only the stale hold came back');
   t.equal(await next.svc.wallet.settle(dead, 700_000), 0, 'the dead call cannot charge it later');
   t.equal(await next.svc.wallet.settle(live, 50_000), 50_000);
@@ -136,10 +137,11 @@ t.test('a refreshed long-lived hold (a chat batch) is not taken for a stale one'
   t.equal(await w.refresh(batch), true);
   await app.close();
 
+  const restarted = Date.now();
   const next = await buildApp(loadConfig({ object: config as unknown as Record<string, unknown>, env: {} }));
   t.teardown(() => next.close());
   await next.ready();
-  await swept(next);
+  await swept(next, restarted);
   t.same(await books(next, acct), { balance: TRIAL - 300_000, ledger: TRIAL, held: 300_000 }, 'still held');
   t.equal(await next.svc.wallet.settle(batch, 120_000), 120_000);
   t.equal(await next.svc.wallet.refresh(batch), false, 'a settled hold is gone');
