@@ -79,7 +79,8 @@ export function installIdempotency(app: FastifyInstance): void {
   async function extend(c: Claim, until: number): Promise<boolean> {
     if (until <= c.leaseUntil) return true;
     c.leaseUntil = until;
-    const r = await whereClaim(app.svc.db.updateTable('idempotency_keys').set({ lease_until: until }), c).where('state', '=', 'running').executeTakeFirst();
+    const r = await whereClaim(app.svc.db.updateTable('idempotency_keys').set({ lease_until: until }), c)
+      .where('state', '=', 'running').executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
@@ -147,7 +148,9 @@ export function installIdempotency(app: FastifyInstance): void {
         return reply.code(stored.status).type('application/json; charset=utf-8').send(stored.body);
       }
       if (Number(row.lease_until ?? 0) > now) {
-        throw apiError('idempotency_in_progress', 'A request with this idempotency key is still running. Retry when it has finished.', { param: 'idempotency_key', headers: { 'retry-after': '1' } });
+        throw apiError('idempotency_in_progress', 'A request with this idempotency key is still running. Retry when it has finished.', {
+          param: 'idempotency_key', headers: { 'retry-after': '1' },
+        });
       }
       // Its owner stopped renewing (it died) and any call it made is past its deadline: take
       // the claim over, conditional on nobody else having done so since the read.
@@ -155,7 +158,7 @@ export function installIdempotency(app: FastifyInstance): void {
         .where('state', '=', 'running').where('owner', row.owner === null ? 'is' : '=', row.owner)
         .where('lease_until', row.lease_until === null ? 'is' : '=', row.lease_until).executeTakeFirst();
       if (Number(took.numUpdatedRows) === 1) {
-        log.warn({ key, endpoint, previous_owner: row.owner }, 'idempotency claim lapsed (its node stopped renewing it); this request runs it again');
+        log.warn({ key, endpoint, previous_owner: row.owner }, 'idempotency claim lapsed (its owner stopped renewing it); running the request again');
         return hold(req, mine);
       }
     }
