@@ -69,6 +69,8 @@ export const CoreConfigSchema = Type.Object({
     currency: Type.String({ default: 'USD' }),
     topup_min_usd: Type.Number({ minimum: 0, default: 5 }),
     topup_max_usd: Type.Number({ minimum: 0, default: 10000 }),
+    hold_grace_seconds: Type.Integer({ minimum: 1, default: 60, description: "A call's hold is given back this long after the call's deadline if nothing settled it (its node died)." }),
+    hold_sweep_seconds: Type.Integer({ minimum: 1, default: 60, description: 'How often a live node gives back holds past their expiry.' }),
   }, { additionalProperties: false, default: {} }),
   default_tier: Type.String({ default: 'free' }),
   tiers: Type.Record(Type.String({ pattern: '^[a-z0-9_-]+$' }), TierSchema, {
@@ -80,6 +82,7 @@ export const CoreConfigSchema = Type.Object({
     activate_per_hour: Type.Integer({ minimum: 1, default: 5, description: 'Activations a client IP may make an hour.' }),
     key_rotation_grace_seconds: Type.Integer({ minimum: 0, default: 86400 }),
     idempotency_ttl_seconds: Type.Integer({ minimum: 60, default: 86400 }),
+    idempotency_lease_seconds: Type.Integer({ minimum: 1, default: 30, description: "A running request's claim on its idempotency key lapses this long after its last renewal or its call's deadline; then a retry takes it over." }),
     topup_ttl_seconds: Type.Integer({ minimum: 60, default: 86400 }),
   }, { additionalProperties: false, default: {} }),
   plugins: Type.Record(Type.String(), Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Unknown())]), { default: {} }),

@@ -33,6 +33,7 @@ import { registerMetrics } from './metrics/metrics.js';
 import { VERSION } from './version.js';
 import { Egress } from './egress/egress.js';
 import { JobsEngine } from './jobs/engine.js';
+import { registerHoldSweep } from './wallet/hold-sweep.js';
 import { ResultStore } from './results/result-store.js';
 import { coreModules } from './db/core-modules.js';
 import type { CapabilitySpec } from './define.js';
@@ -115,7 +116,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   }
 
   const masterKey = loadMasterKey(config.master_key, config.data_dir);
-  const wallet = new Wallet(database.db, database.sync);
+  const wallet = new Wallet(database.db, database.sync, config.wallet.hold_grace_seconds * 1000);
   const keys = new KeyStore(database.db);
   // Key revocation, rotation and tier changes reach every node's key cache at once.
   keys.onInvalidate = (accountId) => void bus.publish('keys.invalidate', { accountId }).catch((e) => log.warn({ err: e }, 'bus publish failed'));
@@ -195,6 +196,7 @@ async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void>
   installErrorHandling(app, trackRouteMethods(app));
   installAuth(app);
   installIdempotency(app);
+  const holdSweep = registerHoldSweep(svc);
   registerMetrics(app);
   // Before any documented route: the route registry and @fastify/swagger collect with onRoute.
   const routes = collectRoutes(app);
@@ -212,6 +214,7 @@ async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void>
   app.addHook('onReady', async () => {
     svc.results.start();
     for (const a of areas) await a.def.start?.({ svc, config: a.config, log: log.child({ area: a.def.name }) });
+    await holdSweep.start();
     svc.jobs.start();
   });
 }

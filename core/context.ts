@@ -62,7 +62,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
     meter: Meter;
-    idem?: { accountId: string; endpoint: string; key: string };
+    /** The idempotency claim this request holds (core/http/idempotency.ts); `owner` fences its writes. */
+    idem?: { accountId: string; endpoint: string; key: string; owner: string; leaseUntil: number };
   }
   interface FastifyContextConfig {
     /** Who may call: a project key (default under /v1), nobody in particular, or the operator. */

@@ -79,4 +79,23 @@ const keySuccessor: Migration = {
   },
 };
 
-export const coreMigrations: Record<string, Migration> = { '0001_init': init, '0002_key_successor': keySuccessor };
+// Claims and holds of a node that dies mid-request must lapse on their own (issue 13): an
+// idempotency claim gets an owner and a lease, a wallet hold the time after which no call can
+// still settle it. Rows from before get windows ending from their creation (10 min / 30 min).
+const leases: Migration = {
+  async up(db: Kysely<any>) {
+    // One column a statement: SQLite's ALTER TABLE adds one at a time.
+    await db.schema.alterTable('idempotency_keys').addColumn('owner', 'text').execute();
+    await db.schema.alterTable('idempotency_keys').addColumn('lease_until', 'bigint').execute();
+    await db.updateTable('idempotency_keys').set({ lease_until: sql`created_at + 600000` }).execute();
+    await db.schema.alterTable('wallet_holds').addColumn('expires_at', 'bigint').execute();
+    await db.updateTable('wallet_holds').set({ expires_at: sql`created_at + 1800000` }).execute();
+    await db.schema.createIndex('wallet_holds_expiry').on('wallet_holds').column('expires_at').execute();
+  },
+};
+
+export const coreMigrations: Record<string, Migration> = {
+  '0001_init': init,
+  '0002_key_successor': keySuccessor,
+  '0003_leases': leases,
+};

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUsd } from '../wallet/money.js';
-import { STALE_HOLD_MS } from '../wallet/wallet.js';
 import type { Meter } from '../router/router.js';
 
 /**
@@ -13,6 +12,7 @@ class RequestMeter implements Meter {
   costMicros = 0;
   metered = false;
   vendor?: string;
+  onDeadline?: (deadline: number) => void;
   private gone?: AbortSignal;
 
   constructor(private readonly res: ServerResponse) {}
@@ -44,12 +44,6 @@ export function installMeterHeaders(app: FastifyInstance): void {
     req.meter = new RequestMeter(reply.raw);
     reply.header('x-request-id', req.id);
     done();
-  });
-  // The holds behind these numbers: those of calls that died with an earlier process are
-  // given back before this one serves its first request.
-  app.addHook('onReady', async () => {
-    const n = await app.svc.wallet.releaseStale(STALE_HOLD_MS);
-    if (n) app.svc.log.warn({ holds: n }, 'released wallet holds left by calls that did not finish');
   });
   app.addHook('onSend', (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
     const m = req.meter;

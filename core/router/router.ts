@@ -21,6 +21,11 @@ export interface Meter {
   metered: boolean;
   /** Aborts when the client goes away before the response is sent: the call is cancelled. */
   signal?: AbortSignal;
+  /**
+   * Told when a vendor call starts, with the time it gives up by: the request's idempotency
+   * claim is kept at least that long (core/http/idempotency.ts).
+   */
+  onDeadline?: (deadline: number) => void;
 }
 
 export interface CallOptions {
@@ -143,6 +148,7 @@ export class Router {
     const estimates = ordered.map((c) => estimate.get(c.id)!);
     const withinCap = ordered.map((_, i) => i === 0 || estimates[i] <= estimates[0] * cap);
     const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    opts.meter?.onDeadline?.(deadline);
     const attempts: Attempt[] = [];
 
     for (const [i, cand] of ordered.entries()) {
@@ -154,7 +160,7 @@ export class Router {
       const remaining = deadline - Date.now();
       if (remaining <= 0) break;
       const impl = cand.instance.capabilities[capability] as CapabilityImpl<I, O>;
-      const hold = opts.charge === false ? null : await this.wallet.reserve(opts.accountId, estimates[i], capability);
+      const hold = opts.charge === false ? null : await this.wallet.reserve(opts.accountId, estimates[i], capability, deadline);
       const left = spec.idempotent ? withinCap.slice(i).filter(Boolean).length : 1;
       const ctrl = new AbortController();
       const onAbort = () => ctrl.abort(signal?.reason);

@@ -50,6 +50,7 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
   const cooling = (id: string) => deps.cooldowns.cooling(cooldownKey(opts, id));
   const ordered = [...all.filter((c) => !cooling(c.id)), ...all.filter((c) => cooling(c.id))];
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  opts.meter?.onDeadline?.(deadline);
   const cap = opts.maxCostMultiplier ?? 1.5;
   const charged = (micros: number) => Math.ceil(Math.max(0, micros) * deps.markup);
   const attempts: Attempt[] = [];
@@ -67,7 +68,7 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
     }
     if (Date.now() >= deadline) break;
     if (signal?.aborted) throw signal.reason;
-    const hold: Hold | null = opts.charge === false ? null : await deps.wallet.reserve(opts.accountId, estimate, capability);
+    const hold: Hold | null = opts.charge === false ? null : await deps.wallet.reserve(opts.accountId, estimate, capability, deadline);
     const ctrl = new AbortController();
     const onAbort = () => ctrl.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });

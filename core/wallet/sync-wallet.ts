@@ -10,7 +10,7 @@ import type { SyncSqlite } from '../db/open.js';
 const TAKE = 'update "wallets" set "balance_micros" = "balance_micros" - ?, "updated_at" = ? where "account_id" = ? and "balance_micros" >= ?';
 const GIVE = 'update "wallets" set "balance_micros" = "balance_micros" + ?, "updated_at" = ? where "account_id" = ?';
 const BALANCE = 'select "balance_micros" from "wallets" where "account_id" = ?';
-const HOLD = 'insert into "wallet_holds" ("hold_id", "account_id", "amount_micros", "capability", "created_at") values (?, ?, ?, ?, ?)';
+const HOLD = 'insert into "wallet_holds" ("hold_id", "account_id", "amount_micros", "capability", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?)';
 const UNHOLD = 'delete from "wallet_holds" where "hold_id" = ?';
 const ENTRY = 'insert into "wallet_ledger" ("entry_id", "account_id", "amount_micros", "kind", "ref", "capability", "vendor", "quantity", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
@@ -24,10 +24,10 @@ function take(db: SyncSqlite, accountId: string, micros: number): boolean {
 }
 
 /** Hold `amount`; `false` (nothing written) when the balance cannot cover it. */
-export function syncReserve(db: SyncSqlite, holdId: string, accountId: string, amount: number, capability: string): boolean {
+export function syncReserve(db: SyncSqlite, holdId: string, accountId: string, amount: number, capability: string, expiresAt: number): boolean {
   return db.transaction(() => {
     if (!take(db, accountId, amount)) return false;
-    db.run(HOLD, [holdId, accountId, amount, capability, Date.now()]);
+    db.run(HOLD, [holdId, accountId, amount, capability, Date.now(), expiresAt]);
     return true;
   });
 }

@@ -6,10 +6,13 @@ import type { SyncSqlite } from '../db/open.js';
 import { syncBalance, syncRelease, syncReserve, syncSettle } from './sync-wallet.js';
 
 /**
- * A hold this old belongs to a call that died with its process (no call runs this long), so
- * it is given back when a gateway starts.
+ * How long a hold taken without a deadline (a chat batch, which refreshes it at every poll)
+ * stays held: past it, it belongs to something that died with its process.
  */
 export const STALE_HOLD_MS = 30 * 60_000;
+
+/** Margin after a call's deadline before its hold counts as left behind (`wallet.hold_grace_seconds`). */
+export const DEFAULT_HOLD_GRACE_MS = 60_000;
 
 /** How long a balance read on SQLite is reused (see Wallet.cached), and how many are kept. */
 const BALANCE_TTL_MS = 2_000;
@@ -35,7 +38,11 @@ type Db = Kysely<any> | Transaction<any>;
  */
 export class Wallet {
   /** `sync`: SQLite's connection, for the hot path (sync-wallet.ts) when no transaction holds it. */
-  constructor(private readonly db: Kysely<any>, private readonly sync?: SyncSqlite) {}
+  /**
+   * `holdGraceMs`: how long after its call's deadline a hold is still the call's to settle
+   * (the answer is being read, the settle is on its way); after that releaseExpired gives it back.
+   */
+  constructor(private readonly db: Kysely<any>, private readonly sync?: SyncSqlite, private readonly holdGraceMs = DEFAULT_HOLD_GRACE_MS) {}
 
   private syncFree(): SyncSqlite | undefined {
     return this.sync?.free() ? this.sync : undefined;
@@ -111,21 +118,28 @@ export class Wallet {
     await this.writing(accountId, () => (trx === this.db ? this.db.transaction().execute(run) : run(trx)));
   }
 
-  /** Hold an upper bound of a call's cost before the vendor is called. */
-  async reserve(accountId: string, micros: number, capability: string): Promise<Hold> {
+  /**
+   * Hold an upper bound of a call's cost before the vendor is called. `deadline` (epoch ms):
+   * when the call gives up; the hold expires `holdGraceMs` after it (STALE_HOLD_MS from now
+   * without one), and releaseExpired gives it back if nothing settled it by then.
+   */
+  async reserve(accountId: string, micros: number, capability: string, deadline?: number): Promise<Hold> {
     assertMicros(micros, 'reserve');
     const amount = Math.max(0, Math.ceil(micros));
     const hold: Hold = { holdId: newId('hold'), accountId, amount, capability };
+    const expiresAt = (deadline ?? Date.now() + STALE_HOLD_MS) + this.holdGraceMs;
     const sync = this.syncFree();
     if (sync) {
-      const held = syncReserve(sync, hold.holdId, accountId, amount, capability);
+      const held = syncReserve(sync, hold.holdId, accountId, amount, capability, expiresAt);
       this.forget(accountId);
       if (!held) throw await this.insufficient(this.db, accountId, amount);
       return hold;
     }
     await this.writing(accountId, () => this.db.transaction().execute(async (q) => {
       if (!(await this.take(q, accountId, amount))) throw await this.insufficient(q, accountId, amount);
-      await q.insertInto('wallet_holds').values({ hold_id: hold.holdId, account_id: accountId, amount_micros: amount, capability, created_at: Date.now() }).execute();
+      await q.insertInto('wallet_holds').values({
+        hold_id: hold.holdId, account_id: accountId, amount_micros: amount, capability, created_at: Date.now(), expires_at: expiresAt,
+      }).execute();
     }));
     return hold;
   }
@@ -175,17 +189,23 @@ export class Wallet {
   }
 
   /**
-   * Mark a long-lived hold (a chat batch waiting on its vendor for hours) as still owned, so
-   * a starting gateway does not take it for one left by a dead call. False: it is gone.
+   * Mark a long-lived hold (a chat batch waiting on its vendor for hours) as still owned: its
+   * expiry moves STALE_HOLD_MS (+ grace) from now, so it is not taken for one a dead call left
+   * behind. False: it is gone.
    */
   async refresh(hold: Hold): Promise<boolean> {
-    const r = await this.db.updateTable('wallet_holds').set({ created_at: Date.now() }).where('hold_id', '=', hold.holdId).executeTakeFirst();
+    const r = await this.db.updateTable('wallet_holds').set({ expires_at: Date.now() + STALE_HOLD_MS + this.holdGraceMs })
+      .where('hold_id', '=', hold.holdId).executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
-  /** Holds older than `olderThanMs` belong to calls that died with their process: give them back. */
-  async releaseStale(olderThanMs: number): Promise<number> {
-    const rows = await this.db.selectFrom('wallet_holds').selectAll().where('created_at', '<', Date.now() - olderThanMs).execute();
+  /**
+   * Holds past their expiry belong to calls that died with their process (a live call settles
+   * or releases its hold by its deadline): give them back. Safe on several nodes at once: each
+   * hold's release is once-only.
+   */
+  async releaseExpired(now = Date.now()): Promise<number> {
+    const rows = await this.db.selectFrom('wallet_holds').selectAll().where('expires_at', '<', now).execute();
     for (const r of rows) await this.release({ holdId: r.hold_id, accountId: r.account_id, amount: Number(r.amount_micros), capability: r.capability });
     return rows.length;
   }

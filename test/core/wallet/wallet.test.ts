@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { makeApp, activate } from '../../helpers/app.js';
 import { loadConfig } from '../../../config/load.js';
 import { buildApp } from '../../../core/app.js';
-import { STALE_HOLD_MS } from '../../../core/wallet/wallet.js';
+import { swept } from './hold-sweep-helpers.js';
 
 const TRIAL = 5_000_000;
 
@@ -102,12 +102,14 @@ t.test('holds left by a process that died are given back when the gateway starts
   const w = app.svc.wallet;
   const dead = await w.reserve(acct, 700_000, 'test.run');
   const live = await w.reserve(acct, 50_000, 'test.run');
-  await app.svc.db.updateTable('wallet_holds').set({ created_at: Date.now() - STALE_HOLD_MS - 1000 }).where('hold_id', '=', dead.holdId).execute();
+  await app.svc.db.updateTable('wallet_holds').set({ expires_at: Date.now() - 1000 }).where('hold_id', '=', dead.holdId).execute();
   await app.close();
 
+  const restarted = Date.now();
   const next = await buildApp(loadConfig({ object: config as unknown as Record<string, unknown>, env: {} }));
   t.teardown(() => next.close());
   await next.ready();
+  await swept(next, restarted);
   t.same(await books(next, acct), { balance: TRIAL - 50_000, ledger: TRIAL, held: 50_000 }, 'only the stale hold came back');
   t.equal(await next.svc.wallet.settle(dead, 700_000), 0, 'the dead call cannot charge it later');
   t.equal(await next.svc.wallet.settle(live, 50_000), 50_000);
@@ -131,13 +133,15 @@ t.test('a refreshed long-lived hold (a chat batch) is not taken for a stale one'
   const { account_id: acct } = await activate(app);
   const w = app.svc.wallet;
   const batch = await w.reserve(acct, 300_000, 'ai.chat.batch');
-  await app.svc.db.updateTable('wallet_holds').set({ created_at: Date.now() - STALE_HOLD_MS - 1000 }).where('hold_id', '=', batch.holdId).execute();
+  await app.svc.db.updateTable('wallet_holds').set({ expires_at: Date.now() - 1000 }).where('hold_id', '=', batch.holdId).execute();
   t.equal(await w.refresh(batch), true);
   await app.close();
 
+  const restarted = Date.now();
   const next = await buildApp(loadConfig({ object: config as unknown as Record<string, unknown>, env: {} }));
   t.teardown(() => next.close());
   await next.ready();
+  await swept(next, restarted);
   t.same(await books(next, acct), { balance: TRIAL - 300_000, ledger: TRIAL, held: 300_000 }, 'still held');
   t.equal(await next.svc.wallet.settle(batch, 120_000), 120_000);
   t.equal(await next.svc.wallet.refresh(batch), false, 'a settled hold is gone');
