@@ -6,10 +6,9 @@ import { JobRetry, type JobContext } from '../../core/jobs/engine.js';
 import { ListQuery, Page, pageOf, type ListQueryT } from '../../core/http/pagination.js';
 import { KIND, attemptsOf, badField, encodePayload, newestFirst, recordAttempt, type Deps } from './common.js';
 import { nextDelayMs, postSigned } from './outbound.js';
+import { checkDeliveryHeaders } from './headers.js';
 import { isWebhookSecret } from './signing.js';
 import { Delivery, DeliveryCreated, IdParams, RotateBody, RotateResult, SecretResult, WebhookSendBody, type WebhookSendBodyT } from './schemas.js';
-
-const RESERVED_HEADERS = /^(webhook-.*|content-type|content-length|host|user-agent|transfer-encoding|connection)$/i;
 
 async function wireDelivery(d: Deps, row: any) {
   const attempts = (await attemptsOf(d.svc.db, [row.delivery_id])).get(row.delivery_id) ?? [];
@@ -34,8 +33,7 @@ export function registerWebhooks(app: FastifyInstance, d: Deps): void {
     const maxAttempts = b.max_attempts ?? cfg.retry_schedule_seconds.length;
     if (maxAttempts > cfg.retry_schedule_seconds.length) throw badField('max_attempts', `max_attempts is at most ${cfg.retry_schedule_seconds.length}, the length of the retry schedule.`, `must be at most ${cfg.retry_schedule_seconds.length}`);
     if (b.secret !== undefined && !isWebhookSecret(b.secret)) throw badField('secret', 'secret must be whsec_ followed by 24 to 64 base64-encoded bytes.', 'is not a whsec_ secret');
-    const reserved = Object.keys(b.headers ?? {}).find((h) => RESERVED_HEADERS.test(h));
-    if (reserved) throw badField(`headers.${reserved}`, `headers.${reserved} is set by the gateway and cannot be overridden.`, 'is reserved');
+    checkDeliveryHeaders(b.headers);
     await svc.egress.check(b.url, 'url');
     const now = Date.now();
     const deliveryId = newId('dlv');
