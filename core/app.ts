@@ -135,13 +135,15 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     vendors,
     rateLimits,
     bus,
-    egress: new Egress(config.egress),
+    egress: new Egress(config.egress, { listenHost: config.server.host }),
     jobs: new JobsEngine(database.db, database.dialect, config.jobs, log.child({ part: 'jobs' })),
     areas,
     capabilities,
     version: VERSION,
     startedAt: Date.now(),
   };
+
+  log.info({ allow_loopback: svc.egress.loopback.allowed }, `egress: loopback targets ${svc.egress.loopback.allowed ? 'allowed' : 'refused'} (${svc.egress.loopback.why})`);
 
   const app = Fastify({
     loggerInstance: log,
