@@ -31,6 +31,7 @@ import { registerDiscovery } from './discovery/register.js';
 import { registerMetrics } from './metrics/metrics.js';
 import { VERSION } from './version.js';
 import { Egress } from './egress/egress.js';
+import { prepareDataDir } from './data-dir.js';
 import { JobsEngine } from './jobs/engine.js';
 import { ResultStore } from './results/result-store.js';
 import { coreModules } from './db/core-modules.js';
@@ -49,6 +50,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Build the gateway without listening: tests call this and use app.inject(). */
 export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const log = opts.logger ?? createLogger(config.log.level);
+  const wasMode = prepareDataDir(config.data_dir);
+  if (wasMode !== undefined) log.warn({ data_dir: config.data_dir, mode: wasMode.toString(8) }, `data dir was mode ${wasMode.toString(8)}: tightened to 700`);
   const baseDir = opts.baseDir ?? process.cwd();
   const areas = await loadAreas(config, baseDir);
 
