@@ -47,7 +47,8 @@ export const CoreConfigSchema = Type.Object({
     allow_private: Type.Boolean({ default: false, description: 'Allow private, loopback and link-local targets (tests, trusted networks).' }),
     allow_hosts: Type.Array(Type.String(), { default: [], description: 'Host names always allowed, even when they resolve to private addresses.' }),
     allow_loopback: Type.Union([Type.Literal('auto'), Type.Boolean()], {
-      default: 'auto', description: 'Allow loopback targets (a receiver on this machine); auto: only when server.host is loopback.',
+      default: 'auto',
+      description: 'Allow loopback targets (a receiver on this machine); auto: only when server.host is loopback.',
     }),
     timeout_ms: Type.Integer({ minimum: 1, default: 30000 }),
     max_bytes: Type.Integer({ minimum: 1, default: 26214400 }),

@@ -51,7 +51,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const log = opts.logger ?? createLogger(config.log.level);
   const wasMode = prepareDataDir(config.data_dir);
-  if (wasMode !== undefined) log.warn({ data_dir: config.data_dir, mode: wasMode.toString(8) }, `data dir was mode ${wasMode.toString(8)}: tightened to 700`);
+  if (wasMode !== undefined) {
+    const mode = wasMode.toString(8);
+    log.warn({ data_dir: config.data_dir, mode }, `data dir was mode ${mode}: tightened to 700`);
+  }
   const baseDir = opts.baseDir ?? process.cwd();
   const areas = await loadAreas(config, baseDir);
 
@@ -146,7 +149,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     startedAt: Date.now(),
   };
 
-  log.info({ allow_loopback: svc.egress.loopback.allowed }, `egress: loopback targets ${svc.egress.loopback.allowed ? 'allowed' : 'refused'} (${svc.egress.loopback.why})`);
+  const loopback = svc.egress.loopback;
+  log.info({ allow_loopback: loopback.allowed }, `egress: loopback targets ${loopback.allowed ? 'allowed' : 'refused'} (${loopback.why})`);
 
   const app = Fastify({
     loggerInstance: log,

@@ -113,9 +113,11 @@ export class Egress {
     const bad = verdicts.find((v) => !this.verdictAllowed(v, host));
     if (bad) {
       const how = bad.range === 'loopback'
-        ? `Loopback targets are refused because ${this.loopback.why}; an operator can allow them with egress.allow_loopback: true.`
+        ? `Loopback targets are refused because ${this.loopback.why}; `
+          + 'an operator can allow them with egress.allow_loopback: true.'
         : 'An operator can allow it with egress.allow_private or egress.allow_hosts.';
-      throw refused(param, `${param} points at a ${bad.range} address (${bad.address}), which the gateway does not call. ${how}`, `resolves to a ${bad.range} address`);
+      const what = `${param} points at a ${bad.range} address (${bad.address}), which the gateway does not call.`;
+      throw refused(param, `${what} ${how}`, `resolves to a ${bad.range} address`);
     }
     if (!isIpLiteral(host)) this.pins.set(host.toLowerCase(), { addresses: verdicts, until: Date.now() + PIN_MS });
     return url;

@@ -16,6 +16,8 @@ export interface StoredCredentials {
   headers: string | null;
 }
 
+type DeliveryRef = Pick<StoredCredentials, 'account_id' | 'delivery_id'>;
+
 const SEALED = /^v1\./;
 
 /**
@@ -31,12 +33,12 @@ export class DeliverySecrets {
     this.key = deriveKey(masterKey, 'svc-gateway webhook salt v1', 'webhook delivery credentials v1');
   }
 
-  private aad(row: { account_id: string; delivery_id: string }, column: 'secret' | 'headers'): string {
+  private aad(row: DeliveryRef, column: 'secret' | 'headers'): string {
     return `${row.account_id}|${row.delivery_id}|${column}`;
   }
 
   /** The two columns as stored: sealed, or null when the caller gave none. */
-  seal(row: { account_id: string; delivery_id: string }, c: DeliveryCredentials): { secret: string | null; headers: string | null } {
+  seal(row: DeliveryRef, c: DeliveryCredentials): { secret: string | null; headers: string | null } {
     return {
       secret: c.secret === undefined ? null : seal(this.key, c.secret, this.aad(row, 'secret')),
       headers: c.headers === undefined ? null : seal(this.key, JSON.stringify(c.headers), this.aad(row, 'headers')),
@@ -63,7 +65,8 @@ export class DeliverySecrets {
   async sealPlaintextRows(db: Kysely<any>, dialect: DialectName): Promise<string[]> {
     const migration: Migration = {
       up: async (trx: Kysely<any>) => {
-        const rows: StoredCredentials[] = await trx.selectFrom('webhook_deliveries').select(['delivery_id', 'account_id', 'secret', 'headers'])
+        const rows: StoredCredentials[] = await trx.selectFrom('webhook_deliveries')
+          .select(['delivery_id', 'account_id', 'secret', 'headers'])
           .where((eb) => eb.or([
             eb.and([eb('secret', 'is not', null), eb('secret', 'not like', 'v1.%')]),
             eb.and([eb('headers', 'is not', null), eb('headers', 'not like', 'v1.%')]),
@@ -74,6 +77,7 @@ export class DeliverySecrets {
         }
       },
     };
-    return migrateModule({ db, dialect, close: async () => undefined }, 'scheduling-sealed', { '0001_seal_delivery_credentials': migration });
+    const database = { db, dialect, close: async () => undefined };
+    return migrateModule(database, 'scheduling-sealed', { '0001_seal_delivery_credentials': migration });
   }
 }

@@ -13,9 +13,12 @@ const HOP_BY_HOP = /^(connection|keep-alive|transfer-encoding|te|trailer|upgrade
 export function checkDeliveryHeaders(headers: Record<string, string> | undefined): void {
   for (const name of Object.keys(headers ?? {})) {
     const param = `headers.${name}`;
-    if (SET_BY_GATEWAY.test(name)) throw badField(param, `${param} is set by the gateway and cannot be overridden.`, 'is reserved');
+    if (SET_BY_GATEWAY.test(name)) {
+      throw badField(param, `${param} is set by the gateway and cannot be overridden.`, 'is reserved');
+    }
     if (HOP_BY_HOP.test(name)) {
-      throw badField(param, `${param} is a hop-by-hop or connection-level header, which a webhook delivery cannot carry.`, 'is not allowed');
+      const why = 'is a hop-by-hop or connection-level header, which a webhook delivery cannot carry';
+      throw badField(param, `${param} ${why}.`, 'is not allowed');
     }
   }
 }

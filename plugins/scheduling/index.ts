@@ -44,6 +44,6 @@ export default defineArea({
   // Before the jobs engine starts (it starts after every area's start): no delivery runs from a plaintext row.
   async start(ctx) {
     const applied = await new DeliverySecrets(ctx.svc.masterKey).sealPlaintextRows(ctx.svc.db, ctx.svc.dialect);
-    if (applied.length) ctx.log.info({ migrations: applied }, 'sealed the webhook delivery secrets and headers stored in plaintext');
+    if (applied.length) ctx.log.info({ migrations: applied }, 'sealed the delivery secrets and headers stored in plaintext');
   },
 });

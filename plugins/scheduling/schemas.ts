@@ -11,8 +11,15 @@ export const QueueName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,79
 // properties are refused so that the name pattern holds. Forbidden names: headers.ts.
 const HeaderMap = Type.Record(
   Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }),
-  Type.String({ maxLength: 1024, pattern: '^[\\t\\x20-\\x7E]*$', description: 'Printable ASCII and tabs: no CR, LF or other control characters.' }),
-  { maxProperties: 20, additionalProperties: false, description: 'Extra request headers. Not the ones the gateway sets (webhook-*, content-type, content-length, content-encoding, host, user-agent) nor hop-by-hop ones (connection, keep-alive, transfer-encoding, te, trailer, upgrade, expect, proxy-*).' },
+  Type.String({
+    maxLength: 1024, pattern: '^[\\t\\x20-\\x7E]*$', description: 'Printable ASCII and tabs: no CR, LF or other control characters.',
+  }),
+  {
+    maxProperties: 20, additionalProperties: false,
+    description: 'Extra request headers. Not the ones the gateway sets (webhook-*, content-type, content-length, '
+      + 'content-encoding, host, user-agent) nor hop-by-hop ones (connection, keep-alive, transfer-encoding, te, '
+      + 'trailer, upgrade, expect, proxy-*).',
+  },
 );
 
 export const Ok = Type.Object({ ok: Type.Boolean() });

@@ -42,7 +42,7 @@ export function registerWebhooks(app: FastifyInstance, d: Deps): void {
     await svc.db.transaction().execute(async (trx) => {
       await trx.insertInto('webhook_deliveries').values({
         delivery_id: deliveryId, account_id: accountId, url: b.url, payload: body, event_type: b.event_type ?? null,
-        ...d.deliveries.seal({ account_id: accountId, delivery_id: deliveryId }, { secret: b.secret, headers: b.headers }),
+        ...d.deliveries.seal({ account_id: accountId, delivery_id: deliveryId }, b),
         state: 'pending', max_attempts: maxAttempts,
         next_attempt_at: runAt, created_at: now, updated_at: now,
       }).execute();

@@ -31,7 +31,8 @@ t.test("a delivery's own secret and headers are sealed at rest, never shown, and
   t.equal(rx.hits[0].headers.authorization, TOKEN, 'the headers are sent');
   t.equal(rx.hits[0].headers['x-tenant'], 'acme');
 
-  const row = await app.svc.db.selectFrom('webhook_deliveries').selectAll().where('delivery_id', '=', id).executeTakeFirstOrThrow();
+  const row = await app.svc.db.selectFrom('webhook_deliveries').selectAll()
+    .where('delivery_id', '=', id).executeTakeFirstOrThrow();
   const raw = JSON.stringify(row);
   for (const s of [OWN_SECRET, KEY_PART, TOKEN, 'receiver-token', 'acme', 'X-Tenant']) t.notOk(raw.includes(s), `the stored row holds no ${s}`);
   t.match(row.secret, /^v1\./);
@@ -43,8 +44,9 @@ t.test("a delivery's own secret and headers are sealed at rest, never shown, and
     for (const s of [KEY_PART, 'receiver-token']) t.equal(bytes.indexOf(s), -1, `no ${s} anywhere in ${files.join(', ')}`);
   }
 
-  await until('delivered', async () => (await app.inject({ method: 'GET', url: `/v1/scheduling/webhook/deliveries/${id}`, headers: a.auth })).json().state === 'delivered');
-  const one = await app.inject({ method: 'GET', url: `/v1/scheduling/webhook/deliveries/${id}`, headers: a.auth });
+  const get = () => app.inject({ method: 'GET', url: `/v1/scheduling/webhook/deliveries/${id}`, headers: a.auth });
+  await until('delivered', async () => (await get()).json().state === 'delivered');
+  const one = await get();
   const list = await app.inject({ method: 'GET', url: '/v1/scheduling/webhook/deliveries', headers: a.auth });
   t.equal(list.json().items.length, 1);
   for (const body of [one.body, list.body]) {
@@ -69,11 +71,13 @@ t.test('rows stored in plaintext by an older version are sealed at start and sti
     next_attempt_at: now, created_at: now, updated_at: now,
   }).execute();
   const jobs = new JobsEngine(database.db, database.dialect, loadConfig({ object: {}, env: {} }).jobs, pino({ level: 'silent' }));
-  await jobs.enqueue({ kind: 'scheduling.webhook', id: 'dlv_legacy1', payload: { delivery_id: 'dlv_legacy1' }, runAt: now, maxAttempts: 3 });
+  const job = { kind: 'scheduling.webhook', id: 'dlv_legacy1', payload: { delivery_id: 'dlv_legacy1' }, runAt: now, maxAttempts: 3 };
+  await jobs.enqueue(job);
   await database.close();
 
   const { app } = await makeApp(t, { ...FAST, database: { url } });
-  const row = await app.svc.db.selectFrom('webhook_deliveries').select(['secret', 'headers']).where('delivery_id', '=', 'dlv_legacy1').executeTakeFirstOrThrow();
+  const row = await app.svc.db.selectFrom('webhook_deliveries').select(['secret', 'headers'])
+    .where('delivery_id', '=', 'dlv_legacy1').executeTakeFirstOrThrow();
   t.match(row.secret, /^v1\./, 'the secret is sealed');
   t.match(row.headers, /^v1\./, 'the headers are sealed');
   t.notOk(JSON.stringify(row).includes(KEY_PART) || JSON.stringify(row).includes('receiver-token'), 'no plaintext left');

@@ -16,10 +16,12 @@ t.test('a gateway listening on 127.0.0.1 delivers to a receiver on localhost, an
     data_dir: dir, database: { url: await freshDatabaseUrl(t, dir) }, log: { level: 'info' }, jobs: { poll_ms: 50 },
   });
   t.match(gw.output(), /egress: loopback targets allowed \(egress\.allow_loopback is auto and the gateway listens on 127\.0\.0\.1 only\)/);
-  const act = await (await fetch(`${gw.url}/v1/activate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
-  const headers = { authorization: `Bearer ${act.primary_api_key}`, 'content-type': 'application/json' };
+  const json = { 'content-type': 'application/json' };
+  const act = await (await fetch(`${gw.url}/v1/activate`, { method: 'POST', headers: json, body: '{}' })).json();
+  const headers = { authorization: `Bearer ${act.primary_api_key}`, ...json };
   const port = new URL(rx.url).port;
-  const res = await fetch(`${gw.url}/v1/scheduling/webhook/send`, { method: 'POST', headers, body: JSON.stringify({ url: `http://localhost:${port}/hook`, payload: { hi: 1 } }) });
+  const body = JSON.stringify({ url: `http://localhost:${port}/hook`, payload: { hi: 1 } });
+  const res = await fetch(`${gw.url}/v1/scheduling/webhook/send`, { method: 'POST', headers, body });
   t.equal(res.status, 200, await res.clone().text());
   await rx.waitFor(1);
   const secret = (await (await fetch(`${gw.url}/v1/scheduling/webhook/secret`, { headers })).json()).secret;
@@ -27,7 +29,8 @@ t.test('a gateway listening on 127.0.0.1 delivers to a receiver on localhost, an
 });
 
 t.test('the same defaults on 0.0.0.0 refuse loopback targets for webhooks, cron and queue pushes', async (t) => {
-  const { app } = await makeApp(t, { ...FAST, server: { host: '0.0.0.0' }, egress: { allow_private: false, allow_loopback: 'auto' } });
+  const defaults = { allow_private: false, allow_loopback: 'auto' };
+  const { app } = await makeApp(t, { ...FAST, server: { host: '0.0.0.0' }, egress: defaults });
   t.equal(app.svc.egress.loopback.allowed, false);
   const a = await activate(app);
   const rx = await receiver(t);
