@@ -50,10 +50,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Build the gateway without listening: tests call this and use app.inject(). */
 export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const log = opts.logger ?? createLogger(config.log.level);
-  const wasMode = prepareDataDir(config.data_dir);
-  if (wasMode !== undefined) {
-    const mode = wasMode.toString(8);
-    log.warn({ data_dir: config.data_dir, mode }, `data dir was mode ${mode}: tightened to 700`);
+  const loose = prepareDataDir(config.data_dir);
+  if (loose) {
+    const what = loose.error ? `could not be tightened to 700 (${loose.error})` : 'tightened to 700';
+    log.warn({ data_dir: config.data_dir, mode: loose.was }, `data dir was mode ${loose.was}: ${what}`);
   }
   const baseDir = opts.baseDir ?? process.cwd();
   const areas = await loadAreas(config, baseDir);

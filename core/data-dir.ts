@@ -10,15 +10,21 @@ export const PRIVATE_FILE = 0o600;
 
 /**
  * Create the data dir 0700, or tighten an existing one that others can read or enter.
- * Returns the mode it had when it was tightened (for the start-up log), else undefined.
- * Files already inside keep their modes; the directory's own mode is what shuts others out.
+ * Returns what the start-up log should say: the mode it had when it was too open, and the
+ * error when it could not be changed (a directory owned by another user: the gateway still
+ * starts, as it did before). Files already inside keep their modes; the directory's own mode
+ * is what shuts others out.
  */
-export function prepareDataDir(dir: string): number | undefined {
+export function prepareDataDir(dir: string): { was: string; error?: string } | undefined {
   mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
   const mode = statSync(dir).mode & 0o777;
   if ((mode & 0o077) === 0) return undefined;
-  chmodSync(dir, PRIVATE_DIR);
-  return mode;
+  try {
+    chmodSync(dir, PRIVATE_DIR);
+    return { was: mode.toString(8) };
+  } catch (e) {
+    return { was: mode.toString(8), error: (e as NodeJS.ErrnoException).code ?? String(e) };
+  }
 }
 
 /**
