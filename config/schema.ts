@@ -52,6 +52,10 @@ export const CoreConfigSchema = Type.Object({
   egress: Type.Object({
     allow_private: Type.Boolean({ default: false, description: 'Allow private, loopback and link-local targets (tests, trusted networks).' }),
     allow_hosts: Type.Array(Type.String(), { default: [], description: 'Host names always allowed, even when they resolve to private addresses.' }),
+    allow_loopback: Type.Union([Type.Literal('auto'), Type.Boolean()], {
+      default: 'auto',
+      description: 'Allow loopback targets (a receiver on this machine); auto: only when server.host is loopback.',
+    }),
     timeout_ms: Type.Integer({ minimum: 1, default: 30000 }),
     max_bytes: Type.Integer({ minimum: 1, default: 26214400 }),
     max_redirects: Type.Integer({ minimum: 0, default: 5 }),

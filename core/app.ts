@@ -32,6 +32,7 @@ import { registerDiscovery } from './discovery/register.js';
 import { registerMetrics } from './metrics/metrics.js';
 import { VERSION } from './version.js';
 import { Egress } from './egress/egress.js';
+import { prepareDataDir } from './data-dir.js';
 import { JobsEngine } from './jobs/engine.js';
 import { registerHoldSweep } from './wallet/hold-sweep.js';
 import { ResultStore } from './results/result-store.js';
@@ -51,6 +52,11 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Build the gateway without listening: tests call this and use app.inject(). */
 export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const log = opts.logger ?? createLogger(config.log.level);
+  const loose = prepareDataDir(config.data_dir);
+  if (loose) {
+    const what = loose.error ? `could not be tightened to 700 (${loose.error})` : 'tightened to 700';
+    log.warn({ data_dir: config.data_dir, mode: loose.was }, `data dir was mode ${loose.was}: ${what}`);
+  }
   const baseDir = opts.baseDir ?? process.cwd();
   const areas = await loadAreas(config, baseDir);
 
@@ -137,13 +143,16 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     vendors,
     rateLimits,
     bus,
-    egress: new Egress(config.egress),
+    egress: new Egress(config.egress, { listenHost: config.server.host }),
     jobs: new JobsEngine(database.db, database.dialect, config.jobs, log.child({ part: 'jobs' })),
     areas,
     capabilities,
     version: VERSION,
     startedAt: Date.now(),
   };
+
+  const loopback = svc.egress.loopback;
+  log.info({ allow_loopback: loopback.allowed }, `egress: loopback targets ${loopback.allowed ? 'allowed' : 'refused'} (${loopback.why})`);
 
   const app = Fastify({
     loggerInstance: log,

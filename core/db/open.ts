@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import SQLite from 'better-sqlite3';
 import { Checkpointer } from './checkpointer.js';
+import { createPrivateFile, PRIVATE_DIR } from '../data-dir.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -75,7 +76,10 @@ function cachingStatements(conn: SQLite.Database, max = 500) {
 export async function openDatabase(url: string, opts: { poolSize?: number } = {}): Promise<Database> {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length) || ':memory:';
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:') {
+      mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR });
+      createPrivateFile(file);
+    }
     const conn = new SQLite(file);
     // WAL lets readers run beside the one writer; busy_timeout waits out a writer from a
     // second process (migrate, doctor) instead of failing at once.

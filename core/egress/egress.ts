@@ -4,6 +4,7 @@ import type { Agent } from 'undici';
 import type { CoreConfig } from '../../config/schema.js';
 import { ApiError, apiError } from '../errors.js';
 import { classifyAddress, isIpLiteral, type AddressVerdict } from './address-policy.js';
+import { decideLoopback, type LoopbackDecision } from './loopback.js';
 
 export type EgressConfig = CoreConfig['egress'];
 
@@ -59,9 +60,15 @@ export class Egress {
   // most requests never fetch a caller's URL.
   private undici?: Promise<{ agent: Agent; request: typeof import('undici').request }>;
 
-  constructor(cfg: EgressConfig, opts: { resolver?: Resolver } = {}) {
+  /** Whether loopback targets are allowed, and why (egress.allow_loopback and the listen address). */
+  readonly loopback: LoopbackDecision;
+
+  /** `listenHost`: server.host, which `egress.allow_loopback: auto` decides by. */
+  constructor(cfg: EgressConfig, opts: { resolver?: Resolver; listenHost?: string } = {}) {
     this.cfg = cfg;
     this.resolve = opts.resolver ?? systemResolver;
+    // Without a listen address (the gateway is not the caller) auto cannot know it is safe.
+    this.loopback = decideLoopback(cfg.allow_loopback, opts.listenHost ?? '0.0.0.0');
   }
 
   private allowsHost(host: string): boolean {
@@ -70,6 +77,7 @@ export class Egress {
 
   private verdictAllowed(v: AddressVerdict, host: string): boolean {
     if (v.ok || this.allowsHost(host)) return true;
+    if (v.range === 'loopback' && this.loopback.allowed) return true;
     // The metadata service is never a private target an operator means to reach.
     return this.cfg.allow_private && v.range !== 'metadata';
   }
@@ -104,7 +112,12 @@ export class Egress {
     }
     const bad = verdicts.find((v) => !this.verdictAllowed(v, host));
     if (bad) {
-      throw refused(param, `${param} points at a ${bad.range} address (${bad.address}), which the gateway does not call. An operator can allow it with egress.allow_private or egress.allow_hosts.`, `resolves to a ${bad.range} address`);
+      const how = bad.range === 'loopback'
+        ? `Loopback targets are refused because ${this.loopback.why}; `
+          + 'an operator can allow them with egress.allow_loopback: true.'
+        : 'An operator can allow it with egress.allow_private or egress.allow_hosts.';
+      const what = `${param} points at a ${bad.range} address (${bad.address}), which the gateway does not call.`;
+      throw refused(param, `${what} ${how}`, `resolves to a ${bad.range} address`);
     }
     if (!isIpLiteral(host)) this.pins.set(host.toLowerCase(), { addresses: verdicts, until: Date.now() + PIN_MS });
     return url;

@@ -7,12 +7,15 @@ import { decodeCursor } from '../../core/http/pagination.js';
 import type { SchedulingConfigT } from './config.js';
 import type { AttemptOutcome } from './outbound.js';
 import type { WebhookSecrets } from './secrets.js';
+import type { DeliverySecrets } from './delivery-secrets.js';
 
 /** What every part of the area shares. */
 export interface Deps {
   svc: Svc;
   cfg: SchedulingConfigT;
   secrets: WebhookSecrets;
+  /** A delivery's own secret and headers, sealed at rest. */
+  deliveries: DeliverySecrets;
   log: Logger;
   userAgent: string;
 }

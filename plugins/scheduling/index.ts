@@ -2,6 +2,7 @@ import { defineArea } from '../../core/define.js';
 import { SchedulingConfig } from './config.js';
 import { schedulingMigrations } from './migrations.js';
 import { WebhookSecrets } from './secrets.js';
+import { DeliverySecrets } from './delivery-secrets.js';
 import { KIND, type Deps } from './common.js';
 import { registerWebhooks, webhookHandler } from './webhooks.js';
 import { registerCron } from './cron.js';
@@ -14,7 +15,10 @@ export default defineArea({
   configSchema: SchedulingConfig,
   migrations: schedulingMigrations,
   register(app, ctx) {
-    const d: Deps = { svc: ctx.svc, cfg: ctx.config, secrets: new WebhookSecrets(ctx.svc.db, ctx.svc.masterKey), log: ctx.log, userAgent: `svc-gateway/${ctx.svc.version}` };
+    const d: Deps = {
+      svc: ctx.svc, cfg: ctx.config, secrets: new WebhookSecrets(ctx.svc.db, ctx.svc.masterKey),
+      deliveries: new DeliverySecrets(ctx.svc.masterKey), log: ctx.log, userAgent: `svc-gateway/${ctx.svc.version}`,
+    };
     const jobs = ctx.svc.jobs;
     const db = ctx.svc.db;
     // A job whose last attempt died with its node: its record must not stay pending forever.
@@ -36,5 +40,10 @@ export default defineArea({
     registerWebhooks(app, d);
     registerCron(app, d);
     registerQueue(app, d);
+  },
+  // Before the jobs engine starts (it starts after every area's start): no delivery runs from a plaintext row.
+  async start(ctx) {
+    const applied = await new DeliverySecrets(ctx.svc.masterKey).sealPlaintextRows(ctx.svc.db, ctx.svc.dialect);
+    if (applied.length) ctx.log.info({ migrations: applied }, 'sealed the delivery secrets and headers stored in plaintext');
   },
 });

@@ -7,7 +7,20 @@ const Url = Type.String({ minLength: 1, maxLength: 2048, examples: ['https://exa
 const Payload = Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON object, sent as the request body.' });
 const IdempotencyKey = Type.Optional(Type.String({ minLength: 1, maxLength: 255 }));
 export const QueueName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$', description: 'Letters, digits, _ . - (at most 80).' });
-const HeaderMap = Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }), Type.String({ maxLength: 1024 }), { maxProperties: 20 });
+// Names are tokens, values printable ASCII (a CR or LF would split the request); additional
+// properties are refused so that the name pattern holds. Forbidden names: headers.ts.
+const HeaderMap = Type.Record(
+  Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }),
+  Type.String({
+    maxLength: 1024, pattern: '^[\\t\\x20-\\x7E]*$', description: 'Printable ASCII and tabs: no CR, LF or other control characters.',
+  }),
+  {
+    maxProperties: 20, additionalProperties: false,
+    description: 'Extra request headers. Not the ones the gateway sets (webhook-*, content-type, content-length, '
+      + 'content-encoding, host, user-agent) nor hop-by-hop ones (connection, keep-alive, transfer-encoding, te, '
+      + 'trailer, upgrade, expect, proxy-*).',
+  },
+);
 
 export const Ok = Type.Object({ ok: Type.Boolean() });
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 80 }) }, { additionalProperties: false });

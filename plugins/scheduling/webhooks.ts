@@ -6,10 +6,10 @@ import { JobRetry, type JobContext } from '../../core/jobs/engine.js';
 import { ListQuery, Page, pageOf, type ListQueryT } from '../../core/http/pagination.js';
 import { KIND, attemptsOf, badField, encodePayload, newestFirst, recordAttempt, type Deps } from './common.js';
 import { nextDelayMs, postSigned } from './outbound.js';
+import { checkDeliveryHeaders } from './headers.js';
+import type { StoredCredentials } from './delivery-secrets.js';
 import { isWebhookSecret } from './signing.js';
 import { Delivery, DeliveryCreated, IdParams, RotateBody, RotateResult, SecretResult, WebhookSendBody, type WebhookSendBodyT } from './schemas.js';
-
-const RESERVED_HEADERS = /^(webhook-.*|content-type|content-length|host|user-agent|transfer-encoding|connection)$/i;
 
 async function wireDelivery(d: Deps, row: any) {
   const attempts = (await attemptsOf(d.svc.db, [row.delivery_id])).get(row.delivery_id) ?? [];
@@ -34,8 +34,7 @@ export function registerWebhooks(app: FastifyInstance, d: Deps): void {
     const maxAttempts = b.max_attempts ?? cfg.retry_schedule_seconds.length;
     if (maxAttempts > cfg.retry_schedule_seconds.length) throw badField('max_attempts', `max_attempts is at most ${cfg.retry_schedule_seconds.length}, the length of the retry schedule.`, `must be at most ${cfg.retry_schedule_seconds.length}`);
     if (b.secret !== undefined && !isWebhookSecret(b.secret)) throw badField('secret', 'secret must be whsec_ followed by 24 to 64 base64-encoded bytes.', 'is not a whsec_ secret');
-    const reserved = Object.keys(b.headers ?? {}).find((h) => RESERVED_HEADERS.test(h));
-    if (reserved) throw badField(`headers.${reserved}`, `headers.${reserved} is set by the gateway and cannot be overridden.`, 'is reserved');
+    checkDeliveryHeaders(b.headers);
     await svc.egress.check(b.url, 'url');
     const now = Date.now();
     const deliveryId = newId('dlv');
@@ -43,7 +42,8 @@ export function registerWebhooks(app: FastifyInstance, d: Deps): void {
     await svc.db.transaction().execute(async (trx) => {
       await trx.insertInto('webhook_deliveries').values({
         delivery_id: deliveryId, account_id: accountId, url: b.url, payload: body, event_type: b.event_type ?? null,
-        headers: b.headers ? JSON.stringify(b.headers) : null, secret: b.secret ?? null, state: 'pending', max_attempts: maxAttempts,
+        ...d.deliveries.seal({ account_id: accountId, delivery_id: deliveryId }, b),
+        state: 'pending', max_attempts: maxAttempts,
         next_attempt_at: runAt, created_at: now, updated_at: now,
       }).execute();
       await svc.jobs.enqueue({ kind: KIND.webhook, id: deliveryId, payload: { delivery_id: deliveryId }, runAt, maxAttempts }, trx);
@@ -94,8 +94,9 @@ export function webhookHandler(d: Deps) {
     const db = d.svc.db;
     const row = await db.selectFrom('webhook_deliveries').selectAll().where('delivery_id', '=', job.payload.delivery_id).executeTakeFirst();
     if (!row || row.state === 'delivered' || row.state === 'failed') return;
-    const secrets = row.secret ? [row.secret as string] : await d.secrets.signingSecrets(row.account_id);
-    const headers: Record<string, string> = row.headers ? JSON.parse(row.headers) : {};
+    const own = d.deliveries.open(row as StoredCredentials);
+    const secrets = own.secret ? [own.secret] : await d.secrets.signingSecrets(row.account_id);
+    const headers: Record<string, string> = { ...own.headers };
     if (row.event_type) headers['webhook-event-type'] = row.event_type;
     const startedAt = Date.now();
     const o = await postSigned(d.svc.egress, {

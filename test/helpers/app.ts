@@ -51,7 +51,9 @@ export async function makeApp(t: Tap, overrides: Record<string, unknown> = {}, o
     data_dir: dir,
     database: { url },
     log: { level: process.env.SVC_TEST_LOG ?? 'silent' },
-    egress: { allow_private: true },
+    // Tests call loopback fakes (allow_private); allow_loopback is off so that a test turning
+    // allow_private off sees the server's rules, not the laptop default (test/core/egress/loopback.test.ts).
+    egress: { allow_private: true, allow_loopback: false },
     // Generous by default so tests that make many calls are not rate limited; the
     // rate-limit tests set their own tiers.
     tiers: { free: { rate_per_minute: 1_000_000, burst: 100_000, price_usd: 0 }, pro: { rate_per_minute: 1_000_000, burst: 100_000, price_usd: 20 } },

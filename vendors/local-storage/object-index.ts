@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { createPrivateFile, PRIVATE_DIR } from '../../core/data-dir.js';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Checkpointer } from '../../core/db/checkpointer.js';
@@ -66,7 +67,8 @@ export class ObjectIndex {
   /** Open on first use: a gateway that never stores an object never creates the file. */
   private open() {
     if (this.stmts) return this.stmts;
-    mkdirSync(this.root, { recursive: true });
+    mkdirSync(this.root, { recursive: true, mode: PRIVATE_DIR });
+    createPrivateFile(this.file); // its -wal and -shm take its mode
     const db = new SQLite(this.file);
     try {
       db.pragma('journal_mode = WAL');

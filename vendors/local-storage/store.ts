@@ -9,6 +9,7 @@ import type { ConditionFailed, GetInput, GetOutput, ListInput, ListOutput, Objec
 import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys, rolledUp } from '../../plugins/storage/names.js';
 import { Layout } from './layout.js';
+import { PRIVATE_DIR, PRIVATE_FILE } from '../../core/data-dir.js';
 
 /** Large bodies are synced every this many bytes as they arrive (see `receive`). */
 const SYNC_EVERY = 16 * 1024 * 1024;
@@ -47,7 +48,7 @@ export class FileStore {
 
   private async ensureDir(dir: string): Promise<void> {
     if (this.dirs.has(dir)) return;
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: PRIVATE_DIR });
     if (this.dirs.size > 10_000) this.dirs.clear();
     this.dirs.add(dir);
   }
@@ -100,7 +101,7 @@ export class FileStore {
           open: async () => {
             tmp = join(this.layout.tmpDir(input.account, input.bucket), version);
             await this.ensureDir(dirname(tmp));
-            return (fh = await open(tmp, 'wx'));
+            return (fh = await open(tmp, 'wx', PRIVATE_FILE));
           },
         }, { syncEvery: this.fsync ? SYNC_EVERY : undefined });
       const row = { key: input.key, size: got.size, etag: input.etag ?? `"${got.md5}"`, content_type: input.content_type, last_modified: Date.now(), version };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { PRIVATE_DIR, PRIVATE_FILE } from '../../core/data-dir.js';
 
 export interface KnownLength {
   body: Readable;
@@ -28,10 +29,10 @@ export async function withKnownLength(body: Readable, length: number | undefined
     count.on('error', () => undefined);
     return { body: body.pipe(count), length, counted: () => size, cleanup: async () => undefined };
   }
-  await mkdir(spoolDir, { recursive: true });
+  await mkdir(spoolDir, { recursive: true, mode: PRIVATE_DIR });
   const file = join(spoolDir, `spool-${randomBytes(8).toString('hex')}`);
   try {
-    await pipeline(body, count, createWriteStream(file), { signal });
+    await pipeline(body, count, createWriteStream(file, { mode: PRIVATE_FILE }), { signal });
   } catch (e) {
     await rm(file, { force: true });
     throw e;

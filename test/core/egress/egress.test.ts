@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Egress, type EgressConfig, type Resolver } from '../../../core/egress/egress.js';
 import { ApiError } from '../../../core/errors.js';
 
-const base: EgressConfig = { allow_private: false, allow_hosts: [], timeout_ms: 5000, max_bytes: 1024 * 1024, max_redirects: 5 };
+const base: EgressConfig = { allow_private: false, allow_loopback: false, allow_hosts: [], timeout_ms: 5000, max_bytes: 1024 * 1024, max_redirects: 5 };
 
 /** Names the tests control: `*.loop.test` are loopback, `public.test` is a public address. */
 const resolver: Resolver = async (host) => {
