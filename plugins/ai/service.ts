@@ -4,6 +4,7 @@ import { apiError, isApiError } from '../../core/errors.js';
 import { microsToUsd, usdToMicros } from '../../core/wallet/money.js';
 import type { Attempt, CallOptions, CallResult } from '../../core/router/router.js';
 import { streamCall, type StreamSession } from '../../core/router/stream-call.js';
+import { credentialValues } from '../../core/router/scrub.js';
 import { ByokStore } from '../byok/store.js';
 import { NoByokCache } from './no-byok-cache.js';
 import { Catalog, type ModelEntry } from './catalog/catalog.js';
@@ -135,6 +136,7 @@ export class AiService {
       accountId, meter: req.meter, order: candidates.map((c) => c.instanceId),
       maxCostMultiplier: body.max_cost_multiplier ?? 1.5, timeoutMs: body.timeout_seconds ? Math.round(body.timeout_seconds * 1000) : undefined,
       ref: req.id, fees: feesOf(candidates.map((c) => [c.instanceId, c.plan.fee])),
+      secrets: credentialValues(...candidates.map((c) => c.plan.credentials)),
       ...(byok.length ? {
         // The caller's own key failing (refused, over its quota) says nothing about the
         // operator's key on the same instance: its cooldown is this account's alone.
