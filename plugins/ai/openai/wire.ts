@@ -1,4 +1,5 @@
 import { apiError, type ApiError } from '../../../core/errors.js';
+import type { Attempt } from '../../../core/router/router.js';
 import type { ChatMessage } from '../contract.js';
 import type { ChatResultT } from '../schemas.js';
 import type { ChatRequest } from '../service.js';
@@ -65,7 +66,19 @@ const TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'auth
 
 /** OpenAI's error body: `{ error: { message, type, param, code } }`. */
 export function oaError(e: ApiError) {
-  return { error: { message: e.message, type: TYPES[e.status] ?? 'api_error', param: e.param ?? null, code: e.code } };
+  return { error: { message: withCauses(e), type: TYPES[e.status] ?? 'api_error', param: e.param ?? null, code: e.code } };
+}
+
+/**
+ * OpenAI's error shape has no `details`, and its clients show only the message: a failed
+ * routing says there what each vendor answered (the router's scrubbed, bounded excerpts).
+ */
+function withCauses(e: ApiError): string {
+  if (e.code !== 'vendor_error' && e.code !== 'vendor_timeout') return e.message;
+  const attempts = (Array.isArray(e.details.attempts) ? e.details.attempts : []) as Attempt[];
+  const causes = attempts.filter((a) => a.status !== 'ok')
+    .map((a) => `${a.vendor}: ${a.status === 'skipped_cost_cap' ? 'skipped, over the cost cap' : a.error?.message ?? a.status}`);
+  return causes.length ? `${e.message} ${causes.join('; ')}` : e.message;
 }
 
 /** chat.completion.chunk events, the finishing chunk, the usage chunk when asked, `[DONE]`. */
