@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CapabilitySpec, CapabilityImpl } from '../define.js';
 import type { Wallet } from '../wallet/wallet.js';
 import { apiError } from '../errors.js';
-import { classifyGeneric, retryAfterOf, VendorFailure, type FailureKind } from './failure.js';
+import { classifyGeneric, isGatewayFault, retryAfterOf, VendorFailure, type FailureKind } from './failure.js';
 import { failureText } from './scrub.js';
 import type { VendorRegistry, RegisteredInstance } from './registry.js';
 import { Cooldowns } from './cooldowns.js';
@@ -75,8 +75,13 @@ export interface RecordedFailure {
   logged: string;
 }
 
-/** Classify a failed attempt and scrub its text, the one place vendor text passes on its way to a response or a log. */
+/**
+ * Classify a failed attempt and scrub its text, the one place vendor text passes on its way
+ * to a response or a log. The gateway's own exception (isGatewayFault) is thrown as it is:
+ * not the vendor's, so no cooldown and no failover, and the caller gets a 500.
+ */
 export function recordFailure(registry: VendorRegistry, cand: RegisteredInstance, err: unknown, opts: Pick<CallOptions, 'secrets'>): RecordedFailure {
+  if (isGatewayFault(err)) throw err;
   const kind = cand.instance.classify?.(err) ?? classifyGeneric(err);
   return { kind, ...failureText(err, [...registry.secrets(), ...(opts.secrets ?? [])]) };
 }
