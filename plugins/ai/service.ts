@@ -13,6 +13,7 @@ import { planCandidates, planFlatCandidates, type Candidate, type FlatCandidate,
 import type { ChatInput, ChatMessage, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput, ToolChoice, Usage } from './contract.js';
 import type { ChatBodyT, ChatResultT, EmbedBodyT } from './schemas.js';
 import { responseFormat, toolChoice } from './chat-options.js';
+import { chatInputBound, tokenBound } from './input-bound.js';
 
 export interface AiConfig {
   models: ModelEntry[];
@@ -20,11 +21,6 @@ export interface AiConfig {
   cache_price_usd: number;
   default_max_tokens: number;
   first_token_timeout_ms: number;
-}
-
-/** An upper bound of the tokens a text costs: byte-level tokenizers never use more tokens than bytes. */
-export function tokenBound(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
 }
 
 /** CallOptions.fees from (instance id, fee) pairs: only the non-zero ones (BYOK's platform fee). */
@@ -114,8 +110,7 @@ export class AiService {
       task: body.task ?? 'general', prefer: body.prefer ?? 'balanced', needs,
     });
     const messages = toMessages(body.messages);
-    const inputTokens = messages.reduce((n, m) => n + 4 + tokenBound(m.content ?? '') + tokenBound(JSON.stringify(m.tool_calls ?? '')), 8)
-      + (body.tools ? tokenBound(JSON.stringify(body.tools)) : 0);
+    const inputTokens = chatInputBound(messages, { tools: body.tools, response_format, tool_choice, stop: body.stop });
     // The output cap is reserved in full: the caller's max_tokens, else the primary model's cap.
     const maxTokens = body.max_tokens ?? Math.min(this.cfg.default_max_tokens, candidates[0].entry.max_output);
     const input: ChatInput = {
