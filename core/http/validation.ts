@@ -54,13 +54,16 @@ export const MAX_JSON_DEPTH = 64;
  * field. Walked with a stack, not recursion: a body 100,000 levels deep must not overflow here,
  * nor reach the code that serializes it again (a RangeError there was a 500).
  */
-function tooDeep(data: unknown): { instancePath: string; keyword: string; message: string; params: Record<string, unknown> } | undefined {
+type DepthIssue = { instancePath: string; keyword: string; message: string; params: Record<string, unknown> };
+
+function tooDeep(data: unknown): DepthIssue | undefined {
   if (data === null || typeof data !== 'object') return undefined;
   const stack: Array<[unknown, number, string]> = [[data, 1, '']];
   while (stack.length) {
     const [v, depth, top] = stack.pop()!;
     if (depth > MAX_JSON_DEPTH) {
-      return { instancePath: top, keyword: 'maxDepth', message: `nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep (the limit)`, params: { limit: MAX_JSON_DEPTH } };
+      const message = `nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep (the limit)`;
+      return { instancePath: top, keyword: 'maxDepth', message, params: { limit: MAX_JSON_DEPTH } };
     }
     for (const k in v as object) {
       const child = (v as Record<string, unknown>)[k];

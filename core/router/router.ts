@@ -80,7 +80,8 @@ export interface RecordedFailure {
  * to a response or a log. The gateway's own exception (isGatewayFault) is thrown as it is:
  * not the vendor's, so no cooldown and no failover, and the caller gets a 500.
  */
-export function recordFailure(registry: VendorRegistry, cand: RegisteredInstance, err: unknown, opts: Pick<CallOptions, 'secrets'>): RecordedFailure {
+export function recordFailure(registry: VendorRegistry, cand: RegisteredInstance, err: unknown,
+  opts: Pick<CallOptions, 'secrets'>): RecordedFailure {
   if (isGatewayFault(err)) throw err;
   const kind = cand.instance.classify?.(err) ?? classifyGeneric(err);
   return { kind, ...failureText(err, [...registry.secrets(), ...(opts.secrets ?? [])]) };
@@ -195,12 +196,15 @@ export class Router {
         if (hold) await this.wallet.release(hold);
         if (signal?.aborted) throw err; // the caller went away: no failover, nothing charged
         const { kind, shown, logged } = recordFailure(this.registry, cand, err, opts);
-        attempts.push({ vendor: cand.id, model: opts.model, status: kind, latency_ms: latency, error: { code: kind, message: shown } });
+        const error = { code: kind, message: shown };
+        attempts.push({ vendor: cand.id, model: opts.model, status: kind, latency_ms: latency, error });
         this.cooldowns.failure(cooldownKey(opts, cand.id), kind, retryAfterOf(err));
         await opts.onFailure?.(cand.id, kind);
         this.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: logged }, 'vendor call failed');
         // The request itself is wrong: another vendor would say the same, and a retry will too.
-        if (kind === 'client_error') throw apiError('unprocessable', `${cand.id} rejected the request: ${shown}`, { details: { attempts } });
+        if (kind === 'client_error') {
+          throw apiError('unprocessable', `${cand.id} rejected the request: ${shown}`, { details: { attempts } });
+        }
         // A vendor that may have acted must not be doubled by a second one.
         if (!spec.idempotent && kind !== 'not_sent') break;
         continue;

@@ -9,18 +9,20 @@ const REDACTED = '[redacted]';
 // Shorter values are not credentials, and replacing them would shred ordinary words.
 const MIN_SECRET_CHARS = 4;
 
+const HEADERS = '(?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie|x-amz-security-token';
+const QUERY_KEYS = 'key|api_key|apikey|access_token|token|x-amz-signature|x-amz-credential|signature';
 // Credential-shaped text, for what no list of known secrets can hold: a key the gateway never
 // saw (a proxy's own), a header a vendor or proxy echoes back, a key in a query string.
 const SHAPES: Array<[RegExp, string]> = [
-  [/\b((?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie|x-amz-security-token)(\\?["']?\s*[:=]\s*\\?["']?)[^"'\\\r\n,}]+/gi, `$1$2${REDACTED}`],
+  [new RegExp(`\\b(${HEADERS})(\\\\?["']?\\s*[:=]\\s*\\\\?["']?)[^"'\\\\\\r\\n,}]+`, 'gi'), `$1$2${REDACTED}`],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
-  [/([?&](?:key|api_key|apikey|access_token|token|x-amz-signature|x-amz-credential|signature)=)[^&\s"'#]+/gi, `$1${REDACTED}`],
+  [new RegExp(`([?&](?:${QUERY_KEYS})=)[^&\\s"'#]+`, 'gi'), `$1${REDACTED}`],
   [/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED],
   [/\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, REDACTED],
   [/\bAIza[0-9A-Za-z_-]{30,}/g, REDACTED],
 ];
 
-/** The forms a secret may take in a vendor's text: as it is, JSON-escaped, URL-encoded, and its head (vendors echo "sk-abcd1234***"). */
+/** The forms a secret may take in a vendor's text: as it is, JSON-escaped, URL-encoded, its head ("sk-abcd1234***"). */
 function forms(secret: string): string[] {
   const out = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)];
   if (secret.length >= 12) out.push(secret.slice(0, 8));
@@ -33,7 +35,8 @@ function forms(secret: string): string[] {
  */
 export function scrubText(text: string, secrets: Iterable<string>): string {
   let out = text;
-  const all = [...new Set([...secrets].filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_CHARS).flatMap(forms))];
+  const known = [...secrets].filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_CHARS);
+  const all = [...new Set(known.flatMap(forms))];
   // Longest first, so a secret's head never splits the secret itself.
   for (const s of all.sort((a, b) => b.length - a.length)) out = out.split(s).join(REDACTED);
   for (const [re, to] of SHAPES) out = out.replace(re, to);

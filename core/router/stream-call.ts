@@ -99,7 +99,8 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
       attempts.push({ vendor: cand.id, status: 'ok', latency_ms: Math.round(performance.now() - started) });
       let settled = false;
       return {
-        vendor: cand.id, attempts, first: first.value, rest: scrubbed(first.it, [...deps.registry.secrets(), ...(opts.secrets ?? [])]), signal: ctrl.signal,
+        vendor: cand.id, attempts, first: first.value, signal: ctrl.signal,
+        rest: scrubbed(first.it, [...deps.registry.secrets(), ...(opts.secrets ?? [])]),
         async settle(usage: U) {
           if (settled || !hold) return 0;
           settled = true;
@@ -127,9 +128,12 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
       attempts.push({ vendor: cand.id, status: kind, latency_ms: latency, error: { code: kind, message: shown } });
       deps.cooldowns.failure(cooldownKey(opts, cand.id), kind, retryAfterOf(err));
       await opts.onFailure?.(cand.id, kind);
-      deps.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: logged }, 'vendor stream failed before the first event');
+      deps.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: logged },
+        'vendor stream failed before the first event');
       // The request itself is wrong: another vendor would say the same (as Router.call).
-      if (kind === 'client_error') throw apiError('unprocessable', `${cand.id} rejected the request: ${shown}`, { details: { attempts } });
+      if (kind === 'client_error') {
+        throw apiError('unprocessable', `${cand.id} rejected the request: ${shown}`, { details: { attempts } });
+      }
       const spec = deps.capabilities.get(capability) ?? { idempotent: false };
       if (!spec.idempotent && kind !== 'not_sent') break;
     }

@@ -55,7 +55,8 @@ export function registerRealtimeToken(app: FastifyInstance, svc: Svc, ai: AiServ
     };
     const r = await svc.router.call<RealtimeTokenInput, RealtimeTokenOutput>(REALTIME_CAPABILITY, input, {
       accountId: req.principal!.accountId, region: req.principal!.region, meter: req.meter, ref: req.id, order: candidates.map((c) => c.instanceId),
-      fees: feesOf(candidates.map((c) => [c.instanceId, c.fee])), secrets: credentialValues(...candidates.map((c) => c.credentials)),
+      fees: feesOf(candidates.map((c) => [c.instanceId, c.fee])),
+      secrets: credentialValues(...candidates.map((c) => c.credentials)),
     });
     return {
       session_id: r.output.vendor_session_id ?? newId('sess'), ice_servers: cfg.ice_servers, token: r.output.token,

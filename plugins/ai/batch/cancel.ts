@@ -41,7 +41,8 @@ async function tryCancel(d: BatchDeps, row: BatchRow, c: VendorCancel): Promise<
       return 'done';
     }
     const r = await d.svc.router.call<BatchCancelInput, BatchCancelOutput>(BATCH_CANCEL_CAPABILITY, { vendor_batch_id: c.vendor_batch_id, credentials }, {
-      accountId: row.account_id, order: [c.vendor], charge: false, ref: row.batch_id, secrets: credentialValues(credentials),
+      accountId: row.account_id, order: [c.vendor], charge: false, ref: row.batch_id,
+      secrets: credentialValues(credentials),
     });
     d.log.info({ ...log, vendor_status: r.output.vendor_status }, 'chat batch canceled at its vendor');
     return 'done';

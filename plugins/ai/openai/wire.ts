@@ -83,8 +83,8 @@ export function oaError(e: ApiError) {
 function withCauses(e: ApiError): string {
   if (e.code !== 'vendor_error' && e.code !== 'vendor_timeout') return e.message;
   const attempts = (Array.isArray(e.details.attempts) ? e.details.attempts : []) as Attempt[];
-  const causes = attempts.filter((a) => a.status !== 'ok')
-    .map((a) => `${a.vendor}: ${a.status === 'skipped_cost_cap' ? 'skipped, over the cost cap' : (a.error?.message ?? a.status)}`);
+  const why = (a: Attempt) => (a.status === 'skipped_cost_cap' ? 'skipped, over the cost cap' : (a.error?.message ?? a.status));
+  const causes = attempts.filter((a) => a.status !== 'ok').map((a) => `${a.vendor}: ${why(a)}`);
   return causes.length ? `${e.message} ${causes.join('; ')}` : e.message;
 }
 
