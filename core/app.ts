@@ -24,6 +24,7 @@ import { installIdempotency } from './http/idempotency.js';
 import { installMeterHeaders } from './http/meter-headers.js';
 import { installApiCors } from './http/cors.js';
 import { loadAreas, resolveVendor, checkConfig, redact } from './plugin-loader.js';
+import { secretValues } from './router/scrub.js';
 import { builtinVendors } from '../vendors/builtin.js';
 import { registerSystemRoutes } from './system-routes.js';
 import { collectRoutes } from './discovery/route-registry.js';
@@ -76,7 +77,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     } catch (e) {
       throw new ConfigError(`${where}: vendor "${v.id}" (${v.use}) failed to start: ${(e as Error).message}`);
     }
-    vendors.add({ id: v.id, adapter: def.name, regions: v.regions ?? instance.regions ?? def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg) });
+    vendors.add({ id: v.id, adapter: def.name, regions: v.regions ?? instance.regions ?? def.regions ?? ['global'], def, instance,
+      redactedConfig: redact(def.configSchema, vcfg), secrets: secretValues(def.configSchema, vcfg) });
   }
   // Embedded defaults serve every capability no configured instance of theirs already serves.
   for (const def of builtinVendors.filter((d) => d.embedded && !configuredAdapters.has(d.name))) {

@@ -38,6 +38,17 @@ export function classifyGeneric(err: unknown): FailureKind {
   return 'unavailable';
 }
 
+/**
+ * The gateway's own exception, not anything the vendor did: a bug or a value JSON cannot hold
+ * (TypeError, RangeError, ReferenceError) thrown by code, with no cause from a socket. fetch's
+ * own "fetch failed" TypeError always carries its socket error as `cause`, so it is not one.
+ * Such a failure must not cool the vendor down for every tenant nor send the call elsewhere.
+ */
+export function isGatewayFault(err: unknown): boolean {
+  if (!(err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError)) return false;
+  return err.cause === undefined;
+}
+
 /** HTTP status to failure kind, for adapters of HTTP APIs. */
 export function kindFromStatus(status: number): FailureKind {
   if (status === 429) return 'rate_limited';

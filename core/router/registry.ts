@@ -19,6 +19,8 @@ export interface RegisteredInstance {
   byokOnly?: boolean;
   /** Config with secret fields replaced, safe for logs, doctor and discovery. */
   redactedConfig: Record<string, unknown>;
+  /** The values of its config's secret fields, scrubbed from any vendor text the router records. */
+  secrets?: string[];
 }
 
 /** The configured vendor instances, in config order, and which capabilities each serves. */
@@ -52,6 +54,11 @@ export class VendorRegistry {
 
   all(): readonly RegisteredInstance[] {
     return this.list;
+  }
+
+  /** Every configured secret value, of every instance: what no vendor's error text may carry on. */
+  secrets(): string[] {
+    return this.list.flatMap((i) => i.secrets ?? []);
   }
 
   get(id: string): RegisteredInstance | undefined {

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { CapabilitySpec, CapabilityImpl } from '../define.js';
 import type { Wallet } from '../wallet/wallet.js';
 import { apiError } from '../errors.js';
-import { classifyGeneric, retryAfterOf, VendorFailure, type FailureKind } from './failure.js';
+import { classifyGeneric, isGatewayFault, retryAfterOf, VendorFailure, type FailureKind } from './failure.js';
+import { failureText } from './scrub.js';
 import type { VendorRegistry, RegisteredInstance } from './registry.js';
 import { Cooldowns } from './cooldowns.js';
 
@@ -63,6 +64,32 @@ export interface CallOptions {
    * not throw.
    */
   onFailure?: (instanceId: string, kind: FailureKind) => void | Promise<void>;
+  /**
+   * The call's own secrets (a caller's BYOK credentials), scrubbed from vendor text with the
+   * configured ones before a failure is logged or returned.
+   */
+  secrets?: string[];
+}
+
+/** A failed attempt as the router records it: classified, with its scrubbed text. */
+export interface RecordedFailure {
+  kind: FailureKind;
+  /** Scrubbed and bounded: what responses carry. */
+  shown: string;
+  /** Scrubbed: what the log carries. */
+  logged: string;
+}
+
+/**
+ * Classify a failed attempt and scrub its text, the one place vendor text passes on its way
+ * to a response or a log. The gateway's own exception (isGatewayFault) is thrown as it is:
+ * not the vendor's, so no cooldown and no failover, and the caller gets a 500.
+ */
+export function recordFailure(registry: VendorRegistry, cand: RegisteredInstance, err: unknown,
+  opts: Pick<CallOptions, 'secrets'>): RecordedFailure {
+  if (isGatewayFault(err)) throw err;
+  const kind = cand.instance.classify?.(err) ?? classifyGeneric(err);
+  return { kind, ...failureText(err, [...registry.secrets(), ...(opts.secrets ?? [])]) };
 }
 
 /** The key a candidate's cooldown is kept under (CallOptions.cooldownScope). */
@@ -174,14 +201,16 @@ export class Router {
         const latency = Math.round(performance.now() - started);
         if (hold) await this.wallet.release(hold);
         if (signal?.aborted) throw err; // the caller went away: no failover, nothing charged
-        const kind = cand.instance.classify?.(err) ?? classifyGeneric(err);
-        const message = err instanceof Error ? err.message : String(err);
-        attempts.push({ vendor: cand.id, model: opts.model, status: kind, latency_ms: latency, error: { code: kind, message } });
+        const { kind, shown, logged } = recordFailure(this.registry, cand, err, opts);
+        const error = { code: kind, message: shown };
+        attempts.push({ vendor: cand.id, model: opts.model, status: kind, latency_ms: latency, error });
         this.cooldowns.failure(cooldownKey(opts, cand.id), kind, retryAfterOf(err));
         await opts.onFailure?.(cand.id, kind);
-        this.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: message }, 'vendor call failed');
+        this.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: logged }, 'vendor call failed');
         // The request itself is wrong: another vendor would say the same, and a retry will too.
-        if (kind === 'client_error') throw apiError('unprocessable', `${cand.id} rejected the request: ${message}`, { details: { attempts } });
+        if (kind === 'client_error') {
+          throw apiError('unprocessable', `${cand.id} rejected the request: ${shown}`, { details: { attempts } });
+        }
         // A vendor that may have acted must not be doubled by a second one.
         if (!spec.idempotent && kind !== 'not_sent') break;
         continue;

@@ -3,9 +3,10 @@ import type { CapabilityImpl, CapabilitySpec } from '../define.js';
 import type { Wallet, Hold } from '../wallet/wallet.js';
 import { apiError } from '../errors.js';
 import { classifyGeneric, retryAfterOf, VendorFailure, type FailureKind } from './failure.js';
+import { failureText } from './scrub.js';
 import type { VendorRegistry } from './registry.js';
 import type { Cooldowns } from './cooldowns.js';
-import { cooldownKey, type Attempt, type CallOptions } from './router.js';
+import { cooldownKey, recordFailure, type Attempt, type CallOptions } from './router.js';
 
 export interface StreamDeps {
   registry: VendorRegistry;
@@ -99,7 +100,8 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
       attempts.push({ vendor: cand.id, status: 'ok', latency_ms: Math.round(performance.now() - started) });
       let settled = false;
       return {
-        vendor: cand.id, attempts, first: first.value, rest: first.it, signal: ctrl.signal,
+        vendor: cand.id, attempts, first: first.value, signal: ctrl.signal,
+        rest: scrubbed(first.it, [...deps.registry.secrets(), ...(opts.secrets ?? [])]),
         async settle(usage: U) {
           if (settled || !hold) return 0;
           settled = true;
@@ -122,15 +124,17 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
       const latency = Math.round(performance.now() - started);
       if (hold) await deps.wallet.release(hold);
       if (signal?.aborted) throw err;
-      const kind = cand.instance.classify?.(err) ?? classifyGeneric(err);
+      const { kind, shown, logged } = recordFailure(deps.registry, cand, err, opts);
       lastKind = kind;
-      const message = err instanceof Error ? err.message : String(err);
-      attempts.push({ vendor: cand.id, status: kind, latency_ms: latency, error: { code: kind, message } });
+      attempts.push({ vendor: cand.id, status: kind, latency_ms: latency, error: { code: kind, message: shown } });
       deps.cooldowns.failure(cooldownKey(opts, cand.id), kind, retryAfterOf(err));
       await opts.onFailure?.(cand.id, kind);
-      deps.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: message }, 'vendor stream failed before the first event');
+      deps.log.warn({ capability, vendor: cand.id, kind, latency_ms: latency, err: logged },
+        'vendor stream failed before the first event');
       // The request itself is wrong: another vendor would say the same (as Router.call).
-      if (kind === 'client_error') throw apiError('unprocessable', `${cand.id} rejected the request: ${message}`, { details: { attempts } });
+      if (kind === 'client_error') {
+        throw apiError('unprocessable', `${cand.id} rejected the request: ${shown}`, { details: { attempts } });
+      }
       const spec = deps.capabilities.get(capability) ?? { idempotent: false };
       if (!spec.idempotent && kind !== 'not_sent') break;
     }
@@ -142,4 +146,22 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
   throw apiError('vendor_error',
     tried ? `Every candidate vendor for ${capability} failed.` : `No candidate vendor for ${capability} is within the cost cap (max_cost_multiplier ${cap}).`,
     { details: { attempts } });
+}
+
+/**
+ * The events after the first, with a vendor's failure mid-stream scrubbed as one before it
+ * (recordFailure): the caller writes its text into the stream's error event and the log.
+ */
+function scrubbed<E>(it: AsyncIterator<E>, secrets: string[]): AsyncIterator<E> {
+  return {
+    async next() {
+      try {
+        return await it.next();
+      } catch (err) {
+        const { shown } = failureText(err, secrets);
+        throw new VendorFailure(classifyGeneric(err), shown, { status: (err as { status?: number })?.status });
+      }
+    },
+    return: it.return && ((v?: unknown) => it.return!(v)),
+  };
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Svc } from '../../core/context.js';
 import { newId } from '../../core/ids.js';
 import { usdToMicros } from '../../core/wallet/money.js';
+import { credentialValues } from '../../core/router/scrub.js';
 import type { RealtimeTokenInput, RealtimeTokenOutput } from './realtime-contract.js';
 import { feesOf, type AiService } from './service.js';
 
@@ -55,6 +56,7 @@ export function registerRealtimeToken(app: FastifyInstance, svc: Svc, ai: AiServ
     const r = await svc.router.call<RealtimeTokenInput, RealtimeTokenOutput>(REALTIME_CAPABILITY, input, {
       accountId: req.principal!.accountId, region: req.principal!.region, meter: req.meter, ref: req.id, order: candidates.map((c) => c.instanceId),
       fees: feesOf(candidates.map((c) => [c.instanceId, c.fee])),
+      secrets: credentialValues(...candidates.map((c) => c.credentials)),
     });
     return {
       session_id: r.output.vendor_session_id ?? newId('sess'), ice_servers: cfg.ice_servers, token: r.output.token,

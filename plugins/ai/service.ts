@@ -4,6 +4,7 @@ import { apiError, isApiError } from '../../core/errors.js';
 import { microsToUsd, usdToMicros } from '../../core/wallet/money.js';
 import type { Attempt, CallOptions, CallResult } from '../../core/router/router.js';
 import { streamCall, type StreamSession } from '../../core/router/stream-call.js';
+import { credentialValues } from '../../core/router/scrub.js';
 import { ByokStore } from '../byok/store.js';
 import { NoByokCache } from './no-byok-cache.js';
 import { Catalog, type ModelEntry } from './catalog/catalog.js';
@@ -12,6 +13,7 @@ import { planCandidates, planFlatCandidates, type Candidate, type FlatCandidate,
 import type { ChatInput, ChatMessage, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput, ToolChoice, Usage } from './contract.js';
 import type { ChatBodyT, ChatResultT, EmbedBodyT } from './schemas.js';
 import { responseFormat, toolChoice } from './chat-options.js';
+import { chatInputBound, tokenBound } from './input-bound.js';
 
 export interface AiConfig {
   models: ModelEntry[];
@@ -19,11 +21,6 @@ export interface AiConfig {
   cache_price_usd: number;
   default_max_tokens: number;
   first_token_timeout_ms: number;
-}
-
-/** An upper bound of the tokens a text costs: byte-level tokenizers never use more tokens than bytes. */
-export function tokenBound(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
 }
 
 /** CallOptions.fees from (instance id, fee) pairs: only the non-zero ones (BYOK's platform fee). */
@@ -113,8 +110,7 @@ export class AiService {
       task: body.task ?? 'general', prefer: body.prefer ?? 'balanced', needs,
     });
     const messages = toMessages(body.messages);
-    const inputTokens = messages.reduce((n, m) => n + 4 + tokenBound(m.content ?? '') + tokenBound(JSON.stringify(m.tool_calls ?? '')), 8)
-      + (body.tools ? tokenBound(JSON.stringify(body.tools)) : 0);
+    const inputTokens = chatInputBound(messages, { tools: body.tools, response_format, tool_choice, stop: body.stop });
     // The output cap is reserved in full: the caller's max_tokens, else the primary model's cap.
     const maxTokens = body.max_tokens ?? Math.min(this.cfg.default_max_tokens, candidates[0].entry.max_output);
     const input: ChatInput = {
@@ -135,6 +131,7 @@ export class AiService {
       accountId, meter: req.meter, order: candidates.map((c) => c.instanceId),
       maxCostMultiplier: body.max_cost_multiplier ?? 1.5, timeoutMs: body.timeout_seconds ? Math.round(body.timeout_seconds * 1000) : undefined,
       ref: req.id, fees: feesOf(candidates.map((c) => [c.instanceId, c.plan.fee])),
+      secrets: credentialValues(...candidates.map((c) => c.plan.credentials)),
       ...(byok.length ? {
         // The caller's own key failing (refused, over its quota) says nothing about the
         // operator's key on the same instance: its cooldown is this account's alone.

@@ -35,14 +35,18 @@ export function statusFailure(vendor: string, status: number, text: string, retr
   return new VendorFailure(kind, `${vendor} answered ${status}: ${errorMessage(text)}`, { status, retryAfterMs: parseRetryAfter(retryAfter) });
 }
 
+// Kept generous: the router scrubs secrets from this text before it cuts it to an excerpt
+// (core/router/scrub.ts), and a cut made first could leave half a secret no scrubber knows.
+const MESSAGE_CHARS = 4096;
+
 /** The message inside OpenAI's `{error:{message}}` or Anthropic's `{type:"error",error:{message}}`. */
 export function errorMessage(text: string): string {
   try {
     const j = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
-    if (typeof j.error === 'string') return j.error.slice(0, 300);
-    return (j.error?.message ?? j.message ?? text).slice(0, 300);
+    if (typeof j.error === 'string') return j.error.slice(0, MESSAGE_CHARS);
+    return (j.error?.message ?? j.message ?? text).slice(0, MESSAGE_CHARS);
   } catch {
-    return text.slice(0, 300) || 'no body';
+    return text.slice(0, MESSAGE_CHARS) || 'no body';
   }
 }
 

@@ -1,5 +1,6 @@
 import { apiError, isApiError } from '../../../core/errors.js';
 import type { JobHandler } from '../../../core/jobs/engine.js';
+import { credentialValues } from '../../../core/router/scrub.js';
 import { credentialsFor } from '../../byok/providers.js';
 import { BATCH_CANCEL_CAPABILITY, type BatchCancelInput, type BatchCancelOutput } from './contract.js';
 import { FINAL, batchRecord, holdOf, parseRoute, type BatchRow } from './store.js';
@@ -41,6 +42,7 @@ async function tryCancel(d: BatchDeps, row: BatchRow, c: VendorCancel): Promise<
     }
     const r = await d.svc.router.call<BatchCancelInput, BatchCancelOutput>(BATCH_CANCEL_CAPABILITY, { vendor_batch_id: c.vendor_batch_id, credentials }, {
       accountId: row.account_id, order: [c.vendor], charge: false, ref: row.batch_id,
+      secrets: credentialValues(credentials),
     });
     d.log.info({ ...log, vendor_status: r.output.vendor_status }, 'chat batch canceled at its vendor');
     return 'done';

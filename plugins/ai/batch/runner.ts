@@ -1,6 +1,7 @@
 import { isApiError } from '../../../core/errors.js';
 import { microsToUsd } from '../../../core/wallet/money.js';
 import type { Attempt, CallOptions } from '../../../core/router/router.js';
+import { credentialValues } from '../../../core/router/scrub.js';
 import type { JobHandler } from '../../../core/jobs/engine.js';
 import { credentialsFor } from '../../byok/providers.js';
 import type { ChatInput, ChatOutput } from '../contract.js';
@@ -27,9 +28,10 @@ async function restoreCredentials(d: BatchDeps, row: BatchRow, input: ChatInput,
   });
 }
 
-function callOpts(row: BatchRow, order: string[]): CallOptions {
+function callOpts(row: BatchRow, order: string[], input: ChatInput): CallOptions {
   // charge: false — the batch's own hold is settled when the answer arrives.
-  return { accountId: row.account_id, order, charge: false, ref: row.batch_id };
+  const secrets = credentialValues(...order.map((id) => input.plan[id]?.credentials));
+  return { accountId: row.account_id, order, charge: false, ref: row.batch_id, secrets };
 }
 
 /** A poll that fails is retried with backoff for about an hour: a vendor's blip must not fail a day-long batch. */
@@ -71,12 +73,12 @@ async function giveUp(d: BatchDeps, row: BatchRow, code: string, message: string
 async function runDirect(d: BatchDeps, row: BatchRow, input: ChatInput, order: string[]): Promise<void> {
   // Canceled before it started: make no call.
   if (row.state === 'queued' && !(await d.store.move(row.batch_id, ['queued'], { state: 'running' }))) return;
-  const r = await d.svc.router.call<ChatInput, ChatOutput>('ai.chat', input, callOpts(row, order));
+  const r = await d.svc.router.call<ChatInput, ChatOutput>('ai.chat', input, callOpts(row, order, input));
   await succeed(d, row, input, r.vendor, r.output, r.attempts);
 }
 
 async function submit(d: BatchDeps, row: BatchRow, input: ChatInput, route: BatchRoute, order: string[]): Promise<void> {
-  const r = await d.svc.router.call<BatchSubmitInput, BatchSubmitOutput>(BATCH_CAPABILITY, { ...input, custom_id: row.batch_id }, callOpts(row, order));
+  const r = await d.svc.router.call<BatchSubmitInput, BatchSubmitOutput>(BATCH_CAPABILITY, { ...input, custom_id: row.batch_id }, callOpts(row, order, input));
   const moved = await d.store.move(row.batch_id, ['queued'], {
     state: 'running', vendor: r.vendor, vendor_batch_id: r.output.vendor_batch_id, step: 1, route: JSON.stringify({ ...route, attempts: r.attempts }),
   });
@@ -93,7 +95,7 @@ async function poll(d: BatchDeps, row: BatchRow, input: ChatInput): Promise<void
     vendor_batch_id: row.vendor_batch_id!, custom_id: row.batch_id, model: input.plan[vendor]?.model ?? '', credentials: input.plan[vendor]?.credentials,
     request: { response_format: input.response_format, tools: input.tools, tool_choice: input.tool_choice },
   };
-  const r = await d.svc.router.call<BatchPollInput, BatchPollOutput>('ai.chat.batch.poll', pollInput, callOpts(row, [vendor]));
+  const r = await d.svc.router.call<BatchPollInput, BatchPollOutput>('ai.chat.batch.poll', pollInput, callOpts(row, [vendor], input));
   const o = r.output;
   if (o.status === 'succeeded') return succeed(d, row, input, vendor, o.output, parseRoute(row).attempts ?? []);
   if (o.status === 'failed') return void (await fail(d, row, 'vendor_error', `${vendor}: ${o.error}`));

@@ -1,4 +1,5 @@
 import { apiError, type ApiError } from '../../../core/errors.js';
+import type { Attempt } from '../../../core/router/router.js';
 import type { ChatMessage } from '../contract.js';
 import type { ChatResultT } from '../schemas.js';
 import type { ChatRequest } from '../service.js';
@@ -32,6 +33,12 @@ export function fromOpenAi(b: OaChatBodyT): ChatRequest {
   }));
   const routed = ROUTED.has(b.model);
   const extra = b as Record<string, unknown>;
+  // Priority processing bills above the catalog's price, which the reservation and the charge
+  // are made of: refused rather than undercharged.
+  if (extra.service_tier === 'priority') {
+    throw apiError('validation_failed', 'service_tier "priority" is not offered here: it bills above the price this '
+      + 'gateway charges. Send "auto", "default" or "flex", or leave it out.', { param: 'service_tier' });
+  }
   const params = Object.fromEntries(PASS_THROUGH.filter((k) => extra[k] != null).map((k) => [k, extra[k]]));
   return {
     messages,
@@ -65,7 +72,20 @@ const TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'auth
 
 /** OpenAI's error body: `{ error: { message, type, param, code } }`. */
 export function oaError(e: ApiError) {
-  return { error: { message: e.message, type: TYPES[e.status] ?? 'api_error', param: e.param ?? null, code: e.code } };
+  const type = TYPES[e.status] ?? 'api_error';
+  return { error: { message: withCauses(e), type, param: e.param ?? null, code: e.code } };
+}
+
+/**
+ * OpenAI's error shape has no `details`, and its clients show only the message: a failed
+ * routing says there what each vendor answered (the router's scrubbed, bounded excerpts).
+ */
+function withCauses(e: ApiError): string {
+  if (e.code !== 'vendor_error' && e.code !== 'vendor_timeout') return e.message;
+  const attempts = (Array.isArray(e.details.attempts) ? e.details.attempts : []) as Attempt[];
+  const why = (a: Attempt) => (a.status === 'skipped_cost_cap' ? 'skipped, over the cost cap' : (a.error?.message ?? a.status));
+  const causes = attempts.filter((a) => a.status !== 'ok').map((a) => `${a.vendor}: ${why(a)}`);
+  return causes.length ? `${e.message} ${causes.join('; ')}` : e.message;
 }
 
 /** chat.completion.chunk events, the finishing chunk, the usage chunk when asked, `[DONE]`. */
