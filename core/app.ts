@@ -17,7 +17,7 @@ import { RateLimiter } from './http/rate-limit.js';
 import { LocalBus, type Bus } from './bus/bus.js';
 import { validatorCompiler } from './http/validation.js';
 import { serializerCompiler } from './http/serialization.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/error-handler.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
 import { installAuth } from './http/auth-hook.js';
 import { installIdempotency } from './http/idempotency.js';
@@ -157,8 +157,9 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
-    // maxParamLength: object keys (up to 1,024 bytes, %-encoded) travel as one path parameter.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // A URL the router refuses (bad %-escape, over-long parameter) still gets the error shape.
+    frameworkErrors,
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
   app.addHook('onClose', async () => {

@@ -48,6 +48,10 @@ export function toApiError(err: FastifyError & { validation?: AjvIssue[]; valida
       return apiError('invalid_request', `The body is not valid JSON: ${err.message}`);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return apiError('invalid_request', 'The content-length header does not match the body.');
+    case 'FST_ERR_BAD_URL':
+      return apiError('invalid_request', 'The path has a malformed %-escape (% must be followed by two hex digits).');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return apiError('uri_too_long', `A path segment is longer than the ${MAX_PARAM_LENGTH} characters the router accepts.`);
   }
   if (err instanceof SyntaxError || err.statusCode === 400) return apiError('invalid_request', `The request is malformed: ${err.message}`);
   if (err.statusCode === 413) return apiError('payload_too_large', err.message);
@@ -55,14 +59,28 @@ export function toApiError(err: FastifyError & { validation?: AjvIssue[]; valida
   return apiError('internal_error', 'Something went wrong inside the gateway. The request id in this body finds it in the log.');
 }
 
+/** Longest path parameter the router matches (object keys travel as one, %-encoded, up to 1,024 bytes). */
+export const MAX_PARAM_LENGTH = 4096;
+
+function sendError(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  const e = toApiError(err, req);
+  if (e.code === 'internal_error') req.log.error({ err }, 'unhandled error');
+  else if (e.status >= 500) req.log.warn({ code: e.code, msg: e.message }, 'request failed');
+  for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+  return reply.code(e.status).type('application/json; charset=utf-8').send(errorBody(e, req.id));
+}
+
+/**
+ * Fastify's `frameworkErrors` option: a URL the router cannot take apart (a bad %-escape, an
+ * over-long parameter) is refused before any hook runs, so this answer sets x-request-id itself.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', req.id);
+  return sendError(err, req, reply);
+}
+
 export function installErrorHandling(app: FastifyInstance, allowedMethods?: (url: string) => string[]): void {
-  app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const e = toApiError(err, req);
-    if (e.code === 'internal_error') req.log.error({ err }, 'unhandled error');
-    else if (e.status >= 500) req.log.warn({ code: e.code, msg: e.message }, 'request failed');
-    for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
-    return reply.code(e.status).type('application/json; charset=utf-8').send(errorBody(e, req.id));
-  });
+  app.setErrorHandler(sendError);
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
     const allow = allowedMethods?.(req.url) ?? [];
     if (allow.length) {
