@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError, errorBody, isApiError } from '../errors.js';
+import { isClientGone } from './client-gone.js';
 
 interface AjvIssue {
   instancePath: string;
@@ -63,7 +64,16 @@ export function toApiError(err: FastifyError & { validation?: AjvIssue[]; valida
 export const MAX_PARAM_LENGTH = 4096;
 
 function sendError(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
-  const e = toApiError(err, req);
+  if (isClientGone(err, reply.raw)) {
+    req.log.info({ route: req.routeOptions.url }, 'client closed the connection before the response');
+    req.server.metrics?.clientDisconnects.inc({ method: req.method, route: req.routeOptions.url ?? 'unmatched' });
+    // Nobody reads this answer; 499 (nginx's "client closed request") is what the access log shows.
+    return reply.code(499).send();
+  }
+  return sendApiError(toApiError(err, req), err, req, reply);
+}
+
+function sendApiError(e: ApiError, err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
   if (e.code === 'internal_error') req.log.error({ err }, 'unhandled error');
   else if (e.status >= 500) req.log.warn({ code: e.code, msg: e.message }, 'request failed');
   for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
@@ -76,7 +86,7 @@ function sendError(err: FastifyError, req: FastifyRequest, reply: FastifyReply) 
  */
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
   reply.header('x-request-id', req.id);
-  return sendError(err, req, reply);
+  return sendApiError(toApiError(err), err, req, reply);
 }
 
 export function installErrorHandling(app: FastifyInstance, allowedMethods?: (url: string) => string[]): void {
