@@ -32,6 +32,7 @@ import { registerMetrics } from './metrics/metrics.js';
 import { VERSION } from './version.js';
 import { Egress } from './egress/egress.js';
 import { JobsEngine } from './jobs/engine.js';
+import { Retention } from './retention/retention.js';
 import { ResultStore } from './results/result-store.js';
 import { coreModules } from './db/core-modules.js';
 import type { CapabilitySpec } from './define.js';
@@ -119,6 +120,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   // Key revocation, rotation and tier changes reach every node's key cache at once.
   keys.onInvalidate = (accountId) => void bus.publish('keys.invalidate', { accountId }).catch((e) => log.warn({ err: e }, 'bus publish failed'));
   const unsubscribeKeys = await bus.subscribe('keys.invalidate', (m) => keys.dropAccount((m as { accountId: string }).accountId));
+  const jobs = new JobsEngine(database.db, database.dialect, config.jobs, log.child({ part: 'jobs' }));
   const router = new Router(vendors, wallet, capabilities, config.wallet.markup, log.child({ part: 'router' }));
   const svc: Svc = {
     config,
@@ -136,7 +138,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     rateLimits,
     bus,
     egress: new Egress(config.egress),
-    jobs: new JobsEngine(database.db, database.dialect, config.jobs, log.child({ part: 'jobs' })),
+    jobs,
+    retention: new Retention(database.db, jobs, config.retention, log.child({ part: 'retention' })),
     areas,
     capabilities,
     version: VERSION,
@@ -209,6 +212,7 @@ async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void>
   app.addHook('onReady', async () => {
     svc.results.start();
     for (const a of areas) await a.def.start?.({ svc, config: a.config, log: log.child({ area: a.def.name }) });
+    await svc.retention.start();
     svc.jobs.start();
   });
 }
