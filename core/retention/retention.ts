@@ -51,9 +51,13 @@ export class Retention {
     this.tasks.push(task);
   }
 
-  /** Queue the round of the current interval (at start); every node asks, one row is made. */
+  /**
+   * Queue the next round (at start); every node asks, one row is made. Not one now: a gateway
+   * restarted often would run a round each time, and a round right after start would race
+   * whatever the operator (or a test) does first.
+   */
   async start(now = Date.now()): Promise<void> {
-    await this.enqueue(Math.floor(now / this.intervalMs()), now);
+    await this.enqueue(Math.floor(now / this.intervalMs()) + 1);
   }
 
   /**
@@ -81,7 +85,7 @@ export class Retention {
     return this.cfg.interval_seconds * 1000;
   }
 
-  private async enqueue(slot: number, runAt = slot * this.intervalMs()): Promise<void> {
-    await this.jobs.enqueue({ kind: KIND, payload: { slot }, uniqueKey: `retention:${slot}`, runAt, maxAttempts: 3 });
+  private async enqueue(slot: number): Promise<void> {
+    await this.jobs.enqueue({ kind: KIND, payload: { slot }, uniqueKey: `retention:${slot}`, runAt: slot * this.intervalMs(), maxAttempts: 3 });
   }
 }
