@@ -28,12 +28,15 @@ export interface RetentionTask {
 export class Retention {
   private readonly tasks: RetentionTask[] = [];
 
-  constructor(db: Kysely<any>, private readonly jobs: JobsEngine, private readonly cfg: RetentionConfig, private readonly log: Logger) {
+  constructor(
+    db: Kysely<any>, private readonly jobs: JobsEngine, private readonly cfg: RetentionConfig, private readonly log: Logger,
+  ) {
     this.add({ name: 'ledger', days: cfg.ledger_days, sweep: (before, limit) => rollUpUsage(db, before, limit) });
     this.add({
       name: 'jobs', days: cfg.jobs_days,
       sweep: async (before, limit) => {
-        const old = db.selectFrom('jobs').select('job_id').where('state', 'in', ['done', 'dead']).where('updated_at', '<', before).limit(limit);
+        const old = db.selectFrom('jobs').select('job_id')
+          .where('state', 'in', ['done', 'dead']).where('updated_at', '<', before).limit(limit);
         const r = await db.deleteFrom('jobs').where('job_id', 'in', old).executeTakeFirst();
         return Number(r.numDeletedRows);
       },
@@ -86,6 +89,7 @@ export class Retention {
   }
 
   private async enqueue(slot: number): Promise<void> {
-    await this.jobs.enqueue({ kind: KIND, payload: { slot }, uniqueKey: `retention:${slot}`, runAt: slot * this.intervalMs(), maxAttempts: 3 });
+    const runAt = slot * this.intervalMs();
+    await this.jobs.enqueue({ kind: KIND, payload: { slot }, uniqueKey: `retention:${slot}`, runAt, maxAttempts: 3 });
   }
 }

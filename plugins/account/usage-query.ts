@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { DAY_MS, usageCapability } from '../../core/wallet/usage-rollup.js';
 
 export interface UsageBucket {
@@ -15,9 +14,13 @@ export interface UsageBucket {
  * (core/wallet/usage-rollup.ts): a rolled-up day counts when its start is in [from, to), so a
  * range on whole UTC days answers the same before and after the entries are rolled up.
  */
-export async function usageBuckets(db: Kysely<any>, accountId: string, from: number, to: number, byDay: boolean): Promise<UsageBucket[]> {
+export async function usageBuckets(
+  db: Kysely<any>, accountId: string, from: number, to: number, byDay: boolean,
+): Promise<UsageBucket[]> {
   // One expression for select and group by: PostgreSQL matches them by text, so no parameters.
-  const bucket: RawBuilder<number | string> = byDay ? sql<number>`created_at / ${sql.lit(DAY_MS)}` : sql<string>`coalesce(capability, ${sql.lit(usageCapability(null))})`;
+  const bucket: RawBuilder<number | string> = byDay
+    ? sql<number>`created_at / ${sql.lit(DAY_MS)}`
+    : sql<string>`coalesce(capability, ${sql.lit(usageCapability(null))})`;
   const entries = await db.selectFrom('wallet_ledger')
     .select([bucket.as('bucket'), sql<string>`sum(amount_micros)`.as('micros'), sql<string>`count(*)`.as('calls')])
     .where('account_id', '=', accountId)
@@ -27,7 +30,8 @@ export async function usageBuckets(db: Kysely<any>, accountId: string, from: num
     .groupBy(bucket)
     .execute();
   const rolled = await db.selectFrom('wallet_usage_daily')
-    .select([byDay ? 'day as bucket' : 'capability as bucket', sql<string>`sum(micros)`.as('micros'), sql<string>`sum(calls)`.as('calls')])
+    .select([byDay ? 'day as bucket' : 'capability as bucket', sql<string>`sum(micros)`.as('micros'),
+      sql<string>`sum(calls)`.as('calls')])
     .where('account_id', '=', accountId)
     .where('day', '>=', Math.ceil(from / DAY_MS))
     .where('day', '<', Math.ceil(to / DAY_MS))

@@ -15,7 +15,9 @@ const indexes: Migration = {
 
 export const retentionMigrations: Record<string, Migration> = { '0002_retention_indexes': indexes };
 
-async function deleteFinished(db: Kysely<any>, table: string, id: string, states: string[], before: number, limit: number): Promise<number> {
+async function deleteFinished(
+  db: Kysely<any>, table: string, id: string, states: string[], before: number, limit: number,
+): Promise<number> {
   const old = db.selectFrom(table).select(id).where('state', 'in', states).where('updated_at', '<', before).limit(limit);
   const r = await db.deleteFrom(table).where(id, 'in', old).executeTakeFirst();
   return Number(r.numDeletedRows);
@@ -32,5 +34,8 @@ export async function sweepScheduling(db: Kysely<any>, before: number, limit: nu
 }
 
 export function registerSchedulingRetention(svc: Svc): void {
-  svc.retention.add({ name: 'deliveries', days: svc.config.retention.deliveries_days, sweep: (before, limit) => sweepScheduling(svc.db, before, limit) });
+  svc.retention.add({
+    name: 'deliveries', days: svc.config.retention.deliveries_days,
+    sweep: (before, limit) => sweepScheduling(svc.db, before, limit),
+  });
 }
