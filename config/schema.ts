@@ -67,6 +67,12 @@ export const CoreConfigSchema = Type.Object({
     stop_grace_ms: Type.Integer({ minimum: 0, default: 5000, description: 'On shutdown, how long running jobs may finish before they are released.' }),
     done_retention_seconds: Type.Integer({ minimum: 0, default: 3600, description: 'Finished jobs are deleted after this long (dead ones are kept).' }),
   }, { additionalProperties: false, default: {} }),
+  retention: Type.Object({
+    ledger_days: Type.Integer({ minimum: 0, default: 90, description: 'Wallet usage entries older than this are rolled up into daily totals and deleted; 0 keeps them.' }),
+    deliveries_days: Type.Integer({ minimum: 0, default: 30, description: 'Finished webhook deliveries, finished cron runs and attempts older than this are deleted; 0 keeps them.' }),
+    jobs_days: Type.Integer({ minimum: 0, default: 7, description: 'Finished and dead jobs older than this are deleted; 0 keeps them.' }),
+    interval_seconds: Type.Integer({ minimum: 60, default: 3600, description: 'How often the retention job runs (one node runs each round).' }),
+  }, { additionalProperties: false, default: {} }),
   wallet: Type.Object({
     trial_credit_usd: Type.Number({ minimum: 0, default: 5 }),
     markup: Type.Number({ minimum: 0, default: 1.0, description: 'Multiplier on vendor prices.' }),

@@ -17,7 +17,7 @@ import { RateLimiter } from './http/rate-limit.js';
 import { LocalBus, type Bus } from './bus/bus.js';
 import { validatorCompiler } from './http/validation.js';
 import { serializerCompiler } from './http/serialization.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/error-handler.js';
 import { trackRouteMethods } from './http/method-not-allowed.js';
 import { installAuth } from './http/auth-hook.js';
 import { installIdempotency } from './http/idempotency.js';
@@ -36,6 +36,7 @@ import { Egress } from './egress/egress.js';
 import { prepareDataDir } from './data-dir.js';
 import { JobsEngine } from './jobs/engine.js';
 import { registerHoldSweep } from './wallet/hold-sweep.js';
+import { Retention } from './retention/retention.js';
 import { ResultStore } from './results/result-store.js';
 import { coreModules } from './db/core-modules.js';
 import type { CapabilitySpec } from './define.js';
@@ -129,6 +130,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   // Key revocation, rotation and tier changes reach every node's key cache at once.
   keys.onInvalidate = (accountId) => void bus.publish('keys.invalidate', { accountId }).catch((e) => log.warn({ err: e }, 'bus publish failed'));
   const unsubscribeKeys = await bus.subscribe('keys.invalidate', (m) => keys.dropAccount((m as { accountId: string }).accountId));
+  const jobs = new JobsEngine(database.db, database.dialect, config.jobs, log.child({ part: 'jobs' }));
   const router = new Router(vendors, wallet, capabilities, config.wallet.markup, log.child({ part: 'router' }));
   const svc: Svc = {
     config,
@@ -146,7 +148,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     rateLimits,
     bus,
     egress: new Egress(config.egress, { listenHost: config.server.host }),
-    jobs: new JobsEngine(database.db, database.dialect, config.jobs, log.child({ part: 'jobs' })),
+    jobs,
+    retention: new Retention(database.db, jobs, config.retention, log.child({ part: 'retention' })),
     areas,
     capabilities,
     version: VERSION,
@@ -170,8 +173,9 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
-    // maxParamLength: object keys (up to 1,024 bytes, %-encoded) travel as one path parameter.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // A URL the router refuses (bad %-escape, over-long parameter) still gets the error shape.
+    frameworkErrors,
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
   app.addHook('onClose', async () => {
@@ -226,6 +230,7 @@ async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void>
     svc.results.start();
     for (const a of areas) await a.def.start?.({ svc, config: a.config, log: log.child({ area: a.def.name }) });
     await holdSweep.start();
+    await svc.retention.start();
     svc.jobs.start();
   });
 }

@@ -15,6 +15,7 @@ import type { AreaDefinition, CapabilitySpec } from './define.js';
 import type { ErrorCode } from './errors.js';
 import type { Egress } from './egress/egress.js';
 import type { JobsEngine } from './jobs/engine.js';
+import type { Retention } from './retention/retention.js';
 
 export interface LoadedArea {
   def: AreaDefinition;
@@ -47,6 +48,8 @@ export interface Svc {
   egress: Egress;
   /** Durable jobs: areas register handlers at build time; started when the app is ready. */
   jobs: JobsEngine;
+  /** Removes old rows of growing tables on a recurring job; areas add their tables at build time. */
+  retention: Retention;
   areas: LoadedArea[];
   capabilities: Map<string, CapabilitySpec>;
   version: string;

@@ -19,6 +19,7 @@ export const ERRORS = {
   invalid_state: { status: 409, retryable: false, meaning: 'The resource is in a state that does not allow this move.' },
   already_exists: { status: 409, retryable: false, meaning: 'A resource with this name already exists.' },
   payload_too_large: { status: 413, retryable: false, meaning: 'The body or a part of it is over a size or count cap; the message names the cap.' },
+  uri_too_long: { status: 414, retryable: false, meaning: 'A path segment is longer than the router accepts; the message names the cap.' },
   unsupported_media_type: { status: 415, retryable: false, meaning: 'The request content type is not accepted by this endpoint.' },
   unprocessable: { status: 422, retryable: false, meaning: 'The request is well-formed but cannot be carried out.' },
   rate_limited: { status: 429, retryable: true, meaning: "Over the tier's request rate; wait for `retry-after` seconds." },

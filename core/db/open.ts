@@ -73,7 +73,13 @@ function cachingStatements(conn: SQLite.Database, max = 500) {
  * `postgres://…`. A `schema` query parameter on a PostgreSQL URL sets the search_path,
  * so several gateways (or test runs) can share one database.
  */
-export async function openDatabase(url: string, opts: { poolSize?: number } = {}): Promise<Database> {
+/**
+ * SQLite: bytes the WAL file is cut back to once a checkpoint has emptied it. Without it the
+ * file stays at its high-water mark (a burst of writes, a retention round) for good.
+ */
+export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export async function openDatabase(url: string, opts: { poolSize?: number; walLimitBytes?: number } = {}): Promise<Database> {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length) || ':memory:';
     if (file !== ':memory:') {
@@ -94,6 +100,7 @@ export async function openDatabase(url: string, opts: { poolSize?: number } = {}
     // the load is real (checkpointer.ts); the in-commit checkpoint stays as a backstop at
     // 10,000 pages (40 MB) for a load the timer cannot keep up with.
     conn.pragma('wal_autocheckpoint = 10000');
+    conn.pragma(`journal_size_limit = ${Math.floor(opts.walLimitBytes ?? WAL_LIMIT_BYTES)}`);
     const checkpoints = file === ':memory:' ? undefined : new Checkpointer(file, conn);
     const statements = cachingStatements(conn);
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: statements }) });

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError, errorBody, isApiError } from '../errors.js';
+import { isClientGone } from './client-gone.js';
 
 interface AjvIssue {
   instancePath: string;
@@ -48,6 +49,10 @@ export function toApiError(err: FastifyError & { validation?: AjvIssue[]; valida
       return apiError('invalid_request', `The body is not valid JSON: ${err.message}`);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return apiError('invalid_request', 'The content-length header does not match the body.');
+    case 'FST_ERR_BAD_URL':
+      return apiError('invalid_request', 'The path has a malformed %-escape (% must be followed by two hex digits).');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return apiError('uri_too_long', `A path segment is longer than the ${MAX_PARAM_LENGTH} characters the router accepts.`);
   }
   if (err instanceof SyntaxError || err.statusCode === 400) return apiError('invalid_request', `The request is malformed: ${err.message}`);
   if (err.statusCode === 413) return apiError('payload_too_large', err.message);
@@ -60,14 +65,37 @@ export function noRoute(req: FastifyRequest): ApiError {
   return apiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. GET /v1/discovery lists what this gateway serves.`);
 }
 
+/** Longest path parameter the router matches (object keys travel as one, %-encoded, up to 1,024 bytes). */
+export const MAX_PARAM_LENGTH = 4096;
+
+function sendError(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  if (isClientGone(err, reply.raw)) {
+    req.log.info({ route: req.routeOptions.url }, 'client closed the connection before the response');
+    req.server.metrics?.clientDisconnects.inc({ method: req.method, route: req.routeOptions.url ?? 'unmatched' });
+    // Nobody reads this answer; 499 (nginx's "client closed request") is what the access log shows.
+    return reply.code(499).send();
+  }
+  return sendApiError(toApiError(err, req), err, req, reply);
+}
+
+function sendApiError(e: ApiError, err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  if (e.code === 'internal_error') req.log.error({ err }, 'unhandled error');
+  else if (e.status >= 500) req.log.warn({ code: e.code, msg: e.message }, 'request failed');
+  for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+  return reply.code(e.status).type('application/json; charset=utf-8').send(errorBody(e, req.id));
+}
+
+/**
+ * Fastify's `frameworkErrors` option: a URL the router cannot take apart (a bad %-escape, an
+ * over-long parameter) is refused before any hook runs, so this answer sets x-request-id itself.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', req.id);
+  return sendApiError(toApiError(err), err, req, reply);
+}
+
 export function installErrorHandling(app: FastifyInstance, allowedMethods?: (url: string) => string[]): void {
-  app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const e = toApiError(err, req);
-    if (e.code === 'internal_error') req.log.error({ err }, 'unhandled error');
-    else if (e.status >= 500) req.log.warn({ code: e.code, msg: e.message }, 'request failed');
-    for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
-    return reply.code(e.status).type('application/json; charset=utf-8').send(errorBody(e, req.id));
-  });
+  app.setErrorHandler(sendError);
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
     const allow = allowedMethods?.(req.url) ?? [];
     if (allow.length) {

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUsd } from '../wallet/money.js';
 import type { Meter } from '../router/router.js';
+import { clientGoneSignal } from './client-gone.js';
 
 /**
  * What a request has cost so far, and a signal that aborts when the client goes away, so a
@@ -18,19 +19,8 @@ class RequestMeter implements Meter {
   constructor(private readonly res: ServerResponse) {}
 
   get signal(): AbortSignal {
-    return (this.gone ??= clientGone(this.res));
+    return (this.gone ??= clientGoneSignal(this.res));
   }
-}
-
-/** Aborts when the client closes the connection before the response has been sent. */
-function clientGone(res: ServerResponse): AbortSignal {
-  const gone = new AbortController();
-  const reason = () => new Error('the client closed the connection');
-  if (res.destroyed && !res.writableFinished) gone.abort(reason());
-  else res.once('close', () => {
-    if (!res.writableFinished) gone.abort(reason());
-  });
-  return gone.signal;
 }
 
 /**

@@ -11,6 +11,8 @@ export interface AppMetrics {
   registry: Registry;
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
+  /** Requests whose client hung up before the answer (they have no status to count them under). */
+  clientDisconnects: Counter<'method' | 'route'>;
 }
 
 declare module 'fastify' {
@@ -52,6 +54,13 @@ export function registerMetrics(app: FastifyInstance): AppMetrics {
     registers: [registry],
   });
 
+  const clientDisconnects = new Counter({
+    name: 'client_disconnects_total',
+    help: 'Requests whose client closed the connection before the response, by method and route template.',
+    labelNames: ['method', 'route'] as const,
+    registers: [registry],
+  });
+
   const router = () => app.svc.router;
   new Gauge({
     name: 'svc_vendor_cooldown_seconds',
@@ -87,7 +96,7 @@ export function registerMetrics(app: FastifyInstance): AppMetrics {
     },
   });
 
-  const metrics: AppMetrics = { registry, httpRequests, httpDuration };
+  const metrics: AppMetrics = { registry, httpRequests, httpDuration, clientDisconnects };
   app.decorate('metrics', metrics);
 
   // prom-client hashes the label set on every inc/observe; the series of a route and status

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sql, type RawBuilder } from 'kysely';
 import { iso } from '../../core/clock.js';
 import { apiError } from '../../core/errors.js';
 import { microsToUsd } from '../../core/wallet/money.js';
+import { DAY_MS } from '../../core/wallet/usage-rollup.js';
+import { usageBuckets } from './usage-query.js';
 import { UsageQuery, UsageReport, type UsageQueryT } from './usage-schemas.js';
 
-const DAY_MS = 86_400_000;
 const DEFAULT_RANGE_MS = 30 * DAY_MS;
 
 function badParam(param: string, message: string) {
@@ -25,7 +25,7 @@ export function registerUsageRoutes(app: FastifyInstance): void {
     config: { scope: 'account:read', operation: 'account.usage' },
     schema: {
       summary: 'What the account spent, by day or by capability',
-      description: 'Sums the wallet\'s usage entries between `from` (inclusive) and `to` (exclusive); default the last 30 days.',
+      description: 'Sums the wallet\'s usage entries between `from` (inclusive) and `to` (exclusive); default the last 30 days. Entries older than the retention are kept as daily sums and count by whole UTC day.',
       tags: ['account'], querystring: UsageQuery, response: { 200: UsageReport },
     },
   }, async (req: FastifyRequest<{ Querystring: UsageQueryT }>) => {
@@ -33,17 +33,7 @@ export function registerUsageRoutes(app: FastifyInstance): void {
     const from = parseTime(req.query.from, 'from') ?? to - DEFAULT_RANGE_MS;
     if (from >= to) throw badParam('from', 'must be before to');
     const byDay = req.query.group_by === 'day';
-    // One expression for select and group by: PostgreSQL matches them by text, so no parameters.
-    const bucket: RawBuilder<number | string> = byDay ? sql<number>`created_at / ${sql.lit(DAY_MS)}` : sql<string>`coalesce(capability, ${sql.lit('other')})`;
-    const rows = await app.svc.db.selectFrom('wallet_ledger')
-      .select([bucket.as('bucket'), sql<string>`sum(amount_micros)`.as('micros'), sql<string>`count(*)`.as('calls')])
-      .where('account_id', '=', req.principal!.accountId)
-      .where('kind', '=', 'usage')
-      .where('created_at', '>=', from)
-      .where('created_at', '<', to)
-      .groupBy(bucket)
-      .orderBy('bucket')
-      .execute();
+    const rows = await usageBuckets(app.svc.db, req.principal!.accountId, from, to, byDay);
     let total = 0;
     const items = rows.map((r) => {
       const spent = -Number(r.micros);

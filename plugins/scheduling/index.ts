@@ -8,6 +8,7 @@ import { registerWebhooks, webhookHandler } from './webhooks.js';
 import { registerCron } from './cron.js';
 import { cronRunHandler, cronTickHandler } from './cron-jobs.js';
 import { pushHandler, registerQueue } from './queue.js';
+import { registerSchedulingRetention } from './retention.js';
 
 /** Scheduling: cron jobs that POST to URLs, a delayed message queue, signed outbound webhooks; all on core/jobs. */
 export default defineArea({
@@ -40,6 +41,7 @@ export default defineArea({
     registerWebhooks(app, d);
     registerCron(app, d);
     registerQueue(app, d);
+    registerSchedulingRetention(ctx.svc);
   },
   // Before the jobs engine starts (it starts after every area's start): no delivery runs from a plaintext row.
   async start(ctx) {

@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
+import { retentionMigrations } from './retention.js';
 
 // Scheduling's own tables. The jobs themselves (deliveries, cron ticks and runs, pushes) live
 // in the core jobs table; these hold what the API shows and what a delivery needs.
@@ -99,4 +100,4 @@ const init: Migration = {
   },
 };
 
-export const schedulingMigrations: Record<string, Migration> = { '0001_scheduling': init };
+export const schedulingMigrations: Record<string, Migration> = { '0001_scheduling': init, ...retentionMigrations };
