@@ -1,3 +1,4 @@
+import { checkObjectAcl } from './unimplemented.js';
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
 import type { S3Request } from './endpoint.js';
 import { writableBucket } from './object-ops.js';
@@ -47,6 +48,7 @@ export async function multipartOps(r: S3Request, mp: Multipart): Promise<unknown
   const b = await writableBucket(r);
   if (r.query.has('uploads')) {
     if (req.method !== 'POST') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+    checkObjectAcl(req.headers['x-amz-acl'], b.acl);
     req.raw.resume();
     const id = await mp.create(b, r.key, req.headers['content-type'] || 'application/octet-stream');
     return reply.type('application/xml').send(head('InitiateMultipartUploadResult', r, b, tags({ UploadId: id })));
