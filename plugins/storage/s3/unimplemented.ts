@@ -24,21 +24,20 @@ export function refuseUnimplemented(names: Lookup, what: 'header' | 'form field'
   }
 }
 
-/** The canned ACL an object in a bucket of this access has: every object has its bucket's. */
-const OBJECT_ACL = { private: 'private', public: 'public-read' } as const;
-
 /**
- * x-amz-acl (or a form's `acl` field) on a write into a bucket: objects have their bucket's
- * access, so only the canned ACL that says so is accepted (`private` in a private bucket,
- * `public-read` in a public one); any other would not be what the object gets.
+ * x-amz-acl (or a form's `acl` field) on a write into a bucket. Objects have no ACL of their
+ * own: `private` is what every object is (a public bucket reads as S3's bucket policy granting
+ * public reads, which a private object ACL does not undo, so rclone's default `private` works
+ * there too), and `public-read` is what objects of a public bucket already are. Anything else
+ * would not be what the object gets.
  */
 export function checkObjectAcl(value: string | string[] | undefined, bucketAcl: string, what: 'header' | 'form field' = 'header'): void {
   if (value === undefined) return;
-  const want = OBJECT_ACL[bucketAcl as keyof typeof OBJECT_ACL] ?? 'private';
-  if (String(value).trim().toLowerCase() === want) return;
+  const v = String(value).trim().toLowerCase();
+  if (v === 'private' || (v === 'public-read' && bucketAcl === 'public')) return;
   const name = what === 'header' ? 'x-amz-acl' : 'acl';
   throw new S3Error('NotImplemented', `The ${name} ${what} "${String(value)}" is not implemented by this endpoint: objects have their bucket's `
-    + `access, and this bucket's objects are ${want}. Send ${want} or leave it out.`, { Header: name });
+    + `access (this bucket is ${bucketAcl === 'public' ? 'public' : 'private'}); send private${bucketAcl === 'public' ? ' or public-read' : ''}, or leave it out.`, { Header: name });
 }
 
 /** x-amz-acl on CreateBucket: `private` (the default) or `public-read`, which buckets can be. */
