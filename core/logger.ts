@@ -21,5 +21,7 @@ function req(r: any): unknown {
 }
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { svc: 'svc-gateway' }, serializers: { req } }, destination);
+  return pino({
+    level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { svc: 'svc-gateway' }, serializers: { req },
+  }, destination);
 }

@@ -85,7 +85,8 @@ export class MultipartExpiry {
     if (this.timer) return;
     const tick = () => {
       if (this.running) return;
-      this.running = this.sweep().then(() => undefined, (e) => this.log.warn({ err: (e as Error).message }, 'multipart expiry sweep failed'))
+      this.running = this.sweep()
+        .then(() => undefined, (e) => this.log.warn({ err: (e as Error).message }, 'multipart expiry sweep failed'))
         .finally(() => { this.running = undefined; });
     };
     this.timer = setInterval(tick, this.intervalMs);
