@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { loggableUrl } from './http/log-url.js';
 
 // Field names that carry a secret wherever they appear: keys, vendor and BYOK credentials,
 // generated keys, tokens. Censored at the top of a log object and up to three levels down
@@ -9,6 +10,18 @@ const DEPTHS = ['', '*.', '*.*.', '*.*.*.'];
 // Request headers (`req.headers.authorization`) are two levels down, so covered too.
 export const REDACT_PATHS = DEPTHS.flatMap((d) => SECRET_FIELDS.map((f) => (/^[a-z_]+$/.test(f) ? `${d}${f}` : `${d}["${f}"]`)));
 
+/**
+ * `req` in a log line: a Fastify request as Fastify's own serializer shows it, with presigned
+ * URLs' signatures left out (http/log-url.ts); any other object with a `url` likewise.
+ */
+function req(r: any): unknown {
+  if (!r || typeof r.url !== 'string') return r;
+  if (!r.raw) return { ...r, url: loggableUrl(r.url) };
+  return { method: r.method, url: loggableUrl(r.url), host: r.host, remoteAddress: r.ip, remotePort: r.socket?.remotePort };
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { svc: 'svc-gateway' } }, destination);
+  return pino({
+    level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { svc: 'svc-gateway' }, serializers: { req },
+  }, destination);
 }

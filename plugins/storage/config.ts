@@ -25,7 +25,7 @@ export const StorageConfigSchema = Type.Object({
   results_retention_seconds: Type.Integer({ minimum: 60, default: 7 * 86400, description: 'How long results are kept before the retention sweep deletes them.' }),
   results_public: Type.Boolean({ default: false, description: 'Hand out results by unsigned URLs that work until the retention sweep deletes them (capability URLs: result ids are random); otherwise by signed URLs.' }),
   results_public_base_url: Type.String({ default: '', pattern: '^(https?://.+[^/])?$', description: 'Public results: where the results vendor\'s objects are served without a signature (a public bucket, a CDN), followed by the object path. Required for s3 and minio; for local-storage it replaces the gateway\'s own S3 endpoint URL.' }),
-  multipart_expire_seconds: Type.Integer({ minimum: 60, default: 7 * 86400, description: 'How long a multipart upload may stay unfinished (S3\'s AbortIncompleteMultipartUpload): older uploads are dropped with their parts by a sweep, and answer NoSuchUpload.' }),
+  multipart_expire_seconds: Type.Integer({ minimum: 60, default: 7 * 86400, description: 'How long a multipart upload may stay unfinished (S3\'s AbortIncompleteMultipartUpload): older uploads are dropped with their parts by a sweep (at start, then every quarter of this, at most hourly), and answer NoSuchUpload. Completed uploads are remembered this long, so that a repeated CompleteMultipartUpload gets the same answer.' }),
   transfer_timeout_ms: Type.Integer({ minimum: 1000, default: 3600000, description: 'Longest a single upload or download may take.' }),
   cors_default: Type.Object({
     allowed_origins: Type.Array(Type.String({ minLength: 1, pattern: '^[^*]*\\*?[^*]*$' }), {

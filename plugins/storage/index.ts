@@ -52,7 +52,7 @@ export default defineArea({
     });
     app.addHook('onClose', async () => {
       billing.stop();
-      expiry.stop();
+      await expiry.stop();
       // Best effort: the core may close the database first, and a meter is not worth a failed shutdown.
       await storage.usage.flush().catch((e) => ctx.log.warn({ err: (e as Error).message }, 'storage meters not recorded at shutdown'));
     });

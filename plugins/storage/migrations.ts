@@ -92,7 +92,25 @@ const bucketCors: Migration = {
   },
 };
 
+// Completed multipart uploads, remembered until the expiry so that a repeated completion (an
+// SDK retry after a lost response) is answered as the first was.
+const multipartCompleted: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.createTable('storage_multipart_completed')
+      .addColumn('upload_id', 'text', (c) => c.primaryKey())
+      .addColumn('bucket_id', 'text', (c) => c.notNull())
+      .addColumn('key', 'text', (c) => c.notNull())
+      .addColumn('parts', 'text', (c) => c.notNull())
+      .addColumn('etag', 'text', (c) => c.notNull())
+      .addColumn('completed_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('storage_multipart_completed_at').on('storage_multipart_completed').column('completed_at').execute();
+    await db.schema.createIndex('storage_multipart_completed_bucket').on('storage_multipart_completed').column('bucket_id').execute();
+  },
+};
+
 export const storageMigrations: Record<string, Migration> = {
   '0001_init': init, '0002_usage': usage, '0003_billing': billing, '0004_multipart': multipart, '0005_multipart_expiry': multipartExpiry,
   '0006_bucket_cors': bucketCors,
+  '0007_multipart_completed': multipartCompleted,
 };

@@ -12,7 +12,7 @@ const HOUR_MS = 3_600_000;
  */
 export class MultipartExpiry {
   private timer: NodeJS.Timeout | undefined;
-  private running = false;
+  private running: Promise<void> | undefined;
 
   constructor(private readonly storage: StorageService, private readonly log: Logger) {}
 
@@ -50,6 +50,7 @@ export class MultipartExpiry {
       // A failed drop stays claimed, so it is not selected again: the loop ends.
       if (due.length < batch) break;
     }
+    await this.storage.multipart.completions.forgetOlder(now - this.expireMs);
     // Written now rather than within the meter's batch delay: the sweep may be all this node does.
     await this.storage.usage.flush();
     return n;
@@ -75,20 +76,28 @@ export class MultipartExpiry {
     await mp.forget(upload.upload_id);
   }
 
-  /** Sweep every `intervalMs` until stopped; a sweep still running when the next is due is not doubled. */
+  /**
+   * Sweep now and then every `intervalMs` until stopped; a sweep still running when the next is
+   * due is not doubled. Now as well: a gateway restarted more often than the interval (a
+   * redeploy a day, an hourly interval) would otherwise never sweep.
+   */
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
+    const tick = () => {
       if (this.running) return;
-      this.running = true;
-      void this.sweep().catch((e) => this.log.warn({ err: (e as Error).message }, 'multipart expiry sweep failed'))
-        .finally(() => { this.running = false; });
-    }, this.intervalMs);
+      this.running = this.sweep()
+        .then(() => undefined, (e) => this.log.warn({ err: (e as Error).message }, 'multipart expiry sweep failed'))
+        .finally(() => { this.running = undefined; });
+    };
+    this.timer = setInterval(tick, this.intervalMs);
     this.timer.unref();
+    tick();
   }
 
-  stop(): void {
+  /** Stop sweeping; a sweep under way is let finish (the database closes after this). */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    await this.running;
   }
 }

@@ -4,6 +4,7 @@ import { newId } from '../../core/ids.js';
 import type { ObjectInfo, WriteCondition } from './contract.js';
 import { formatBytes } from './names.js';
 import type { BucketRow, StorageService } from './service.js';
+import { MultipartCompletions, partsKey, type Completion } from './multipart-completions.js';
 
 /** The hidden bucket, on each vendor, holding the parts of multipart uploads until they complete. */
 export const UPLOADS_BUCKET = 'svc-uploads';
@@ -57,7 +58,11 @@ export function multipartEtag(partEtags: string[]): string {
  * then deletes them. Uploads and parts are rows, so any gateway node can complete them.
  */
 export class Multipart {
-  constructor(private readonly storage: StorageService) {}
+  readonly completions: MultipartCompletions;
+
+  constructor(private readonly storage: StorageService) {
+    this.completions = new MultipartCompletions(() => this.db);
+  }
 
   private get db() {
     return this.storage.svc.db;
@@ -168,14 +173,25 @@ export class Multipart {
       await this.db.updateTable('storage_multipart_uploads').set({ expiry_claimed_at: null }).where('upload_id', '=', upload.upload_id).execute();
       throw e;
     }
+    await this.completions.record(upload, partsKey(listed), info.etag);
     await this.drop(b, upload);
     return info;
+  }
+
+  /**
+   * A completion repeated after it succeeded (within the expiry): the first one's answer when
+   * it lists the same parts; undefined otherwise (no such upload, as S3 says).
+   */
+  async completedAgain(b: BucketRow, key: string, uploadId: string, listed: Array<{ n: number; etag: string }>): Promise<Completion | undefined> {
+    const done = await this.completions.find(b.bucket_id, key, uploadId, Date.now() - this.storage.config.multipart_expire_seconds * 1000);
+    return done && done.parts === partsKey(listed) ? done : undefined;
   }
 
   /** Drop every upload into a bucket (it is being deleted: nobody could complete or abort them). */
   async dropAll(b: BucketRow): Promise<void> {
     const rows = await this.db.selectFrom('storage_multipart_uploads').selectAll().where('bucket_id', '=', b.bucket_id).execute();
     for (const r of rows) await this.drop(b, { ...(r as UploadRow), created_at: Number(r.created_at) });
+    await this.completions.forgetBucket(b.bucket_id);
   }
 
   /**

@@ -21,8 +21,12 @@ export default defineVendor({
     dir: Type.String({ default: '', description: 'Directory for objects; default <data_dir>.' }),
     fsync: Type.Boolean({ default: true, description: 'Sync each object to disk before the put is answered (durable across power loss; slower).' }),
   }, { additionalProperties: false }),
-  create(config, ctx) {
+  async create(config, ctx) {
     const store = new FileStore(new Layout(config.dir || ctx.dataDir), { fsync: config.fsync });
+    await store.swept.then(
+      (n) => n && ctx.log.info({ removed: n }, 'local-storage: removed temp files of uploads cut off by a crash'),
+      (e) => ctx.log.warn({ err: (e as Error).message }, 'local-storage: temp files of crashed uploads not swept'),
+    );
     return {
       capabilities: {
         'storage.bucket.create': {

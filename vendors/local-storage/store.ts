@@ -10,6 +10,7 @@ import { resolveRange } from '../../plugins/storage/contract.js';
 import { compareKeys, rolledUp } from '../../plugins/storage/names.js';
 import { Layout } from './layout.js';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../../core/data-dir.js';
+import { closeInstance, openInstance, sweepTempFiles, tempName } from './temp-sweep.js';
 
 /** Large bodies are synced every this many bytes as they arrive (see `receive`). */
 const SYNC_EVERY = 16 * 1024 * 1024;
@@ -37,9 +38,15 @@ export class FileStore {
   private readonly instance = randomBytes(4).toString('hex');
   private counter = 0;
 
+  /** The sweep of temp files that crashed writers left (temp-sweep.ts), started when the store opens: how many went. */
+  readonly swept: Promise<number>;
+
   constructor(readonly layout: Layout, opts: { fsync?: boolean } = {}) {
     this.fsync = opts.fsync ?? true;
     this.index = new ObjectIndex(layout.root, this.fsync);
+    openInstance(this.instance);
+    this.swept = sweepTempFiles(layout.root);
+    this.swept.catch(() => undefined); // awaited by whoever wants to know (the vendor logs it)
   }
 
   async createBucket(account: string, bucket: string): Promise<void> {
@@ -99,7 +106,7 @@ export class FileStore {
       const got = input.data && input.data.length <= INLINE_MAX ? { size: input.data.length, md5: hash('md5', input.data, 'hex'), inline: [input.data] }
         : await receive(signal ? addAbortSignal(signal, input.body) : input.body, {
           open: async () => {
-            tmp = join(this.layout.tmpDir(input.account, input.bucket), version);
+            tmp = join(this.layout.tmpDir(input.account, input.bucket), tempName(this.instance, version));
             await this.ensureDir(dirname(tmp));
             return (fh = await open(tmp, 'wx', PRIVATE_FILE));
           },
@@ -250,6 +257,8 @@ export class FileStore {
   }
 
   async close(): Promise<void> {
+    closeInstance(this.instance);
+    await this.swept.catch(() => undefined);
     await this.index.close();
   }
 }

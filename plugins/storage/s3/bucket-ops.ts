@@ -1,3 +1,4 @@
+import { bucketAclOf } from './unimplemented.js';
 import { S3Error, S3_NS, XML_HEAD, tags, xmlEscape } from './errors.js';
 import type { S3Request } from './endpoint.js';
 import { bucketNameProblem, prefixProblem } from '../names.js';
@@ -45,7 +46,7 @@ export async function bucketOps(r: S3Request): Promise<unknown> {
     req.raw.resume(); // CreateBucketConfiguration: the region is the endpoint's own
     const problem = bucketNameProblem(r.bucket);
     if (problem) throw new S3Error('InvalidBucketName', `The specified bucket is not valid: it ${problem}.`, { BucketName: r.bucket });
-    const acl = req.headers['x-amz-acl'] === 'public-read' ? 'public' : 'private';
+    const acl = bucketAclOf(req.headers['x-amz-acl']);
     try {
       await storage.createBucket(accountId, r.bucket, { acl });
     } catch (e) {

@@ -10,6 +10,9 @@ import { objectOps } from './object-ops.js';
 import { multipartOps } from './multipart-ops.js';
 import { isPostObject, postObject } from './post-object.js';
 import { BucketCors } from './cors.js';
+import { giveContentTypeBack, putContentTypeAside } from './raw-content-type.js';
+import { refuseUnimplemented } from './unimplemented.js';
+import { refuseSigV2 } from './sigv2.js';
 
 /** A parsed request to the S3 endpoint, handed to the operation handlers. */
 export interface S3Request {
@@ -70,8 +73,10 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
   app.addContentTypeParser('*', leaveRaw);
   app.setErrorHandler((err, req, reply) => sendError(reply, req, toS3Error(err, req)));
   const cors = new BucketCors(storage);
+  app.addHook('onRequest', putContentTypeAside);
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    giveContentTypeBack(req);
     reply.header('x-content-type-options', 'nosniff').header('x-amz-request-id', req.id);
     if (req.method === 'PATCH') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
     const url = req.raw.url ?? '/';
@@ -85,6 +90,7 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
     } catch {
       throw new S3Error('InvalidArgument', 'The request path or query is not validly percent-encoded.');
     }
+    refuseSigV2(req.headers, query);
     // Account ids contain "_", which bucket names cannot: the two forms never collide.
     const explicit = segs[0]?.startsWith('acct_') ? segs.shift() : undefined;
     // Before the signature check, so that a page can read the error of a refused request too.
@@ -100,6 +106,7 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
     if (accountId) await requireActiveAccount(storage.svc.keys, accountId);
     const r: S3Request = { req, reply, storage, auth, accountId, bucket: segs[0] ?? '', key: segs.slice(1).join('/'), query };
     if (query.has('cors')) return cors.operation(r);
+    refuseUnimplemented([...Object.keys(req.headers), ...query.keys()]); // presigned URLs carry headers in the query
     if (query.size) for (const name of UNSUPPORTED) if (query.has(name)) throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
     // SDKs address buckets as `/bucket/` as well as `/bucket`: an empty key is the bucket.
     if (isPostObject(r)) return postObject(r);

@@ -1,3 +1,4 @@
+import { checkObjectAcl } from './unimplemented.js';
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
 import type { S3Request } from './endpoint.js';
 import { writableBucket } from './object-ops.js';
@@ -37,6 +38,29 @@ function listedParts(doc: Record<string, any>): Array<{ n: number; etag: string 
   });
 }
 
+/** CompleteMultipartUpload; repeated after it succeeded (a retry after a lost answer), the same answer. */
+async function completeUpload(r: S3Request, mp: Multipart, b: BucketRow): Promise<unknown> {
+  const id = r.query.get('uploadId') ?? '';
+  const upload = await mp.find(b, r.key, id);
+  const condition = writeCondition(r.req.headers, 'CompleteMultipartUpload', () => r.storage.conditionalWrites(b));
+  const listed = listedParts(await xmlBody(r.req.raw, r.auth!));
+  let etag: string;
+  if (!upload) {
+    const done = await mp.completedAgain(b, r.key, id, listed);
+    if (!done) throw noSuchUpload(id);
+    etag = done.etag;
+  } else {
+    try {
+      etag = (await mp.complete(b, upload, listed, condition)).etag;
+    } catch (e) {
+      if (e instanceof CompleteProblem) throw new S3Error(e.code, e.message, e.extra);
+      throw e;
+    }
+  }
+  const location = `${r.storage.endpoint}/${encodeURIComponent(b.name)}/${r.key.split('/').map(encodeURIComponent).join('/')}`;
+  return r.reply.type('application/xml').send(head('CompleteMultipartUploadResult', r, b, tags({ Location: location, ETag: etag })));
+}
+
 /**
  * Multipart uploads: CreateMultipartUpload (POST ?uploads), UploadPart (PUT ?partNumber&uploadId),
  * CompleteMultipartUpload (POST ?uploadId), AbortMultipartUpload (DELETE ?uploadId) and
@@ -47,10 +71,12 @@ export async function multipartOps(r: S3Request, mp: Multipart): Promise<unknown
   const b = await writableBucket(r);
   if (r.query.has('uploads')) {
     if (req.method !== 'POST') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+    checkObjectAcl(req.headers['x-amz-acl'], b.acl);
     req.raw.resume();
     const id = await mp.create(b, r.key, req.headers['content-type'] || 'application/octet-stream');
     return reply.type('application/xml').send(head('InitiateMultipartUploadResult', r, b, tags({ UploadId: id })));
   }
+  if (req.method === 'POST') return completeUpload(r, mp, b);
   const upload = await findUpload(r, mp, b);
   if (req.method === 'PUT') {
     if (req.headers['x-amz-copy-source']) throw new S3Error('NotImplemented', 'UploadPartCopy is not implemented by this endpoint.');
@@ -58,19 +84,6 @@ export async function multipartOps(r: S3Request, mp: Multipart): Promise<unknown
     const cap = await mp.partCap(b, upload, n);
     const info = await withUploadBody(req.raw, r.auth!, cap, (body, o) => mp.putPart(b, upload, n, body, o));
     return reply.header('etag', info.etag).send();
-  }
-  if (req.method === 'POST') {
-    const condition = writeCondition(req.headers, 'CompleteMultipartUpload', () => r.storage.conditionalWrites(b));
-    const listed = listedParts(await xmlBody(req.raw, r.auth!));
-    let info;
-    try {
-      info = await mp.complete(b, upload, listed, condition);
-    } catch (e) {
-      if (e instanceof CompleteProblem) throw new S3Error(e.code, e.message, e.extra);
-      throw e;
-    }
-    const location = `${r.storage.endpoint}/${encodeURIComponent(b.name)}/${r.key.split('/').map(encodeURIComponent).join('/')}`;
-    return reply.type('application/xml').send(head('CompleteMultipartUploadResult', r, b, tags({ Location: location, ETag: info.etag })));
   }
   if (req.method === 'DELETE') {
     // Two aborts at once: one drops the upload, the other finds it taken (gone, as S3 sees it).

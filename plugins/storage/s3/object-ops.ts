@@ -1,4 +1,5 @@
 import { S3Error } from './errors.js';
+import { checkObjectAcl } from './unimplemented.js';
 import type { S3Request } from './endpoint.js';
 import { keyProblem, MAX_KEY_BYTES } from '../names.js';
 import { resolveRange, type ByteRange } from '../contract.js';
@@ -61,6 +62,7 @@ export async function objectOps(r: S3Request): Promise<unknown> {
   if (!auth && b.acl !== 'public') throw new S3Error('AccessDenied', 'Access Denied.');
 
   if (req.method === 'PUT') {
+    checkObjectAcl(req.headers['x-amz-acl'], b.acl);
     if (req.headers['x-amz-copy-source']) return copyObject(r, b, writeCondition(req.headers, 'CopyObject', () => storage.conditionalWrites(b)));
     const condition = writeCondition(req.headers, 'PutObject', () => storage.conditionalWrites(b));
     const cap = await storage.uploadCap(b, r.key);

@@ -6,6 +6,7 @@ import { checkKey } from './object-ops.js';
 import { checkPostPolicy } from './post-policy.js';
 import { requireActiveAccount } from './verify.js';
 import { tooLarge, type UploadCap } from './body.js';
+import { checkObjectAcl, refuseUnimplemented } from './unimplemented.js';
 
 // PostObject: a browser form upload (multipart/form-data) to `POST {s3_path}/{bucket}`,
 // authorised by a signed POST policy instead of a signed request. The file streams to the
@@ -13,6 +14,7 @@ import { tooLarge, type UploadCap } from './body.js';
 // stands now, so form uploads are capped and metered like any PUT through the gateway.
 
 const FIELD_MAX = 20 * 1024; // S3 refuses form fields over 20 KB
+const MAX_PARTS = 101; // every field S3 knows, and the file
 
 const malformed = () => new S3Error('MalformedPOSTRequest', 'The body of your POST request is not well-formed multipart/form-data.');
 
@@ -32,35 +34,74 @@ interface Upload {
 const loadBusboy = () => import('@fastify/busboy');
 let busboy: ReturnType<typeof loadBusboy> | undefined;
 
-/** The form's fields up to its file part, and that part's stream (paused until read). */
+/** A part sent as a file (a filename, or a binary type) but named as a field: read as the field's value. */
+function fieldFromFilePart(name: string, stream: Readable, set: (value: string) => void, fail: (e: Error) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (c: Buffer) => {
+      const before = size;
+      size += c.length;
+      if (size <= FIELD_MAX) chunks.push(c);
+      else if (before <= FIELD_MAX) {
+        chunks.length = 0;
+        fail(tooLong(name));
+      }
+    });
+    stream.on('end', () => {
+      if (size <= FIELD_MAX) set(Buffer.concat(chunks).toString('utf8'));
+      resolve();
+    });
+  });
+}
+
+const tooLong = (name: string) => new S3Error('InvalidArgument', `The form field ${name} is longer than 20 KB.`, { ArgumentName: name });
+
+/**
+ * The form's fields up to its file part, and that part's stream (paused until read). Limits
+ * are counted here, not by busboy: a part busboy skips past a limit is never drained when it is
+ * larger than its buffer, and the form then never finishes (a request that never answers).
+ */
 async function readForm(r: S3Request): Promise<{ upload: Promise<Upload>; finished: Promise<void> }> {
   const { Busboy } = await (busboy ??= loadBusboy());
   let bb: ReturnType<typeof Busboy>;
   try {
-    bb = Busboy({ headers: r.req.headers as any, limits: { fieldSize: FIELD_MAX, fields: 100, files: 1, parts: 101 } });
+    bb = Busboy({ headers: r.req.headers as any, limits: { fieldSize: FIELD_MAX } });
   } catch {
     throw malformed();
   }
   const fields = new Map<string, string>();
+  // Fields sent as file parts (as Python's requests sends every field of `files=`) end after their header.
+  const pending: Array<Promise<void>> = [];
   let resolveUpload!: (u: Upload) => void;
   let rejectUpload!: (e: Error) => void;
   const upload = new Promise<Upload>((res, rej) => { resolveUpload = res; rejectUpload = rej; });
   let seenFile = false;
+  let parts = 0;
   let failFinished!: (e: Error) => void;
   const finished = new Promise<void>((resolve, reject) => {
     failFinished = reject;
+    const counted = () => {
+      if (++parts <= MAX_PARTS) return true;
+      rejectUpload(new S3Error('InvalidArgument', `A form may have at most ${MAX_PARTS} parts.`));
+      return false;
+    };
     bb.on('field', (name: string, value: string, _nt: boolean, valueTruncated: boolean) => {
-      if (seenFile) return; // S3 ignores fields after the file
-      if (valueTruncated) return rejectUpload(new S3Error('InvalidArgument', `The form field ${name} is longer than 20 KB.`, { ArgumentName: name }));
+      if (seenFile || !counted()) return; // S3 ignores fields after the file
+      if (valueTruncated) return rejectUpload(tooLong(name));
       fields.set(name.toLowerCase(), value);
     });
     bb.on('file', (name: string, stream: Readable, filename: string, _enc: string, mime: string) => {
-      if (seenFile || name.toLowerCase() !== 'file') {
+      if (seenFile || !counted()) {
         stream.resume();
         return;
       }
+      if (name.toLowerCase() !== 'file') {
+        pending.push(fieldFromFilePart(name, stream, (v) => fields.set(name.toLowerCase(), v), rejectUpload));
+        return;
+      }
       seenFile = true;
-      resolveUpload({ fields, file: stream, filename, mime });
+      void Promise.all(pending).then(() => resolveUpload({ fields, file: stream, filename, mime }));
     });
     bb.on('finish', () => {
       rejectUpload(new S3Error('InvalidArgument', 'POST requires exactly one file upload per request, in a field named file.', { ArgumentName: 'file' }));
@@ -109,6 +150,7 @@ export async function postObject(r: S3Request): Promise<unknown> {
   const { req, reply, storage } = r;
   const form = await readForm(r);
   const { fields, file, filename, mime } = await form.upload;
+  refuseUnimplemented(fields.keys(), 'form field');
   const policy = await checkPostPolicy(fields, r.bucket, storage.config.region, Date.now(), (id) => storage.credentials.lookup(id));
   await requireActiveAccount(storage.svc.keys, policy.credential.accountId);
   const rawKey = fields.get('key');
@@ -118,6 +160,7 @@ export async function postObject(r: S3Request): Promise<unknown> {
   if (isResultsBucket(r.bucket)) throw new S3Error('AccessDenied', 'Results are read-only.');
   const b = await storage.findBucket(policy.credential.accountId, r.bucket);
   if (!b) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.', { BucketName: r.bucket });
+  checkObjectAcl(fields.get('acl'), b.acl, 'form field');
 
   const tier = await storage.uploadCap(b, key);
   const cap = policy.maxBytes !== undefined && policy.maxBytes < tier.bytes

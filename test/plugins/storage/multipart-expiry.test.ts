@@ -112,6 +112,39 @@ t.test('an upload whose bucket row is gone: its parts are found on the vendor an
   t.equal((await storageUsage(app, a)).bytes_stored, 0);
 });
 
+t.test('a started sweeper sweeps at once, not only after its interval (a gateway restarted more often would never sweep)', async (t) => {
+  const { app } = await listeningApp(t);
+  const a = await activate(app);
+  const s3 = await s3Client(t, app, a);
+  await createBucket(app, a, 'at-start');
+  const id = await startUpload(s3, 'at-start', 'k', Buffer.alloc(10));
+  await age(app, id);
+  const { expiry } = sweeper(app);
+  t.equal(expiry.intervalMs, 3_600_000, 'the next sweep would be an hour away');
+  expiry.start();
+  await expiry.stop(); // lets the sweep under way finish
+  t.same(await rows(app, id), { uploads: 0, parts: 0 }, 'the expired upload went when the sweeper started');
+});
+
+t.test('a completed upload is remembered for a repeated completion until the expiry, then forgotten by the sweep', async (t) => {
+  const { app } = await listeningApp(t);
+  const a = await activate(app);
+  const s3 = await s3Client(t, app, a);
+  await createBucket(app, a, 'done');
+  const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'done', Key: 'k' }));
+  const { ETag } = await s3.send(new UploadPartCommand({ Bucket: 'done', Key: 'k', UploadId, PartNumber: 1, Body: Buffer.alloc(5, 1) }));
+  const complete = () => s3.send(new CompleteMultipartUploadCommand({ Bucket: 'done', Key: 'k', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag }] } }));
+  const first = await complete();
+  const { expiry } = sweeper(app);
+  t.equal(await expiry.sweep(), 0);
+  t.equal((await complete()).ETag, first.ETag, 'a fresh completion is remembered through a sweep');
+  await app.svc.db.updateTable('storage_multipart_completed').set({ completed_at: Date.now() - (WEEK_S + 1) * 1000 }).where('upload_id', '=', UploadId!).execute();
+  t.equal((await errorOf(complete())).name, 'NoSuchUpload', 'past the expiry it is not answered again');
+  await expiry.sweep();
+  const left = await app.svc.db.selectFrom('storage_multipart_completed').select('upload_id').where('upload_id', '=', UploadId!).execute();
+  t.equal(left.length, 0, 'and the sweep forgot it');
+});
+
 t.test('multipart_expire_seconds: 7 days by default, at least 60, and the sweep runs every quarter of it, at most hourly', async (t) => {
   const { app } = await makeApp(t, { vendors: [] });
   t.equal(sweeper(app).storage.config.multipart_expire_seconds, WEEK_S);

@@ -68,7 +68,15 @@ t.test('multipart by hand: ETag, ListParts, S3 checks on Complete, Abort, and ot
   if (keepsEtag) t.equal(done.ETag, `"${createHash('md5').update(createHash('md5').update(p2).digest()).digest('hex')}-1"`);
   t.equal(await (await s3.send(new GetObjectCommand({ Bucket: 'mpb', Key: 'k' }))).Body!.transformToString(), 'the last part');
   t.equal((await storageUsage(app, a)).bytes_stored, p2.length, 'the unused part went too');
-  t.equal((await errorOf(complete([{ PartNumber: 2, ETag: e2 }]))).name, 'NoSuchUpload', 'a completed upload is gone');
+  // As S3 does (ceph's s3-tests): an SDK that lost the answer sends the completion again and gets the same one.
+  const again = await complete([{ PartNumber: 2, ETag: e2 }]);
+  t.equal(again.ETag, done.ETag, 'a repeated completion answers 200 with the same ETag');
+  t.equal(again.Key, 'k');
+  t.equal((await storageUsage(app, a)).bytes_stored, p2.length, 'and stores nothing again');
+  t.equal((await errorOf(complete([{ PartNumber: 1, ETag: e1 }]))).name, 'NoSuchUpload', 'a completion of other parts: the upload is gone');
+  t.equal((await errorOf(complete([{ PartNumber: 2, ETag: e2 }], other))).name, 'NoSuchUpload', 'nor is it another account\'s to complete');
+  t.equal((await errorOf(complete([{ PartNumber: 2, ETag: e2 }], s3, 'other-key'))).name, 'NoSuchUpload', 'nor another key\'s');
+  t.equal((await errorOf(s3.send(new ListPartsCommand({ Bucket: 'mpb', Key: 'k', UploadId })))).name, 'NoSuchUpload', 'a completed upload has no parts');
 
   const second = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mpb', Key: 'aborted' }));
   await s3.send(new UploadPartCommand({ Bucket: 'mpb', Key: 'aborted', UploadId: second.UploadId, PartNumber: 1, Body: p1 }));
