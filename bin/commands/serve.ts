@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { dirname, resolve } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
-import type { Command } from './command.js';
+import { configFromFlags, type Command } from './command.js';
 import { exitWithNpm } from '../parent-watch.js';
 
 export interface ServeFlags {
@@ -40,12 +39,7 @@ function announce(app: FastifyInstance, url: string, dataDir: string): void {
 
 /** Run the gateway until SIGINT/SIGTERM; then stop accepting, finish in-flight calls, close the database. */
 export async function serve(flags: ServeFlags): Promise<FastifyInstance> {
-  const [{ loadConfig }, { buildApp }] = await Promise.all([import('../../config/load.js'), import('../../core/app.js')]);
-  const file = flags.config ?? process.env.SVC_CONFIG;
-  const config = loadConfig({
-    file,
-    overrides: { port: flags.port !== undefined ? Number(flags.port) : undefined, host: flags.host, data_dir: flags['data-dir'] },
-  });
+  const [{ config, baseDir }, { buildApp }] = await Promise.all([configFromFlags(flags), import('../../core/app.js')]);
   if (config.server.port === 0) {
     // Port 0 (any free port): pick it before the app is built, so public_url, and every URL
     // handed out from it (checkout links, presigned URLs), names the port actually served.
@@ -53,7 +47,7 @@ export async function serve(flags: ServeFlags): Promise<FastifyInstance> {
     if (config.server.public_url.endsWith(':0')) config.server.public_url = config.server.public_url.replace(/:0$/, `:${port}`);
     config.server.port = port;
   }
-  const app = await buildApp(config, { baseDir: file ? dirname(resolve(file)) : process.cwd() });
+  const app = await buildApp(config, { baseDir });
   await app.ready();
   // Fastify logs "Server listening at" once per address; the ready line below is that event,
   // so its own line is left out (the root logger only, for the moment of binding).
