@@ -85,7 +85,7 @@ function issueMessage(e: Pick<ValueError, 'type' | 'schema' | 'path' | 'message'
     return `must be one of ${s.anyOf.map((b) => String(b.const)).join(', ')}`;
   }
   if (e.type === ValueErrorType.ObjectAdditionalProperties) {
-    return `is not a known key.${didYouMean(e.path.split('/').pop() ?? '', Object.keys(s?.properties ?? {}))}`;
+    return `is not a known key${didYouMean(e.path.split('/').pop() ?? '', Object.keys(s?.properties ?? {}))}`;
   }
   return e.message;
 }

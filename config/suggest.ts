@@ -16,8 +16,8 @@ export function nearest(word: string, candidates: Iterable<string>): string | un
   return bestDistance <= limit ? best : undefined;
 }
 
-/** ` Did you mean "port"?` or nothing: appended to an error message. */
+/** `; did you mean "port"?` or nothing: appended to an error message. */
 export function didYouMean(word: string, candidates: Iterable<string>): string {
   const n = nearest(word, candidates);
-  return n === undefined ? '' : ` Did you mean "${n}"?`;
+  return n === undefined ? '' : `; did you mean "${n}"?`;
 }

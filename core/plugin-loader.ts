@@ -157,7 +157,7 @@ function configIssue(e: ErrorObject, where: string): string {
   if (named) p = p ? `${p}.${named}` : named;
   const full = [where, p].filter(Boolean).join('.').replace(/\.\[/g, '[');
   const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-  const msg = e.keyword === 'additionalProperties' ? `is not a known key.${didYouMean(named ?? '', known)}` : e.message ?? 'is invalid';
+  const msg = e.keyword === 'additionalProperties' ? `is not a known key${didYouMean(named ?? '', known)}` : e.message ?? 'is invalid';
   return `  ${full}: ${msg}${e.data !== undefined && typeof e.data !== 'object' ? ` (got ${JSON.stringify(e.data)})` : ''}`;
 }
 

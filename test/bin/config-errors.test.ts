@@ -9,7 +9,7 @@ const CASES: Array<{ name: string; yaml: string; says: RegExp[] }> = [
   {
     name: 'a union value outside its literals, and a misspelt key',
     yaml: 'log:\n  level: verbose\nserver:\n  prot: 8080\n',
-    says: [/log\.level: must be one of fatal, error, warn, info, debug, trace, silent \(got "verbose"\)/, /server\.prot: is not a known key\. Did you mean "port"\?/],
+    says: [/log\.level: must be one of fatal, error, warn, info, debug, trace, silent \(got "verbose"\)/, /server\.prot: is not a known key; did you mean "port"\?/],
   },
   {
     name: 'vendors written as a map',
@@ -29,7 +29,7 @@ const CASES: Array<{ name: string; yaml: string; says: RegExp[] }> = [
   {
     name: 'a misspelt key inside an area',
     yaml: 'plugins:\n  storage:\n    max_objct_bytes: 5\n',
-    says: [/plugins\.storage\.max_objct_bytes: is not a known key\. Did you mean "max_object_bytes"\?/],
+    says: [/plugins\.storage\.max_objct_bytes: is not a known key; did you mean "max_object_bytes"\?/],
   },
 ];
 
