@@ -2,6 +2,7 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { cliCommand } from '../helpers/cli-command.js';
 import { ROOT, cliEnv, startCli } from './fixtures/cli.js';
 
@@ -73,15 +74,24 @@ t.test('stdout a terminal: the banner is text on stderr, no JSON ready line', as
 t.test('started by npm: the gateway exits when npm is gone (SIGKILL to its parent) and frees the port', async (t) => {
   const { env } = await cliEnv(t);
   const cmd = [process.execPath, ...cliCommand(), 'serve', '--port', '0'].map(sq).join(' ');
-  // As `npx svc-gateway` runs it: npm -> sh -> node; here sh stands for npm.
-  const sh = spawn('sh', ['-c', `${cmd} & echo "pid $!"; wait`], { env: { ...env, npm_command: 'exec' }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As `npm start` runs it: npm -> sh -> node; the outer sh stands for npm, and the inner one
+  // (which does not exec node, for the `; true`) outlives it, as sh does when npm is killed.
+  const inner = `sh -c ${sq(`${cmd}; true`)}`;
+  const sh = spawn('sh', ['-c', `${inner} & echo "pid $!"; wait`], { env: { ...env, npm_command: 'start' }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const { match } = await waitFor(sh.stdout!, /^pid (\d+)\n[\s\S]*listening on http:\/\/127\.0\.0\.1:(\d+)/);
   const [pid, port] = [Number(match[1]), Number(match[2])];
   t.teardown(() => {
+    // Only when the test failed is anything left: the gateway (the inner sh's child), then the sh.
     sh.kill('SIGKILL');
+    let children: number[] = [];
     try {
-      process.kill(pid, 'SIGKILL'); // only if the test failed: the gateway should be gone
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
     } catch { /* gone */ }
+    for (const p of [...children, pid]) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch { /* gone */ }
+    }
   });
   t.equal(await refused(port), false, 'serving');
   sh.kill('SIGKILL');
