@@ -9,7 +9,9 @@ import { doctorCommand } from './commands/doctor.js';
 
 const COMMANDS: Command[] = [serveCommand, activateCommand, migrateCommand, openapiCommand, doctorCommand];
 
-const MAIN_HELP = `svc-gateway: one HTTP API for sixteen infrastructure areas, behind one key.
+// The areas named here are the built-in ones (plugins/builtin.ts); a test keeps them in step.
+const MAIN_HELP = `svc-gateway: one HTTP API under /v1, behind one key, for the areas built in today:
+account (and wallet), ai, byok, scheduling, storage (with an S3-compatible endpoint at /s3).
 
 Usage: svc-gateway [command] [options]
 
@@ -20,6 +22,7 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(10)}  ${c.summary}`).join('\n')}
 
 Common options:
   --config FILE     YAML config (or SVC_CONFIG); none = embedded defaults
+  --port N          serve: port to listen on (or SVC_PORT; default 8787)
 
 Exit codes: 0 ok, 1 failure, 2 usage or config error.
 `;

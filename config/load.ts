@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { Value } from '@sinclair/typebox/value';
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
 import { CoreConfigSchema, type CoreConfig } from './schema.js';
+import { didYouMean } from './suggest.js';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -77,6 +78,18 @@ function truncatedNumbers(before: unknown, after: unknown, path: string, out: Ar
   for (const [k, v] of Object.entries(before)) truncatedNumbers(v, (after as Record<string, unknown>)[k], `${path}/${k}`, out);
 }
 
+/** What is wrong, in the words an operator needs: the allowed values, the key a typo meant. */
+function issueMessage(e: Pick<ValueError, 'type' | 'schema' | 'path' | 'message'>): string {
+  const s = e.schema as { anyOf?: Array<{ const?: unknown }>; properties?: Record<string, unknown> };
+  if (Array.isArray(s?.anyOf) && s.anyOf.length && s.anyOf.every((b) => b.const !== undefined)) {
+    return `must be one of ${s.anyOf.map((b) => String(b.const)).join(', ')}`;
+  }
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) {
+    return `is not a known key${didYouMean(e.path.split('/').pop() ?? '', Object.keys(s?.properties ?? {}))}`;
+  }
+  return e.message;
+}
+
 /** Apply defaults, coerce env-born strings, and validate; throw with every offending key path. */
 export function validateSection<T>(schema: TSchema, value: unknown, where: string): T {
   const filled = applyDefaults(schema, structuredClone(value ?? {}));
@@ -85,7 +98,7 @@ export function validateSection<T>(schema: TSchema, value: unknown, where: strin
   truncatedNumbers(filled, v, '', truncated);
   const errors = [
     ...truncated.map((t) => ({ path: t.path, message: 'Expected integer', value: t.value })),
-    ...[...Value.Errors(schema, v)].filter((e) => !truncated.some((t) => t.path === e.path)),
+    ...[...Value.Errors(schema, v)].filter((e) => !truncated.some((t) => t.path === e.path)).map((e) => ({ ...e, message: issueMessage(e) })),
   ];
   if (errors.length) {
     const lines = errors.slice(0, 10).map((e) => {
@@ -96,6 +109,18 @@ export function validateSection<T>(schema: TSchema, value: unknown, where: strin
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   return v as T;
+}
+
+/**
+ * `vendors:` written as a map (`openai: { api_key: … }`), the shape of many other tools'
+ * files, would otherwise be coerced into a one-element list and reported as four confusing
+ * errors about vendors[0]. Say what the list looks like, with the names that were given.
+ */
+function vendorsMustBeAList(vendors: unknown): void {
+  if (!vendors || typeof vendors !== 'object' || Array.isArray(vendors)) return;
+  const names = Object.keys(vendors);
+  const lines = (names.length ? names : ['openai']).slice(0, 5).map((n) => `    - { id: ${n}, use: ${n}, config: { ... } }`);
+  throw new ConfigError(`vendors: is a list of vendor instances, not a map. Write each as an item with its id, its adapter (use) and its config:\n  vendors:\n${lines.join('\n')}\n(see docs/configuration.md)`);
 }
 
 function setIfDefined(obj: Record<string, any>, path: string[], value: unknown) {
@@ -125,6 +150,7 @@ export function loadConfig(opts: LoadOptions = {}): CoreConfig {
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('the config must be a mapping at the top level');
   const doc = substituteEnv(raw, env) as Record<string, any>;
+  vendorsMustBeAList(doc.vendors);
 
   setIfDefined(doc, ['server', 'port'], env.SVC_PORT);
   setIfDefined(doc, ['server', 'host'], env.SVC_HOST);

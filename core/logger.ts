@@ -20,8 +20,26 @@ function req(r: any): unknown {
   return { method: r.method, url: loggableUrl(r.url), host: r.host, remoteAddress: r.ip, remotePort: r.socket?.remotePort };
 }
 
+/**
+ * `log.warn({ msg: e.message }, 'request failed')` made pino write "msg" twice in one line (the
+ * object's, then the message), which JSON parsers resolve by keeping the last: the error text
+ * was lost. With a message given, an object's own `msg` is kept as `detail`.
+ */
+function logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void): void {
+  const [obj, message] = args;
+  if (typeof message === 'string' && obj && typeof obj === 'object' && !(obj instanceof Error) && 'msg' in obj) {
+    const { msg, ...rest } = obj as Record<string, unknown>;
+    args[0] = { ...rest, detail: msg };
+  }
+  method.apply(this, args);
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino({
-    level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { svc: 'svc-gateway' }, serializers: { req },
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    base: { svc: 'svc-gateway' },
+    serializers: { req },
+    hooks: { logMethod },
   }, destination);
 }

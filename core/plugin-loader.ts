@@ -7,6 +7,7 @@ import addFormatsModule from 'ajv-formats';
 import { Kind, type TSchema } from '@sinclair/typebox';
 import type { CoreConfig } from '../config/schema.js';
 import { ConfigError, validateSection } from '../config/load.js';
+import { didYouMean, nearest } from '../config/suggest.js';
 import { PLUGIN_API_VERSION, SECRET, type AreaDefinition, type VendorDefinition } from './define.js';
 import type { LoadedArea } from './context.js';
 import { builtinAreas } from '../plugins/builtin.js';
@@ -113,7 +114,12 @@ export async function loadAreas(cfg: CoreConfig, baseDir: string): Promise<Loade
   }
   for (const [name, section] of Object.entries(cfg.plugins)) {
     if (builtinNames.has(name) || section === false) continue;
-    const def = (await importPlugin(name, baseDir, `plugins.${name}`)) as AreaDefinition;
+    const def = (await importPlugin(name, baseDir, `plugins.${name}`).catch((e) => {
+      // A misspelt built-in area is far likelier than a package of that name: say so, not "npm install".
+      const meant = e instanceof PluginNotFound ? nearest(name, builtinNames) : undefined;
+      if (meant) throw new ConfigError(`plugins.${name}: no area "${name}". Did you mean "${meant}"? (built in: ${[...builtinNames].join(', ')})`);
+      throw e;
+    })) as AreaDefinition;
     checkDefinition(def, 'area', `plugins.${name}`, name);
     out.push({ def, source: name, config: checkConfig(def.configSchema, section === true ? {} : section, `plugins.${name}`) });
   }
@@ -128,7 +134,11 @@ export async function resolveVendor(use: string, baseDir: string, where: string)
     def = (await importPlugin(use, baseDir, where)) as VendorDefinition;
   } catch (e) {
     if (!(e instanceof PluginNotFound)) throw e;
-    throw new ConfigError(`${where}: unknown vendor adapter "${use}": not built in (${builtinVendors.map((v) => v.name).join(', ')}) and not an installed npm package (npm install ${use})`);
+    const names = builtinVendors.map((v) => v.name);
+    const meant = nearest(use, names);
+    throw new ConfigError(meant
+      ? `${where}: unknown vendor adapter "${use}". Did you mean "${meant}"? (built in: ${names.join(', ')})`
+      : `${where}: unknown vendor adapter "${use}": not built in (${names.join(', ')}) and not an installed npm package (npm install ${use})`);
   }
   checkDefinition(def, 'vendor', where, use);
   return def;
@@ -146,7 +156,8 @@ function configIssue(e: ErrorObject, where: string): string {
   const named = (e.params.additionalProperty ?? e.params.missingProperty) as string | undefined;
   if (named) p = p ? `${p}.${named}` : named;
   const full = [where, p].filter(Boolean).join('.').replace(/\.\[/g, '[');
-  const msg = e.keyword === 'additionalProperties' ? 'is not a known key' : e.message ?? 'is invalid';
+  const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+  const msg = e.keyword === 'additionalProperties' ? `is not a known key${didYouMean(named ?? '', known)}` : e.message ?? 'is invalid';
   return `  ${full}: ${msg}${e.data !== undefined && typeof e.data !== 'object' ? ` (got ${JSON.stringify(e.data)})` : ''}`;
 }
 

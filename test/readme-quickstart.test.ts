@@ -1,5 +1,7 @@
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
+import { Webhook } from 'standardwebhooks';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,7 +12,9 @@ import { freshDatabaseUrl } from './helpers/app.js';
 import { cliCommand } from './helpers/cli-command.js';
 
 // The README's Quickstart, run verbatim with bash against the real gateway process: only
-// the SVC_URL line is changed, to the port this test picked.
+// the SVC_URL line is changed, to the port this test picked. Then the laptop case of local
+// development: a webhook to http://localhost:PORT, with no config file. scripts/newcomer.sh
+// runs this file again in a fresh clone, after timing the README's run command there.
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -78,14 +82,16 @@ async function runBash(script: string): Promise<{ code: number | null; stdout: s
   return { code, stdout, stderr };
 }
 
+const port = await freePort();
+await startGateway(t, port);
+const base = `http://127.0.0.1:${port}`;
+
 t.test('the README quickstart works verbatim against the real gateway', async (t) => {
   const script = quickstartScript();
   const urlLine = /^SVC_URL=http:\/\/127\.0\.0\.1:8787$/m;
   t.match(script, urlLine, 'the base URL is one variable at the top');
-  const port = await freePort();
-  await startGateway(t, port);
 
-  const { code, stdout, stderr } = await runBash(script.replace(urlLine, `SVC_URL=http://127.0.0.1:${port}`));
+  const { code, stdout, stderr } = await runBash(script.replace(urlLine, `SVC_URL=${base}`));
   t.equal(code, 0, stderr);
   t.equal(stderr, '', 'nothing on stderr');
   const lines = stdout.trim().split('\n');
@@ -96,4 +102,41 @@ t.test('the README quickstart works verbatim against the real gateway', async (t
   t.match(lines[4], new RegExp(`^checkout: http://127\\.0\\.0\\.1:${port}/sandbox/checkout/cs_sandbox_\\w{24}$`));
   t.equal(lines[5], 'pay: HTTP 200');
   t.equal(lines[lines.length - 1], '{"balance_usd":25,"currency":"USD"}', 'the final balance is 5 + 20');
+});
+
+t.test('with no config, a webhook to http://localhost:PORT is delivered, signed', async (t) => {
+  const got: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  const receiver = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d)).on('end', () => {
+      got.push({ headers: req.headers, body });
+      res.end('ok');
+    });
+  });
+  receiver.listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  t.teardown(() => new Promise((r) => receiver.close(r)));
+  const hook = `http://localhost:${(receiver.address() as { port: number }).port}/hook`;
+
+  const post = (path: string, body: unknown, key?: string) => fetch(`${base}${path}`, {
+    method: 'POST', body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+  });
+  const key = ((await (await post('/v1/activate', {})).json()) as { primary_api_key: string }).primary_api_key;
+  const sent = await post('/v1/scheduling/webhook/send', { url: hook, payload: { hello: 'local' }, event_type: 'dev.test' }, key);
+  t.equal(sent.status, 200, await sent.clone().text());
+  const { delivery_id: id } = (await sent.json()) as { delivery_id: string };
+
+  let state = '';
+  for (let i = 0; i < 100 && state !== 'delivered' && state !== 'failed'; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const d = await fetch(`${base}/v1/scheduling/webhook/deliveries/${id}`, { headers: { authorization: `Bearer ${key}` } });
+    state = ((await d.json()) as { state: string }).state;
+  }
+  t.equal(state, 'delivered', 'loopback egress is allowed while the gateway listens on loopback');
+  t.equal(got.length, 1, 'the receiver got it once');
+  if (!got.length) return;
+  const secret = await fetch(`${base}/v1/scheduling/webhook/secret`, { headers: { authorization: `Bearer ${key}` } });
+  const wh = new Webhook(((await secret.json()) as { secret: string }).secret);
+  t.same(wh.verify(got[0].body, got[0].headers as Record<string, string>), { hello: 'local' }, 'signed with the account secret');
 });

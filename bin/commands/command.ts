@@ -27,11 +27,19 @@ export class UsageError extends Error {
 
 export const CONFIG_OPTION = { config: { type: 'string' } } as const;
 
-/** The config a command runs with: --config, else SVC_CONFIG, else the embedded defaults. */
-export async function configFromFlags(flags: { config?: unknown }, env: NodeJS.ProcessEnv = process.env): Promise<{ config: CoreConfig; baseDir: string; file?: string }> {
+type ConfigFlags = { config?: unknown; port?: unknown; host?: unknown; 'data-dir'?: unknown };
+
+/**
+ * The config a command runs with: --config, else SVC_CONFIG, else the embedded defaults, then
+ * serve's --port, --host and --data-dir. Every command reads it here, so `doctor` judges a
+ * file exactly as `serve` will load it.
+ */
+export async function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Promise<{ config: CoreConfig; baseDir: string; file?: string }> {
   const { loadConfig } = await import('../../config/load.js');
   const file = typeof flags.config === 'string' ? flags.config : env.SVC_CONFIG;
-  const config = loadConfig({ file, env });
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const port = str(flags.port);
+  const config = loadConfig({ file, env, overrides: { port: port === undefined ? undefined : Number(port), host: str(flags.host), data_dir: str(flags['data-dir']) } });
   return { config, baseDir: file ? dirname(resolve(file)) : process.cwd(), file };
 }
 

@@ -56,7 +56,10 @@ export function exampleOf(schema: Schema | undefined, name = ''): unknown {
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
   const branches = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(branches)) {
-    const pick = branches.find((b: Schema) => b.type !== 'null') ?? branches[0];
+    // A structured branch over a scalar one: `messages: string | ChatMessage[]` is shown as
+    // the list, since the string is a shorthand and `{"messages":"messages"}` teaches nothing.
+    const structured = branches.find((b: Schema) => b.type === 'array' || b.type === 'object' || b.properties);
+    const pick = structured ?? branches.find((b: Schema) => b.type !== 'null') ?? branches[0];
     return exampleOf(pick, name);
   }
   if (Array.isArray(schema.allOf)) {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Svc } from '../context.js';
 import { apiError } from '../errors.js';
+import { noVendorMessage } from '../router/no-vendor-message.js';
 import type { RouteEntry, RouteRegistry } from './route-registry.js';
 import { routeErrors } from './route-errors.js';
 import { buildExample } from './example.js';
@@ -17,16 +18,25 @@ function successSchema(route: RouteEntry): unknown {
   return key ? plain(response[key]) : null;
 }
 
+/** Why a capability has no vendor to call right now, in the words its 503 would use. */
+function unavailableReason(svc: Svc, capability: string): string {
+  const ready = svc.vendors.serving(capability).filter((v) => !v.byokOnly);
+  if (!ready.length) return noVendorMessage(capability);
+  return `Every vendor configured for ${capability} (${ready.map((v) => v.id).join(', ')}) is cooling down after failures; calls try them again when the cooldown ends.`;
+}
+
 export function describe(svc: Svc, route: RouteEntry): DiscoveryItemT {
   const cap = route.config.capability;
   const serving = cap ? svc.vendors.serving(cap) : [];
+  const available = cap ? svc.router.available(cap) : true;
   return {
     id: route.operation!,
     method: route.method,
     path: route.path,
     ...(route.schema.summary ? { summary: route.schema.summary } : {}),
     capability: cap ?? null,
-    available: cap ? svc.router.available(cap) : true,
+    available,
+    ...(available || !cap ? {} : { reason: unavailableReason(svc, cap) }),
     regions: [...new Set(serving.flatMap((v) => v.regions))],
     vendors: serving.map((v) => v.id),
     billing: route.config.billing ?? null,

@@ -15,6 +15,7 @@ export const DiscoveryItem = Type.Object({
   summary: Type.Optional(Type.String()),
   capability: Type.Union([Type.String(), Type.Null()], { description: 'Vendor capability the operation needs; null when the gateway serves it alone.' }),
   available: Type.Boolean({ description: 'A healthy vendor serves the capability right now (always true without one).' }),
+  reason: Type.Optional(Type.String({ description: 'Only when available is false: why, and what to do (the words of the 503 no_vendor_available).' })),
   regions: Type.Array(Type.String(), { description: 'Regions the serving vendors cover; empty without a capability.' }),
   vendors: Type.Array(Type.String(), { description: 'Configured vendor instances that serve it, in route order.' }),
   billing: Type.Union([Billing, Type.Null()], { description: 'What a call costs; null when it is free.' }),

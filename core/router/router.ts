@@ -6,6 +6,7 @@ import { classifyGeneric, isGatewayFault, retryAfterOf, VendorFailure, type Fail
 import { failureText } from './scrub.js';
 import type { VendorRegistry, RegisteredInstance } from './registry.js';
 import { Cooldowns } from './cooldowns.js';
+import { noVendorMessage } from './no-vendor-message.js';
 
 export interface Attempt {
   vendor: string;
@@ -234,8 +235,7 @@ export class Router {
 
   private noVendor(capability: string, opts: CallOptions) {
     const what = [opts.model && `model ${opts.model}`, opts.region && opts.region !== 'auto' && `region ${opts.region}`].filter(Boolean).join(' in ');
-    const how = `Add one under \`vendors:\` in the config file (see docs/configuration.md)${capability.startsWith('ai.') ? ', or register your own key with POST /v1/byok' : ''}.`;
-    return apiError('no_vendor_available', `No vendor is configured for ${capability}${what ? ` with ${what}` : ''}. ${how}`, { details: { capability } });
+    return apiError('no_vendor_available', noVendorMessage(capability, what), { details: { capability } });
   }
 
   private allFailed(capability: string, attempts: Attempt[], cap: number) {

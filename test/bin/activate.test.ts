@@ -25,6 +25,7 @@ t.test('activate writes the credentials file 0600 in a 0700 dir and prints the k
   t.match(creds.api_key, /^sk_live_[0-9A-Za-z]{32}$/);
   t.equal(r.stdout.split(creds.api_key).length - 1, 1, 'the key is printed once');
   t.match(r.stdout, `Credentials written to ${file}`);
+  t.match(r.stdout, `on ${url} (--url), trial credit 5 USD.`, 'says the URL it used and where it came from');
   t.notOk(r.stderr.includes(creds.api_key), 'never on stderr');
 
   // The key works, and the account is the one the file names, in the region asked for.
@@ -97,4 +98,9 @@ t.test('activate fails clearly: bad flags 2, no gateway 1, a revoked stored key 
   const down = await runCli(['activate', '--url', url, '--no-write'], { env });
   t.equal(down.code, 1);
   t.match(down.stderr, /POST \/v1\/activate: fetch failed \(ECONNREFUSED\) \(network_error\)/);
+  t.match(down.stderr, `svc-gateway activate: ${url} (--url): `, 'names the URL it tried');
+  t.match(down.stderr, /Is the gateway running there\? `npm start` serves on 127\.0\.0\.1:8787 \(--port or SVC_PORT/);
+  const byEnv = await runCli(['activate', '--no-write'], { env: { ...env, SVC_URL: url } });
+  t.equal(byEnv.code, 1);
+  t.match(byEnv.stderr, `svc-gateway activate: ${url} (SVC_URL): `, 'and where that URL came from');
 });

@@ -1,5 +1,7 @@
 import t from 'tap';
-import { cliEnv, runCli } from './fixtures/cli.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, cliEnv, runCli } from './fixtures/cli.js';
 
 const COMMANDS = ['serve', 'activate', 'migrate', 'openapi', 'doctor'];
 
@@ -14,6 +16,18 @@ t.test('top-level help lists every command', async (t) => {
     for (const c of COMMANDS) t.match(r.stdout, new RegExp(`\\n  ${c} `), `${args.join(' ')} names ${c}`);
     t.equal(r.stderr, '');
   }
+});
+
+t.test('--help and package.json name the built-in areas, and no count of areas that do not exist', async (t) => {
+  const [{ env }, { builtinAreas }] = await Promise.all([cliEnv(t), import('../../plugins/builtin.js')]);
+  const { stdout } = await runCli(['--help'], { env });
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { description: string };
+  for (const a of builtinAreas) {
+    t.match(stdout, new RegExp(`\\b${a.name}\\b`), `--help names ${a.name}`);
+    t.match(pkg.description.toLowerCase(), new RegExp(`\\b${a.name}\\b`, 'i'), `package.json names ${a.name}`);
+  }
+  t.notMatch(`${stdout}${pkg.description}`, /sixteen|\b16\b/, 'no area count beyond what is built');
+  t.match(stdout, /--port N .*SVC_PORT/, 'the port flag and its variable');
 });
 
 t.test('each command has its own help', async (t) => {

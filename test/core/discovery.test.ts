@@ -86,6 +86,13 @@ t.test('GET /v1/discovery lists every operation with its availability, vendors a
     billing: { unit: 'call', price_usd: 0.01, free_quota: 100 },
   });
   t.match(byId.get('probe.nothing'), { capability: 'probe.none', available: false, vendors: [], regions: [] }, 'no vendor serves it');
+  t.equal(byId.get('probe.nothing').reason, 'No vendor is configured for probe.none. Add one under `vendors:` in the config file (see docs/configuration.md).',
+    'an unavailable operation says why, in the words of its 503');
+  t.match(byId.get('ai.chat'), { available: false, reason: /^No vendor is configured for ai\.chat\. .*register your own key with POST \/v1\/byok\.$/ });
+  t.notOk('reason' in byId.get('probe.checkout'), 'no reason while available');
+  const a = await activate(app);
+  const refused = await app.svc.router.call('probe.none', {}, { accountId: a.account_id }).catch((e) => e);
+  t.match(refused, { code: 'no_vendor_available', message: byId.get('probe.nothing').reason }, 'the reason is the router\'s 503 message');
 
   // The same registry as the OpenAPI document: one id per operationId, nothing more or less.
   const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
@@ -100,6 +107,7 @@ t.test('availability follows the router: a vendor in cooldown makes its operatio
   t.equal((await checkout()).available, true);
   app.svc.router.cooldowns.failure('sandbox-payments', 'unavailable');
   t.equal((await checkout()).available, false, 'cooling down');
+  t.match((await checkout()).reason, /^Every vendor configured for payments\.checkout \(sandbox-payments\) is cooling down after failures/);
   t.same((await checkout()).vendors, ['sandbox-payments'], 'still configured');
   app.svc.router.cooldowns.success('sandbox-payments');
   t.equal((await checkout()).available, true, 'healthy again');
@@ -174,6 +182,12 @@ t.test('every example runs with curl against a listening gateway', async (t) => 
   t.equal(ran.get('system.version')?.status, 200);
   t.equal(ran.get('probe.nothing')?.status, 200, 'no vendor needed to answer it');
   t.same(ran.get('probe.admin'), { status: 200, body: { ok: true } }, 'admin examples carry the admin key');
+});
+
+t.test('the example body of a list of objects is a list of objects: ai.chat\'s messages', async (t) => {
+  const { app } = await probeApp(t);
+  const d = (await app.inject({ method: 'GET', url: '/v1/discovery/ai.chat' })).json();
+  t.match(d.example.body, { messages: [{ role: String, content: String }] }, JSON.stringify(d.example.body));
 });
 
 t.test('an operation id declared twice fails at boot', async (t) => {

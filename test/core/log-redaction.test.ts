@@ -1,5 +1,4 @@
 import t from 'tap';
-import { Writable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,20 +6,9 @@ import { loadConfig } from '../../config/load.js';
 import { buildApp } from '../../core/app.js';
 import { createLogger } from '../../core/logger.js';
 import { freshDatabaseUrl } from '../helpers/app.js';
+import { captureLog } from '../helpers/log-lines.js';
 
 const ADMIN_KEY = 'adm_Zq8sV1xL4pT7nR2wK9yB3cD6fG0hJ5mQ';
-
-/** A pino destination that keeps every line. */
-function capture() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      cb();
-    },
-  });
-  return { lines, stream };
-}
 
 function leaks(lines: string[], secrets: string[]): string[] {
   return lines.filter((l) => secrets.some((s) => l.includes(s)));
@@ -33,7 +21,7 @@ t.test('no key, secret or admin key reaches the log at level trace', async (t) =
     object: { data_dir: dir, database: { url: await freshDatabaseUrl(t, dir) }, admin_key: ADMIN_KEY, limits: { activate_per_hour: 1000 } },
     env: {},
   });
-  const { lines, stream } = capture();
+  const { lines, stream } = captureLog();
   const app = await buildApp(config, { logger: createLogger('trace', stream) });
   t.teardown(() => app.close());
   await app.ready();
@@ -75,7 +63,7 @@ t.test('no key, secret or admin key reaches the log at level trace', async (t) =
 });
 
 t.test('the logger censors secrets wherever a log call puts them', async (t) => {
-  const { lines, stream } = capture();
+  const { lines, stream } = captureLog();
   const log = createLogger('trace', stream);
   const s = 'sk_live_SECRETSECRETSECRETSECRETSECRET12';
   log.info({ req: { headers: { authorization: `Bearer ${s}`, 'x-api-key': s, cookie: `sid=${s}` } } }, 'request headers');

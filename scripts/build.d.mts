@@ -1,0 +1,2 @@
+/** See build.mjs. */
+export function distIsFresh(root?: string): boolean;

@@ -1,0 +1,104 @@
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { cliCommand } from '../helpers/cli-command.js';
+import { ROOT, cliEnv, startCli } from './fixtures/cli.js';
+
+const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once('error', () => resolve(true));
+  });
+}
+
+/** Resolve with the text once `pattern` appears in it. */
+function waitFor(stream: NodeJS.ReadableStream, pattern: RegExp, ms = 60_000): Promise<{ text: string; match: RegExpExecArray }> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} in ${ms} ms: ${text}`)), ms);
+    stream.on('data', (d) => {
+      text += d;
+      const match = pattern.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ text, match });
+      }
+    });
+  });
+}
+
+t.test('stdout not a terminal: only JSON lines, the start banner is the "listening on" line\'s fields', async (t) => {
+  const { env } = await cliEnv(t);
+  const child = startCli(['serve', '--port', '0'], { env }); // SVC_LOG_LEVEL=warn: the ready line still comes
+  t.teardown(() => void child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const { match } = await waitFor(child.stdout!, /listening on (http:\/\/\S+)[^\n]*\n/);
+  child.kill('SIGTERM');
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  await once(child, 'exit');
+  const lines = `${match.input}${out}`.split('\n').filter(Boolean);
+  for (const l of lines) t.doesNotThrow(() => JSON.parse(l), `a JSON line: ${l}`);
+  const ready = lines.map((l) => JSON.parse(l)).filter((l) => /listening on/.test(l.msg));
+  t.equal(ready.length, 1, 'one ready line, not one from Fastify too');
+  t.notMatch(lines.join('\n'), /Server listening at/);
+  t.match(ready[0], {
+    level: 30, url: match[1], database: 'sqlite', version: /^\d+\.\d+\.\d+/,
+    activate: `curl -s -X POST ${match[1]}/v1/activate -H 'content-type: application/json' -d '{}'`, docs: `${match[1]}/docs`,
+  });
+  t.equal(stderr, '', 'nothing on stderr');
+});
+
+t.test('stdout a terminal: the banner is text on stderr, no JSON ready line', async (t) => {
+  const { env } = await cliEnv(t);
+  const cmd = [process.execPath, ...cliCommand(), 'serve', '--port', '0'].map(sq).join(' ');
+  // script(1) gives the command a terminal; its output (both streams) comes back here.
+  const child = spawn('script', ['-qec', cmd, '/dev/null'], { env, cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  t.teardown(() => void child.kill('SIGKILL'));
+  const { text } = await waitFor(child.stdout!, /API docs: \S+\/docs/);
+  t.match(text, /svc-gateway \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(database: sqlite, data: [^)]+\)\r?\nActivate an account:\r?\n  curl -s -X POST /);
+  t.notMatch(text, /"msg":"svc-gateway[^"]*listening on/, 'not also as a log line');
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+});
+
+t.test('started by npm: the gateway exits when npm is gone (SIGKILL to its parent) and frees the port', async (t) => {
+  const { env } = await cliEnv(t);
+  const cmd = [process.execPath, ...cliCommand(), 'serve', '--port', '0'].map(sq).join(' ');
+  // As `npm start` runs it: npm -> sh -> node; the outer sh stands for npm, and the inner one
+  // (which does not exec node, for the `; true`) outlives it, as sh does when npm is killed.
+  const inner = `sh -c ${sq(`${cmd}; true`)}`;
+  const sh = spawn('sh', ['-c', `${inner} & echo "pid $!"; wait`], { env: { ...env, npm_command: 'start' }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { match } = await waitFor(sh.stdout!, /^pid (\d+)\n[\s\S]*listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  const [pid, port] = [Number(match[1]), Number(match[2])];
+  t.teardown(() => {
+    // Only when the test failed is anything left: the gateway (the inner sh's child), then the sh.
+    sh.kill('SIGKILL');
+    let children: number[] = [];
+    try {
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch { /* gone */ }
+    for (const p of [...children, pid]) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch { /* gone */ }
+    }
+  });
+  t.equal(await refused(port), false, 'serving');
+  sh.kill('SIGKILL');
+  let gone = false;
+  for (let i = 0; i < 100 && !gone; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    gone = await refused(port);
+  }
+  t.ok(gone, 'the port is free within 10 s of the parent\'s death');
+});
