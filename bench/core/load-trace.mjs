@@ -1,8 +1,11 @@
-// Preloaded with `node --import` by the core bench's cold-start section: registers a module
-// hook that appends the URL of every ESM module (and CommonJS entry point reached through
-// `import`) the process loads to the file named by BENCH_LOAD_TRACE, so the bench can list
-// what a start loads, such as a vendor SDK that should wait for its first use.
-import { register } from 'node:module';
+// Preloaded with `node --import` by the core bench's cold-start section, with BENCH_LOAD_TRACE
+// naming a file: lists every module the process loads there, one URL a line, so the bench can
+// tell what a start loads, such as a vendor SDK that should wait for its first use. ESM modules
+// come from a module hook as they load; CommonJS modules, which Node.js 20's hooks do not see
+// when `require`d, from the require cache when the bench stops the process with SIGTERM.
+import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 const hooks = `
 import { appendFileSync } from 'node:fs';
@@ -11,4 +14,11 @@ export async function load(url, context, next) {
   return next(url, context);
 }
 `;
-if (process.env.BENCH_LOAD_TRACE) register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+const file = process.env.BENCH_LOAD_TRACE;
+if (file) {
+  register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+  const cache = createRequire(import.meta.url).cache;
+  process.prependListener('SIGTERM', () => {
+    appendFileSync(file, Object.keys(cache).map((p) => `${pathToFileURL(p).href}\n`).join(''));
+  });
+}
