@@ -102,12 +102,14 @@ export async function startGateway(root, opts = {}) {
   return { child, base, readyMs };
 }
 
+/** The bare Fastify anchor, started and probed the way `startGateway` starts the gateway. */
 export async function startBare(root) {
   const port = await freePort();
+  const t0 = performance.now();
   const child = start(process.execPath, [join(root, 'bench', 'core', 'bare-server.mjs')], { PORT: String(port) });
   const base = `http://127.0.0.1:${port}`;
-  await waitFor200(`${base}/v1/account/balance`, child, performance.now());
-  return { child, base };
+  const readyMs = await waitFor200(`${base}/v1/account/balance`, child, t0);
+  return { child, base, readyMs };
 }
 
 /**
