@@ -4,6 +4,7 @@ import type { Migration } from 'kysely';
 import type { Logger } from 'pino';
 import type { Svc } from './context.js';
 import type { FailureKind } from './router/failure.js';
+import type { RegisteredInstance } from './router/registry.js';
 
 // The public plugin API. Built-in areas and vendors use exactly what a third-party npm
 // package uses: default-export the result of defineArea() or defineVendor().
@@ -14,6 +15,18 @@ export interface CapabilitySpec {
   /** Safe to send to a second vendor after the first may have acted (chat yes, email no). */
   idempotent: boolean;
   description?: string;
+  /**
+   * For an area that prices its vendors' calls (the AI catalog): what one unit costs on this
+   * instance, in micro-USD before the markup; null when it is free. Discovery shows the lowest
+   * among the instances that serve the operator's callers, with the markup.
+   */
+  listPrice?(instance: RegisteredInstance): ListPrice | null;
+}
+
+/** A list price: `micros` micro-USD per `unit` (`1m_input_tokens`, `image`, `minute`…). */
+export interface ListPrice {
+  unit: string;
+  micros: number;
 }
 
 export interface AreaContext<C = Record<string, unknown>> {

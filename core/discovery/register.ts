@@ -5,6 +5,7 @@ import { noVendorMessage } from '../router/no-vendor-message.js';
 import type { RouteEntry, RouteRegistry } from './route-registry.js';
 import { routeErrors } from './route-errors.js';
 import { buildExample } from './example.js';
+import { billingOf } from './billing.js';
 import { DiscoveryDetail, DiscoveryIdParams, DiscoveryList, type DiscoveryDetailT, type DiscoveryItemT } from './schemas.js';
 
 /** TypeBox schemas carry symbol keys; the wire gets plain JSON Schema. */
@@ -39,7 +40,7 @@ export function describe(svc: Svc, route: RouteEntry): DiscoveryItemT {
     ...(available || !cap ? {} : { reason: unavailableReason(svc, cap) }),
     regions: [...new Set(serving.flatMap((v) => v.regions))],
     vendors: serving.map((v) => v.id),
-    billing: route.config.billing ?? null,
+    billing: billingOf(svc, route),
   };
 }
 

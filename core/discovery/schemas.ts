@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 // The wire of GET /v1/discovery and GET /v1/discovery/{id}.
 
 const Billing = Type.Object({
-  unit: Type.String({ description: 'What one charge is for (`call`, `1k_tokens`, `message`…).' }),
+  unit: Type.String({ description: 'What the price is for (`1m_input_tokens`, `image`, `1k_characters`, `minute`, `gib_month`…).' }),
   price_usd: Type.Number(),
   free_quota: Type.Optional(Type.Number()),
 });
@@ -18,7 +18,9 @@ export const DiscoveryItem = Type.Object({
   reason: Type.Optional(Type.String({ description: 'Only when available is false: why, and what to do (the words of the 503 no_vendor_available).' })),
   regions: Type.Array(Type.String(), { description: 'Regions the serving vendors cover; empty without a capability.' }),
   vendors: Type.Array(Type.String(), { description: 'Configured vendor instances that serve it, in route order.' }),
-  billing: Type.Union([Billing, Type.Null()], { description: 'What a call costs; null when it is free.' }),
+  billing: Type.Union([Billing, Type.Null()], {
+    description: 'The lowest list price, with the markup: what one unit costs at least; null when a call is (or can be) free.',
+  }),
 });
 
 export const DiscoveryList = Type.Object({ items: Type.Array(DiscoveryItem) });

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineArea } from '../../core/define.js';
+import { defineArea, type CapabilitySpec } from '../../core/define.js';
 import { ModelEntrySchema } from './catalog/types.js';
 import { PRESETS } from './catalog/presets.js';
 import { aiMigrations } from './migrations.js';
@@ -20,6 +20,7 @@ import { MediaService } from './media/media-service.js';
 import { registerMediaRoutes } from './media/routes.js';
 import { registerOpenAiImageRoutes } from './openai/images-route.js';
 import { registerOpenAiImageUploadRoutes } from './openai/image-upload-routes.js';
+import { pricedCapabilities } from './list-price.js';
 
 const ConfigSchema = Type.Object({
   models: Type.Array(ModelEntrySchema, { default: [], description: 'Extra or overriding catalog entries.' }),
@@ -31,31 +32,35 @@ const ConfigSchema = Type.Object({
   realtime: RealtimeConfig,
 }, { additionalProperties: false });
 
+const AI_CAPABILITIES: Record<string, CapabilitySpec> = {
+  'ai.chat': { idempotent: true, description: 'Chat completion.' },
+  'ai.chat.stream': { idempotent: true, description: 'Chat completion as a stream of events.' },
+  'ai.embed': { idempotent: true, description: 'Text embeddings.' },
+  // A second vendor batch after one that may exist would run the chat twice.
+  'ai.chat.batch': { idempotent: false, description: 'Submit a chat to a vendor\'s batch API.' },
+  'ai.chat.batch.poll': { idempotent: true, description: 'Ask a vendor whether a chat batch is done, and for its answer.' },
+  'ai.chat.batch.cancel': { idempotent: true, description: 'Ask a vendor to stop a chat batch (best effort).' },
+  'ai.realtime.token': { idempotent: true, description: 'Ephemeral client secret for a live (WebRTC) session.' },
+  'ai.tts': { idempotent: true, description: 'Speech synthesis: text to audio bytes.' },
+  'ai.asr': { idempotent: true, description: 'Transcription: audio to text.' },
+  'ai.vision': { idempotent: true, description: 'Chat about images (user turns carry inline images).' },
+  'ai.vision.stream': { idempotent: true, description: 'Chat about images as a stream of events.' },
+  'ai.image': { idempotent: true, description: 'Image generation from a prompt.' },
+  'ai.image.edit': { idempotent: true, description: 'Image edit: new images from uploaded ones, a prompt and an optional mask.' },
+  'ai.image.variation': { idempotent: true, description: 'Variations of an uploaded image.' },
+};
+
 /** AI runtime: routed chat (with streaming), embeddings, vision, image generation, and the OpenAI-compatible surface. */
 export default defineArea({
   name: 'ai',
   configSchema: ConfigSchema,
   migrations: aiMigrations,
-  capabilities: {
-    'ai.chat': { idempotent: true, description: 'Chat completion.' },
-    'ai.chat.stream': { idempotent: true, description: 'Chat completion as a stream of events.' },
-    'ai.embed': { idempotent: true, description: 'Text embeddings.' },
-    // A second vendor batch after one that may exist would run the chat twice.
-    'ai.chat.batch': { idempotent: false, description: 'Submit a chat to a vendor\'s batch API.' },
-    'ai.chat.batch.poll': { idempotent: true, description: 'Ask a vendor whether a chat batch is done, and for its answer.' },
-    'ai.chat.batch.cancel': { idempotent: true, description: 'Ask a vendor to stop a chat batch (best effort).' },
-    'ai.realtime.token': { idempotent: true, description: 'Ephemeral client secret for a live (WebRTC) session.' },
-    'ai.tts': { idempotent: true, description: 'Speech synthesis: text to audio bytes.' },
-    'ai.asr': { idempotent: true, description: 'Transcription: audio to text.' },
-    'ai.vision': { idempotent: true, description: 'Chat about images (user turns carry inline images).' },
-    'ai.vision.stream': { idempotent: true, description: 'Chat about images as a stream of events.' },
-    'ai.image': { idempotent: true, description: 'Image generation from a prompt.' },
-    'ai.image.edit': { idempotent: true, description: 'Image edit: new images from uploaded ones, a prompt and an optional mask.' },
-    'ai.image.variation': { idempotent: true, description: 'Variations of an uploaded image.' },
-  },
+  capabilities: AI_CAPABILITIES,
   async register(app, ctx) {
     const svc = ctx.svc;
     const ai = new AiService(svc, ctx.config);
+    // The catalog (with the operator's models) is this app's: discovery's prices come from it.
+    for (const [cap, spec] of pricedCapabilities(AI_CAPABILITIES, ai.catalog)) svc.capabilities.set(cap, spec);
     // Instances without a key of their own serve only callers who bring theirs.
     for (const inst of svc.vendors.all()) {
       if (inst.byokOnly) {

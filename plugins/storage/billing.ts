@@ -10,6 +10,17 @@ const GIB = 1024 ** 3;
 const MONTH_MS = 30 * 86_400_000;
 
 /**
+ * The discovery line of a storage price, as configured (the wallet's markup is for vendor
+ * prices; storage charges exactly these): per GiB-month stored, or per GiB served. None when 0.
+ */
+export function storagePrice(config: StorageConfig, what: 'stored' | 'served'):
+{ unit: string; price_usd: number } | undefined {
+  const price_usd = what === 'stored' ? config.price_per_gib_month_usd : config.price_per_gib_served_usd;
+  if (price_usd <= 0) return undefined;
+  return { unit: what === 'stored' ? 'gib_month' : 'gib_served', price_usd };
+}
+
+/**
  * Charges storage to the wallet from the usage counters: bytes served since the last charge,
  * and bytes stored for the time since then (pro rata of the monthly price). Each account's
  * charge is one transaction that first moves its "billed" marks with a compare-and-set, so

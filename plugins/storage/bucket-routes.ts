@@ -3,6 +3,7 @@ import { iso } from '../../core/clock.js';
 import { apiError } from '../../core/errors.js';
 import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
 import type { BucketRow, StorageService } from './service.js';
+import { storagePrice } from './billing.js';
 import { Bucket, BucketList, BucketParams, CreateBucketBody, Ok, StorageUsage, type CreateBucketBodyT } from './schemas.js';
 
 export function bucketWire(b: BucketRow) {
@@ -11,7 +12,11 @@ export function bucketWire(b: BucketRow) {
 
 export function registerBucketRoutes(app: FastifyInstance, storage: StorageService): void {
   app.post('/v1/storage/buckets', {
-    config: { scope: 'storage', operation: 'storage.buckets.create', capability: 'storage.bucket.create', idempotent: true },
+    config: {
+      scope: 'storage', operation: 'storage.buckets.create', capability: 'storage.bucket.create', idempotent: true,
+      // What a bucket's bytes cost while they are kept.
+      billing: storagePrice(storage.config, 'stored'),
+    },
     schema: { summary: 'Create a bucket', tags: ['storage'], body: CreateBucketBody, response: { 200: Bucket } },
   }, async (req: FastifyRequest<{ Body: CreateBucketBodyT }>) => {
     const b = await storage.createBucket(req.principal!.accountId, req.body.bucket, { vendor: req.body.vendor, region: req.body.region, acl: req.body.acl });

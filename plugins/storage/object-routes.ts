@@ -5,6 +5,7 @@ import type { ListedObject, ObjectInfo } from './contract.js';
 import { prefixProblem } from './names.js';
 import { checkKey, type StorageService } from './service.js';
 import { presignPost } from './presign-post.js';
+import { storagePrice } from './billing.js';
 import { BucketParams, KeyParamsSchema, ObjectList, ObjectListQuery, ObjectMeta, Ok, PresignBody, PresignedUrl, type ObjectListQueryT, type PresignBodyT } from './schemas.js';
 
 export function objectWire(o: ObjectInfo) {
@@ -46,7 +47,11 @@ function objectRoute(app: FastifyInstance, method: 'GET' | 'POST' | 'DELETE', su
 /** Objects: presign and delete (the spec), head and list (what S3 users expect). */
 export function registerObjectRoutes(app: FastifyInstance, storage: StorageService): void {
   objectRoute(app, 'POST', '/presign', {
-    config: { scope: 'storage', operation: 'storage.objects.presign', capability: 'storage.object.presign' },
+    config: {
+      scope: 'storage', operation: 'storage.objects.presign', capability: 'storage.object.presign',
+      // Downloads through the URLs are metered as bytes served; uploads count in the bucket's storage.
+      billing: storagePrice(storage.config, 'served'),
+    },
     schema: {
       summary: 'A presigned URL for one object: PUT to upload, GET to download, POST for a capped browser form upload',
       description: 'A key with "/" is sent with %2F in this path. The URL (and a POST form) points at the gateway\'s own S3 endpoint (or, with plugins.storage.presign_through: vendor, at an s3 or minio bucket\'s service).',
