@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineArea } from '../../core/define.js';
+import { AI_CAPABILITIES } from '../../core/capabilities/ai/capabilities.js';
 import { ModelEntrySchema } from './catalog/types.js';
 import { PRESETS } from './catalog/presets.js';
 import { aiMigrations } from './migrations.js';
@@ -36,23 +37,7 @@ export default defineArea({
   name: 'ai',
   configSchema: ConfigSchema,
   migrations: aiMigrations,
-  capabilities: {
-    'ai.chat': { idempotent: true, description: 'Chat completion.' },
-    'ai.chat.stream': { idempotent: true, description: 'Chat completion as a stream of events.' },
-    'ai.embed': { idempotent: true, description: 'Text embeddings.' },
-    // A second vendor batch after one that may exist would run the chat twice.
-    'ai.chat.batch': { idempotent: false, description: 'Submit a chat to a vendor\'s batch API.' },
-    'ai.chat.batch.poll': { idempotent: true, description: 'Ask a vendor whether a chat batch is done, and for its answer.' },
-    'ai.chat.batch.cancel': { idempotent: true, description: 'Ask a vendor to stop a chat batch (best effort).' },
-    'ai.realtime.token': { idempotent: true, description: 'Ephemeral client secret for a live (WebRTC) session.' },
-    'ai.tts': { idempotent: true, description: 'Speech synthesis: text to audio bytes.' },
-    'ai.asr': { idempotent: true, description: 'Transcription: audio to text.' },
-    'ai.vision': { idempotent: true, description: 'Chat about images (user turns carry inline images).' },
-    'ai.vision.stream': { idempotent: true, description: 'Chat about images as a stream of events.' },
-    'ai.image': { idempotent: true, description: 'Image generation from a prompt.' },
-    'ai.image.edit': { idempotent: true, description: 'Image edit: new images from uploaded ones, a prompt and an optional mask.' },
-    'ai.image.variation': { idempotent: true, description: 'Variations of an uploaded image.' },
-  },
+  capabilities: AI_CAPABILITIES,
   async register(app, ctx) {
     const svc = ctx.svc;
     const ai = new AiService(svc, ctx.config);
