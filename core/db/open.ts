@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import SQLite from 'better-sqlite3';
-import { Checkpointer } from './checkpointer.js';
+import { Checkpointer } from '../sqlite/checkpointer.js';
 import { createPrivateFile, PRIVATE_DIR } from '../data-dir.js';
 
 export type DialectName = 'sqlite' | 'postgres';

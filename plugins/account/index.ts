@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/define.js';
+import { PAYMENTS_CAPABILITIES } from '../../core/capabilities/payments.js';
 import { registerUsageRoutes } from './usage-routes.js';
 import { accountMigrations } from './migrations.js';
 import { registerActivate } from './activate.js';
@@ -13,9 +14,7 @@ import { registerAdminRoutes } from './admin-routes.js';
 export default defineArea({
   name: 'account',
   migrations: accountMigrations,
-  capabilities: {
-    'payments.checkout': { idempotent: false, description: 'Create a hosted checkout session for a wallet top-up.' },
-  },
+  capabilities: PAYMENTS_CAPABILITIES,
   register(app) {
     registerUsageRoutes(app);
     registerActivate(app);

@@ -5,6 +5,7 @@ import { newId } from '../../core/ids.js';
 import { iso } from '../../core/clock.js';
 import { apiError } from '../../core/errors.js';
 import { microsToUsd } from '../../core/wallet/money.js';
+import type { CheckoutInput, CheckoutOutput } from '../../core/capabilities/payments.js';
 
 // Top-ups: a pending record and a hosted checkout session at a payments vendor; the
 // checkout's outcome moves the record once, out of pending, and a success credits the
@@ -74,7 +75,7 @@ export async function createTopup(svc: Svc, req: CreateTopup): Promise<TopupRow>
   const expiresAt = now + svc.config.limits.topup_ttl_seconds * 1000;
   // charge:false: opening a checkout costs the caller nothing; the capability is declared
   // non-idempotent, so the router never opens a second session at another vendor.
-  const res = await svc.router.call<Record<string, unknown>, { session_id: string; checkout_url: string }>('payments.checkout', {
+  const res = await svc.router.call<CheckoutInput, CheckoutOutput>('payments.checkout', {
     topup_id: topupId, amount_usd: microsToUsd(amountMicros), currency: svc.config.wallet.currency,
     description: `Wallet top-up ${topupId}`, expires_at: expiresAt, ...(req.returnUrl ? { return_url: req.returnUrl } : {}),
   }, { accountId: req.accountId, region: req.region, charge: false, meter: req.meter, ref: topupId });

@@ -1,5 +1,5 @@
 import { apiError } from '../../core/errors.js';
-import type { ResponseFormat, Tool, ToolChoice } from './contract.js';
+import type { ResponseFormat, Tool, ToolChoice } from '../../core/capabilities/ai/chat.js';
 import type { ChatBodyT } from './schemas.js';
 
 // What the chat schemas cannot say: `response_format.json_schema` is a free object on the

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineArea, type CapabilitySpec } from '../../core/define.js';
+import { defineArea } from '../../core/define.js';
+import { AI_CAPABILITIES } from '../../core/capabilities/ai/capabilities.js';
 import { ModelEntrySchema } from './catalog/types.js';
 import { PRESETS } from './catalog/presets.js';
 import { aiMigrations } from './migrations.js';
@@ -31,24 +32,6 @@ const ConfigSchema = Type.Object({
   batch_poll_ms: Type.Integer({ minimum: 10, default: 30000, description: 'How often a vendor batch (`batch_mode: true`) is asked whether it is done.' }),
   realtime: RealtimeConfig,
 }, { additionalProperties: false });
-
-const AI_CAPABILITIES: Record<string, CapabilitySpec> = {
-  'ai.chat': { idempotent: true, description: 'Chat completion.' },
-  'ai.chat.stream': { idempotent: true, description: 'Chat completion as a stream of events.' },
-  'ai.embed': { idempotent: true, description: 'Text embeddings.' },
-  // A second vendor batch after one that may exist would run the chat twice.
-  'ai.chat.batch': { idempotent: false, description: 'Submit a chat to a vendor\'s batch API.' },
-  'ai.chat.batch.poll': { idempotent: true, description: 'Ask a vendor whether a chat batch is done, and for its answer.' },
-  'ai.chat.batch.cancel': { idempotent: true, description: 'Ask a vendor to stop a chat batch (best effort).' },
-  'ai.realtime.token': { idempotent: true, description: 'Ephemeral client secret for a live (WebRTC) session.' },
-  'ai.tts': { idempotent: true, description: 'Speech synthesis: text to audio bytes.' },
-  'ai.asr': { idempotent: true, description: 'Transcription: audio to text.' },
-  'ai.vision': { idempotent: true, description: 'Chat about images (user turns carry inline images).' },
-  'ai.vision.stream': { idempotent: true, description: 'Chat about images as a stream of events.' },
-  'ai.image': { idempotent: true, description: 'Image generation from a prompt.' },
-  'ai.image.edit': { idempotent: true, description: 'Image edit: new images from uploaded ones, a prompt and an optional mask.' },
-  'ai.image.variation': { idempotent: true, description: 'Variations of an uploaded image.' },
-};
 
 /** AI runtime: routed chat (with streaming), embeddings, vision, image generation, and the OpenAI-compatible surface. */
 export default defineArea({

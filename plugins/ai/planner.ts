@@ -1,7 +1,7 @@
 import type { RegisteredInstance, VendorRegistry } from '../../core/router/registry.js';
 import { apiError } from '../../core/errors.js';
 import type { Catalog, ModelEntry, ModelKind, Task } from './catalog/catalog.js';
-import type { CandidatePlan } from './contract.js';
+import type { CandidatePlan } from '../../core/capabilities/ai/chat.js';
 import { credentialsFor } from '../byok/providers.js';
 
 export type Prefer = 'balanced' | 'cheapest' | 'smartest';

@@ -4,7 +4,7 @@ import type { Svc } from '../../core/context.js';
 import { newId } from '../../core/ids.js';
 import { usdToMicros } from '../../core/wallet/money.js';
 import { credentialValues } from '../../core/router/scrub.js';
-import type { RealtimeTokenInput, RealtimeTokenOutput } from './realtime-contract.js';
+import type { RealtimeTokenInput, RealtimeTokenOutput } from '../../core/capabilities/ai/realtime.js';
 import { feesOf, type AiService } from './service.js';
 
 export const REALTIME_CAPABILITY = 'ai.realtime.token';

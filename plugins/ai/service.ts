@@ -10,7 +10,7 @@ import { NoByokCache } from './no-byok-cache.js';
 import { Catalog, type ModelEntry } from './catalog/catalog.js';
 import { ChatCache } from './cache.js';
 import { planCandidates, planFlatCandidates, type Candidate, type FlatCandidate, type PlanRequest } from './planner.js';
-import type { ChatInput, ChatMessage, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput, ToolChoice, Usage } from './contract.js';
+import type { ChatInput, ChatMessage, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput, ToolChoice, Usage } from '../../core/capabilities/ai/chat.js';
 import type { ChatBodyT, ChatResultT, EmbedBodyT } from './schemas.js';
 import { responseFormat, toolChoice } from './chat-options.js';
 import { chatInputBound, tokenBound } from './input-bound.js';

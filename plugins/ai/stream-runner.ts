@@ -4,7 +4,7 @@ import { VendorFailure } from '../../core/router/failure.js';
 import { keepIdempotentResponse } from '../../core/http/idempotency.js';
 import type { StreamSession } from '../../core/router/stream-call.js';
 import type { AiService, ChatRequest, Prepared } from './service.js';
-import type { ChatInput, ChatStreamEvent, ToolCall, Usage } from './contract.js';
+import type { ChatInput, ChatStreamEvent, ToolCall, Usage } from '../../core/capabilities/ai/chat.js';
 import type { ChatResultT } from './schemas.js';
 
 export interface StreamEnd {

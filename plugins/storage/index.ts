@@ -1,7 +1,7 @@
 import { defineArea } from '../../core/define.js';
 import { StorageConfigSchema } from './config.js';
 import { storageMigrations } from './migrations.js';
-import { STORAGE_CAPABILITIES } from './contract.js';
+import { STORAGE_CAPABILITIES } from '../../core/capabilities/storage/objects.js';
 import { CredentialStore } from './credentials.js';
 import { StorageService } from './service.js';
 import { registerBucketRoutes } from './bucket-routes.js';

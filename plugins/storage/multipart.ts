@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { newId } from '../../core/ids.js';
-import type { ObjectInfo, WriteCondition } from './contract.js';
-import { formatBytes } from './names.js';
+import type { ObjectInfo, WriteCondition } from '../../core/capabilities/storage/objects.js';
+import { formatBytes } from '../../core/capabilities/storage/names.js';
 import type { BucketRow, StorageService } from './service.js';
 import { MultipartCompletions, partsKey, type Completion } from './multipart-completions.js';
 

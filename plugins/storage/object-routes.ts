@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { iso } from '../../core/clock.js';
 import { apiError } from '../../core/errors.js';
-import type { ListedObject, ObjectInfo } from './contract.js';
-import { prefixProblem } from './names.js';
+import type { ListedObject, ObjectInfo } from '../../core/capabilities/storage/objects.js';
+import { prefixProblem } from '../../core/capabilities/storage/names.js';
 import { checkKey, type StorageService } from './service.js';
 import { presignPost } from './presign-post.js';
 import { storagePrice } from './billing.js';

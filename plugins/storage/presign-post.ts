@@ -1,5 +1,5 @@
 import { signedUntil } from '../../core/clock.js';
-import type { PresignPostOutput } from './contract.js';
+import type { PresignPostOutput } from '../../core/capabilities/storage/objects.js';
 import type { BucketRow, StorageService } from './service.js';
 import { signPostPolicy } from './s3/post-policy.js';
 

@@ -1,18 +1,18 @@
 import { Readable } from 'node:stream';
-import { signedUntil } from '../../core/clock.js';
+import { presignedExpiry, signedUntil } from '../../core/clock.js';
 import type { Svc } from '../../core/context.js';
 import { apiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { isUniqueViolation } from '../../core/http/idempotency.js';
 import type { CallOptions } from '../../core/router/router.js';
 import type { StorageConfig } from './config.js';
-import type { ByteRange, ConditionFailed, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput, PutInput, PutOutput, WriteCondition } from './contract.js';
+import type { ByteRange, ConditionFailed, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput, PutInput, PutOutput, WriteCondition } from '../../core/capabilities/storage/objects.js';
 import type { CredentialStore } from './credentials.js';
-import { bucketNameProblem, keyProblem, formatBytes } from './names.js';
+import { bucketNameProblem, keyProblem, formatBytes } from '../../core/capabilities/storage/names.js';
 import { UsageMeter } from './usage.js';
 import { PUBLIC_RESULTS_BUCKET, RESULTS_BUCKET } from '../../core/results/result-store.js';
 import { Multipart, UPLOADS_BUCKET } from './multipart.js';
-import { presignUrl, presignedExpiry, responseQuery } from './s3/sigv4.js';
+import { presignUrl, responseQuery } from '../../core/capabilities/storage/sigv4.js';
 
 export interface BucketRow {
   bucket_id: string;

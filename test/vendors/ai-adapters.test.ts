@@ -5,7 +5,7 @@ import anthropic from '../../vendors/anthropic/index.js';
 import openaiCompatible from '../../vendors/openai-compatible/index.js';
 import { VendorFailure } from '../../core/router/failure.js';
 import type { VendorInstance } from '../../core/define.js';
-import type { ChatInput, ChatStreamEvent } from '../../plugins/ai/contract.js';
+import type { ChatInput, ChatStreamEvent } from '../../core/capabilities/ai/chat.js';
 import { openAiFake } from '../fakes/openai-fake.js';
 import { anthropicFake } from '../fakes/anthropic-fake.js';
 import { streamed } from './chat-setup.js';

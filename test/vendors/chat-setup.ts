@@ -1,6 +1,6 @@
 import pino from 'pino';
 import type { VendorDefinition, VendorInstance } from '../../core/define.js';
-import type { ChatInput, ChatStreamEvent } from '../../plugins/ai/contract.js';
+import type { ChatInput, ChatStreamEvent } from '../../core/capabilities/ai/chat.js';
 
 // What the chat adapter tests share: an instance made straight from a vendor definition,
 // a ChatInput planned for it, and a stream read to the end.

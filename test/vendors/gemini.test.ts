@@ -3,7 +3,7 @@ import pino from 'pino';
 import gemini from '../../vendors/gemini/index.js';
 import { VendorFailure } from '../../core/router/failure.js';
 import type { VendorInstance } from '../../core/define.js';
-import type { ChatInput, ChatStreamEvent } from '../../plugins/ai/contract.js';
+import type { ChatInput, ChatStreamEvent } from '../../core/capabilities/ai/chat.js';
 import { geminiFake } from '../fakes/gemini-fake.js';
 import { aiApp } from '../plugins/ai/setup.js';
 

@@ -1,7 +1,7 @@
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
-import { planFor, planPrice } from '../../plugins/ai/contract.js';
-import type { BatchCancelInput, BatchCancelOutput, BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../plugins/ai/batch/contract.js';
+import { planFor, planPrice } from '../../plugins/ai/plan-price.js';
+import type { BatchCancelInput, BatchCancelOutput, BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../core/capabilities/ai/batch.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 import { messagesRequest, messagesResponse } from './wire.js';
 import { answerTool } from './tools.js';

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor, secret, type CapabilityImpl } from '../../core/define.js';
-import { planFor, planPrice, type ChatInput, type ChatOutput, type ChatStreamEvent } from '../../plugins/ai/contract.js';
+import { planFor, planPrice } from '../../plugins/ai/plan-price.js';
+import type { ChatInput, ChatOutput, ChatStreamEvent } from '../../core/capabilities/ai/chat.js';
 import { vendorFetch, joinUrl } from '../shared/http.js';
 import { PooledHttp } from '../shared/pooled-http.js';
 import { messagesRequest, messagesResponse, messagesStream } from './wire.js';

@@ -1,5 +1,5 @@
 import { VendorFailure } from '../../core/router/failure.js';
-import type { ChatInput, ChatOutput, ChatStreamEvent } from '../../plugins/ai/contract.js';
+import type { ChatInput, ChatOutput, ChatStreamEvent } from '../../core/capabilities/ai/chat.js';
 import { readSse, parseChunk } from '../shared/sse.js';
 import { anthropicTools } from './tools.js';
 

@@ -1,5 +1,5 @@
 import { VendorFailure } from '../../core/router/failure.js';
-import type { ChatInput, ChatOutput, ChatStreamEvent, ToolCall, ToolChoice } from '../../plugins/ai/contract.js';
+import type { ChatInput, ChatOutput, ChatStreamEvent, ToolCall, ToolChoice } from '../../core/capabilities/ai/chat.js';
 import { readSse, parseChunk } from '../shared/sse.js';
 import { toGeminiSchema } from './schema.js';
 

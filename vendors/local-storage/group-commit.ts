@@ -1,6 +1,6 @@
 import { closeSync, fdatasync, fstatSync, openSync, statSync } from 'node:fs';
 import type SQLite from 'better-sqlite3';
-import { etagListed, type ConditionFailed, type WriteCondition } from '../../plugins/storage/contract.js';
+import { etagListed, type ConditionFailed, type WriteCondition } from '../../core/capabilities/storage/objects.js';
 
 // Changes to an object index (object-index.ts) are committed on the event loop in small
 // transactions, and made durable by group commit: the index runs with synchronous = NORMAL,

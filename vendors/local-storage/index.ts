@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor, VendorFailure } from '../../core/define.js';
-import type { BucketRef, ConditionFailed, ConditionalDeleteInput, ConditionalPutInput, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../plugins/storage/contract.js';
-import { presignUrl, responseQuery } from '../../plugins/storage/s3/sigv4.js';
+import type { BucketRef, ConditionFailed, ConditionalDeleteInput, ConditionalPutInput, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../core/capabilities/storage/objects.js';
+import { presignUrl, responseQuery } from '../../core/capabilities/storage/sigv4.js';
 import { Layout } from './layout.js';
 import { FileStore } from './store.js';
 

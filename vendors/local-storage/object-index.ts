@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createPrivateFile, PRIVATE_DIR } from '../../core/data-dir.js';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Checkpointer } from '../../core/db/checkpointer.js';
+import { Checkpointer } from '../../core/sqlite/checkpointer.js';
 import { GroupCommit, type Applied, type IndexOp } from './group-commit.js';
 import { importLegacyObjects } from './legacy-import.js';
 

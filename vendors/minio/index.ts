@@ -5,9 +5,9 @@ import { defineVendor, secret } from '../../core/define.js';
 import type { FailureKind } from '../../core/router/failure.js';
 import type {
   BucketRef, GetInput, GetResult, ListedObject, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PresignPostInput, PresignPostOutput, PutInput, PutOutput,
-} from '../../plugins/storage/contract.js';
-import { resolveRange } from '../../plugins/storage/contract.js';
-import { compareKeys, rolledUp } from '../../plugins/storage/names.js';
+} from '../../core/capabilities/storage/objects.js';
+import { resolveRange } from '../../core/capabilities/storage/objects.js';
+import { compareKeys, rolledUp } from '../../core/capabilities/storage/names.js';
 import { withKnownLength } from '../s3/spool.js';
 
 const quoted = (etag: string | undefined) => (etag ? (etag.startsWith('"') ? etag : `"${etag}"`) : '');

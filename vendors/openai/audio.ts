@@ -1,7 +1,8 @@
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
-import { planFor } from '../../plugins/ai/contract.js';
-import { asrPrice, ttsPrice, type AsrInput, type AsrOutput, type TtsFormat, type TtsInput, type TtsOutput } from '../../plugins/ai/speech/contract.js';
+import { planFor } from '../../plugins/ai/plan-price.js';
+import { asrPrice, ttsPrice } from '../../plugins/ai/speech/price.js';
+import type { AsrInput, AsrOutput, TtsFormat, TtsInput, TtsOutput } from '../../core/capabilities/ai/speech.js';
 import { joinUrl, readJson, vendorFetch } from '../shared/http.js';
 import { languageCode } from './languages.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
-import { planFor, planPrice } from '../../plugins/ai/contract.js';
-import type { BatchCancelInput, BatchCancelOutput, BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../plugins/ai/batch/contract.js';
+import { planFor, planPrice } from '../../plugins/ai/plan-price.js';
+import type { BatchCancelInput, BatchCancelOutput, BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../core/capabilities/ai/batch.js';
 import { vendorFetch, readJson, joinUrl, errorMessage } from '../shared/http.js';
 import { chatRequest, chatResponse } from './wire.js';
 

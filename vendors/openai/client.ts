@@ -1,5 +1,6 @@
 import type { VendorContext, VendorInstance } from '../../core/define.js';
-import { planFor, planPrice, type ChatInput, type ChatOutput, type ChatStreamEvent, type EmbedInput, type EmbedOutput } from '../../plugins/ai/contract.js';
+import { planFor, planPrice } from '../../plugins/ai/plan-price.js';
+import type { ChatInput, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput } from '../../core/capabilities/ai/chat.js';
 import { vendorFetch, joinUrl } from '../shared/http.js';
 import { PooledHttp } from '../shared/pooled-http.js';
 import { chatRequest, chatResponse, chatStream, embedRequest, embedResponse } from './wire.js';

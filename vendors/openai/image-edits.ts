@@ -1,5 +1,6 @@
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
-import { imagePrice, planFor, type ImageEditInput, type ImageFile, type ImageOutput, type ImageVariationInput } from '../../plugins/ai/contract.js';
+import { imagePrice, planFor } from '../../plugins/ai/plan-price.js';
+import type { ImageEditInput, ImageFile, ImageOutput, ImageVariationInput } from '../../core/capabilities/ai/image.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 import { openAiHeaders, type OpenAiClientConfig } from './client.js';
 import { imagesResponse } from './images.js';

@@ -1,6 +1,7 @@
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
-import { imagePrice, planFor, type ImageInput, type ImageOutput } from '../../plugins/ai/contract.js';
+import { imagePrice, planFor } from '../../plugins/ai/plan-price.js';
+import type { ImageInput, ImageOutput } from '../../core/capabilities/ai/image.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 import { openAiHeaders, type OpenAiClientConfig } from './client.js';
 

@@ -1,6 +1,7 @@
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
-import { realtimePlanFor, type RealtimeTokenInput, type RealtimeTokenOutput } from '../../plugins/ai/realtime-contract.js';
+import { realtimePlanFor } from '../../plugins/ai/realtime-plan.js';
+import type { RealtimeTokenInput, RealtimeTokenOutput } from '../../core/capabilities/ai/realtime.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 import { openAiHeaders } from './client.js';
 

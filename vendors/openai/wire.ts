@@ -1,5 +1,5 @@
 import { VendorFailure } from '../../core/router/failure.js';
-import type { ChatInput, ChatMessage, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput } from '../../plugins/ai/contract.js';
+import type { ChatInput, ChatMessage, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput } from '../../core/capabilities/ai/chat.js';
 import { readSse, parseChunk } from '../shared/sse.js';
 
 // OpenAI's Chat Completions and Embeddings wire format, shared by the `openai` adapter and

@@ -3,7 +3,7 @@ import { defineVendor, secret } from '../../core/define.js';
 import { kindFromStatus } from '../../core/router/failure.js';
 import type {
   BucketRef, ConditionFailed, ConditionalDeleteInput, ConditionalPutInput, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PresignPostInput, PresignPostOutput, PutInput, PutOutput,
-} from '../../plugins/storage/contract.js';
+} from '../../core/capabilities/storage/objects.js';
 
 /**
  * Any S3-compatible service (AWS S3, R2, MinIO, Garage, the gateway's own endpoint) through

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { withKnownLength } from './spool.js';
 import { S3Client, GetObjectCommand, HeadObjectCommand, PutObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import type { ConditionFailed, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput, WriteCondition } from '../../plugins/storage/contract.js';
-import { compareKeys, rolledUp } from '../../plugins/storage/names.js';
+import type { ConditionFailed, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput, WriteCondition } from '../../core/capabilities/storage/objects.js';
+import { compareKeys, rolledUp } from '../../core/capabilities/storage/names.js';
 
 /** An If-Match list as S3 takes it: quoted ETags, comma-separated (`*` as it is). */
 export function ifMatchHeader(list: string[]): string {

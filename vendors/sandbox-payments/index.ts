@@ -1,21 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor } from '../../core/define.js';
 import { base62 } from '../../core/ids.js';
-
-export interface CheckoutInput {
-  topup_id: string;
-  amount_usd: number;
-  currency: string;
-  description: string;
-  return_url?: string;
-  /** When the gateway stops accepting payment for this top-up (epoch ms). */
-  expires_at?: number;
-}
-
-export interface CheckoutOutput {
-  session_id: string;
-  checkout_url: string;
-}
+import type { CheckoutInput, CheckoutOutput } from '../../core/capabilities/payments.js';
 
 /**
  * The embedded payments vendor: a hosted checkout that lives on the gateway itself

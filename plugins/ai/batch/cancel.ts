@@ -2,7 +2,7 @@ import { apiError, isApiError } from '../../../core/errors.js';
 import type { JobHandler } from '../../../core/jobs/engine.js';
 import { credentialValues } from '../../../core/router/scrub.js';
 import { credentialsFor } from '../../byok/providers.js';
-import { BATCH_CANCEL_CAPABILITY, type BatchCancelInput, type BatchCancelOutput } from './contract.js';
+import { BATCH_CANCEL_CAPABILITY, type BatchCancelInput, type BatchCancelOutput } from '../../../core/capabilities/ai/batch.js';
 import { FINAL, batchRecord, holdOf, parseRoute, type BatchRow } from './store.js';
 import type { BatchDeps } from './submit.js';
 

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { CursorPos } from '../../../core/http/pagination.js';
 import type { Hold } from '../../../core/wallet/wallet.js';
 import type { Attempt } from '../../../core/router/router.js';
-import type { ChatInput } from '../contract.js';
+import type { ChatInput } from '../../../core/capabilities/ai/chat.js';
 import type { ChatResultT } from '../schemas.js';
 
 export type BatchState = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';

@@ -1,6 +1,6 @@
 import type { Egress } from '../../../core/egress/egress.js';
 import { apiError } from '../../../core/errors.js';
-import type { InlineImage } from '../contract.js';
+import type { InlineImage } from '../../../core/capabilities/ai/chat.js';
 
 /** The image types every vision vendor (OpenAI, Anthropic, Gemini) accepts. */
 export const IMAGE_MIMES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;

@@ -1,6 +1,6 @@
 import { apiError, type ApiError } from '../../../core/errors.js';
 import type { Attempt } from '../../../core/router/router.js';
-import type { ChatMessage } from '../contract.js';
+import type { ChatMessage } from '../../../core/capabilities/ai/chat.js';
 import type { ChatResultT } from '../schemas.js';
 import type { ChatRequest } from '../service.js';
 import type { StreamWriter } from '../stream-runner.js';

@@ -1,10 +1,10 @@
 import { bucketAclOf } from './unimplemented.js';
 import { S3Error, S3_NS, XML_HEAD, tags, xmlEscape } from './errors.js';
 import type { S3Request } from './endpoint.js';
-import { bucketNameProblem, prefixProblem } from '../names.js';
+import { bucketNameProblem, prefixProblem } from '../../../core/capabilities/storage/names.js';
 import { iso } from '../../../core/clock.js';
 import { isApiError } from '../../../core/errors.js';
-import type { ListedObject } from '../contract.js';
+import type { ListedObject } from '../../../core/capabilities/storage/objects.js';
 import { deleteObjects } from './delete-objects.js';
 
 function requireSigned(r: S3Request): string {

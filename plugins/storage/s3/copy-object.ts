@@ -4,7 +4,7 @@ import { checkKey } from './object-ops.js';
 import { isResultsBucket } from '../../../core/results/result-store.js';
 import { iso } from '../../../core/clock.js';
 import type { BucketRow } from '../service.js';
-import type { WriteCondition } from '../contract.js';
+import type { WriteCondition } from '../../../core/capabilities/storage/objects.js';
 import { tooLarge } from './body.js';
 
 /** `x-amz-copy-source`: `[/]bucket/key`, URL-encoded, maybe `?versionId=` (versions are not kept). */

@@ -1,7 +1,7 @@
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
 import type { S3Request } from './endpoint.js';
 import { xmlBody } from './body.js';
-import { keyProblem } from '../names.js';
+import { keyProblem } from '../../../core/capabilities/storage/names.js';
 import type { BucketRow } from '../service.js';
 
 const MAX_KEYS = 1000;

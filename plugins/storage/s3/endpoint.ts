@@ -4,7 +4,7 @@ import { WriteConditionFailed, type StorageService } from '../service.js';
 import { conditionFailed } from './conditions.js';
 import { S3Error, errorXml } from './errors.js';
 import { requireActiveAccount, verifySigV4, type S3Auth } from './verify.js';
-import { parseQuery } from './sigv4.js';
+import { parseQuery } from './sigv4-request.js';
 import { bucketOps } from './bucket-ops.js';
 import { objectOps } from './object-ops.js';
 import { multipartOps } from './multipart-ops.js';

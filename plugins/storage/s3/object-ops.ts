@@ -1,8 +1,8 @@
 import { S3Error } from './errors.js';
 import { checkObjectAcl } from './unimplemented.js';
 import type { S3Request } from './endpoint.js';
-import { keyProblem, MAX_KEY_BYTES } from '../names.js';
-import { resolveRange, type ByteRange } from '../contract.js';
+import { keyProblem, MAX_KEY_BYTES } from '../../../core/capabilities/storage/names.js';
+import { resolveRange, type ByteRange } from '../../../core/capabilities/storage/objects.js';
 import { readSmallBody, smallBodyLength, withUploadBody } from './body.js';
 import { copyObject } from './copy-object.js';
 import { hasReadCondition, readCondition, writeCondition } from './conditions.js';

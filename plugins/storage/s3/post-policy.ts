@@ -1,6 +1,7 @@
 import type { Credential } from '../credentials.js';
 import { S3Error } from './errors.js';
-import { ALGORITHM, amzDate, hmacHex, sameSignature, signingKey } from './sigv4.js';
+import { ALGORITHM, amzDate, hmacHex, signingKey } from '../../../core/capabilities/storage/sigv4.js';
+import { sameSignature } from './sigv4-request.js';
 
 // S3 POST policies (browser form uploads, "Authenticating Requests in Browser-Based Uploads
 // Using POST"): a base64 JSON document of an expiration and conditions, signed with the

@@ -1,10 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Credential } from '../credentials.js';
 import { S3Error } from './errors.js';
-import {
-  ALGORITHM, UNSIGNED, canonicalHeaderValue, canonicalQuery, canonicalUri, hmacHex, parseAmzDate, parseQuery,
-  sameSignature, signingKey, stringToSign,
-} from './sigv4.js';
+import { parseAmzDate } from '../../../core/clock.js';
+import { ALGORITHM, UNSIGNED, canonicalQuery, hmacHex, signingKey, stringToSign } from '../../../core/capabilities/storage/sigv4.js';
+import { canonicalHeaderValue, canonicalUri, parseQuery, sameSignature } from './sigv4-request.js';
 
 /** Who signed a request, and what its body must be checked against. */
 export interface S3Auth {

@@ -2,7 +2,7 @@ import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { listeningApp, activate, createBucket, presign, s3Credentials, s3BackedApp } from './helpers.js';
 import type { Activated } from '../../helpers/app.js';
-import { presignUrl } from '../../../plugins/storage/s3/sigv4.js';
+import { presignUrl } from '../../../core/capabilities/storage/sigv4.js';
 
 // HTML-like content is never served inline from the gateway's origin unless the bucket is
 // public and the operator allows it, however its type is spelled.

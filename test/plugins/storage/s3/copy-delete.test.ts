@@ -3,7 +3,7 @@ import { S3Client, CopyObjectCommand, DeleteObjectsCommand, GetObjectCommand, He
 import type { FastifyInstance } from 'fastify';
 import { listeningApp, activate, s3Credentials, createBucket, errorOf } from '../helpers.js';
 import type { Activated } from '../../../helpers/app.js';
-import { presignUrl } from '../../../../plugins/storage/s3/sigv4.js';
+import { presignUrl } from '../../../../core/capabilities/storage/sigv4.js';
 
 async function client(t: Tap.Test, app: FastifyInstance, who: Activated) {
   const c = await s3Credentials(app, who);

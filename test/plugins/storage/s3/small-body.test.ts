@@ -2,7 +2,7 @@ import t from 'tap';
 import { request } from 'node:http';
 import { createHash } from 'node:crypto';
 import { listeningApp, activate, createBucket, s3Credentials, STORAGE_VENDOR } from '../helpers.js';
-import { amzDate, hmacHex, sha256Hex, signingKey, stringToSign } from '../../../../plugins/storage/s3/sigv4.js';
+import { amzDate, hmacHex, sha256Hex, signingKey, stringToSign } from '../../../../core/capabilities/storage/sigv4.js';
 
 // Small bodies (up to 64 KiB declared) are read whole rather than streamed: the same checks
 // must hold on that path. Header-signed requests, as SDKs send them.

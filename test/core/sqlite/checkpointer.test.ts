@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Checkpointer } from '../../../core/db/checkpointer.js';
+import { Checkpointer } from '../../../core/sqlite/checkpointer.js';
 
 // SQLite only: the checkpointer belongs to a SQLite file's connection.
 

@@ -2,7 +2,7 @@
 // API, `ai.chat.batch.poll` asks how it went, `ai.chat.batch.cancel` asks the vendor to stop it
 // (best effort: a vendor that refuses does not keep a batch from being canceled). Adapters import these types; the area never
 // imports an adapter.
-import type { ChatInput, ChatOutput } from '../contract.js';
+import type { ChatInput, ChatOutput } from './chat.js';
 
 /** One chat for a vendor's batch API; the plan carries the batch prices. */
 export interface BatchSubmitInput extends ChatInput {

@@ -25,9 +25,3 @@ export interface RealtimeTokenOutput {
   vendor_session_id?: string;
   model: string;
 }
-
-export function realtimePlanFor(input: RealtimeTokenInput, instanceId: string): RealtimePlan {
-  const p = input.plan[instanceId];
-  if (!p) throw new Error(`no realtime plan for vendor instance ${instanceId}`);
-  return p;
-}

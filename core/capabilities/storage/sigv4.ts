@@ -1,7 +1,8 @@
-import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 
-// AWS Signature Version 4 for S3, both directions: the presigned URLs the API hands out and
-// the verification of every request to the gateway's S3 endpoint (query or header auth).
+// AWS Signature Version 4 for S3: the primitives that compute a signature. Both sides need
+// them: a storage vendor presigns URLs with them, and the storage area's S3 endpoint checks
+// every request with them (the checking itself, from a raw request, is the area's).
 
 export const ALGORITHM = 'AWS4-HMAC-SHA256';
 export const UNSIGNED = 'UNSIGNED-PAYLOAD';
@@ -17,36 +18,11 @@ export function encodePath(path: string): string {
   return path.split('/').map(rfc3986).join('/');
 }
 
-const UNRESERVED_PATH = /^[A-Za-z0-9\-._~/]*$/;
-
-/** The canonical URI of a raw request path: each segment decoded, then encoded once. */
-export function canonicalUri(rawPath: string): string {
-  // Only unreserved characters: decoding and encoding again would change nothing.
-  if (UNRESERVED_PATH.test(rawPath)) return rawPath;
-  return rawPath.split('/').map((seg) => rfc3986(decodeURIComponent(seg))).join('/');
-}
-
-/** Decoded (name, value) pairs of a raw query string, in order. */
-export function parseQuery(raw: string): Array<[string, string]> {
-  if (!raw) return [];
-  return raw.split('&').filter(Boolean).map((part) => {
-    const i = part.indexOf('=');
-    const name = i < 0 ? part : part.slice(0, i);
-    const value = i < 0 ? '' : part.slice(i + 1);
-    return [decodeURIComponent(name), decodeURIComponent(value)];
-  });
-}
-
 export function canonicalQuery(pairs: Array<[string, string]>): string {
   if (!pairs.length) return ''; // most header-signed requests
   return pairs.map(([k, v]) => [rfc3986(k), rfc3986(v)])
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
     .map(([k, v]) => `${k}=${v}`).join('&');
-}
-
-export function canonicalHeaderValue(v: string | string[] | undefined): string {
-  const s = Array.isArray(v) ? v.join(',') : v ?? '';
-  return s.trim().replace(/\s+/g, ' ');
 }
 
 export function sha256Hex(data: string | Buffer): string {
@@ -57,10 +33,6 @@ export function sha256Hex(data: string | Buffer): string {
 export function amzDate(ms: number): string {
   return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
 }
-
-// Parsing a SigV4 date, and when a presigned URL stops working, are the core's (the result
-// store needs them too): re-exported here for the endpoint's code.
-export { parseAmzDate, presignedExpiry } from '../../../core/clock.js';
 
 const keyCache = new Map<string, Buffer>();
 
@@ -86,13 +58,6 @@ export function stringToSign(amz: string, scope: string, canonicalRequest: strin
 
 export function hmacHex(key: Buffer, data: string): string {
   return createHmac('sha256', key).update(data).digest('hex');
-}
-
-/** Constant-time comparison of two hex signatures. */
-export function sameSignature(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  const x = Buffer.from(a, 'latin1');
-  return timingSafeEqual(x, Buffer.from(b, 'latin1'));
 }
 
 export interface PresignParams {

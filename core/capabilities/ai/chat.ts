@@ -1,9 +1,7 @@
-// The capability contracts the AI area calls and AI vendor adapters implement:
-// `ai.chat` (ChatInput -> ChatOutput), `ai.chat.stream` (ChatInput -> AsyncIterable<ChatStreamEvent>),
-// `ai.embed` (EmbedInput -> EmbedOutput), `ai.vision` (ChatInput whose user turns carry
-// `images` -> ChatOutput), `ai.image` (ImageInput -> ImageOutput), `ai.image.edit`
-// (ImageEditInput -> ImageOutput) and `ai.image.variation` (ImageVariationInput -> ImageOutput).
-// Adapters import these types; the area never imports an adapter.
+// The chat contracts the AI area calls and AI vendor adapters implement: `ai.chat`
+// (ChatInput -> ChatOutput), `ai.chat.stream` (ChatInput -> AsyncIterable<ChatStreamEvent>),
+// `ai.embed` (EmbedInput -> EmbedOutput) and `ai.vision` (ChatInput whose user turns carry
+// `images` -> ChatOutput). Images are ./image.ts. Area and adapters both import these types.
 
 export interface ToolCall {
   id: string;
@@ -126,64 +124,4 @@ export interface EmbedOutput {
   embeddings: number[][];
   model: string;
   usage: Usage;
-}
-
-/** Price of a chat or embed call for one instance: the estimate when no output yet, else the actual usage. */
-export function planPrice(input: { plan: Record<string, CandidatePlan>; estimate: Usage }, instanceId: string, usage?: Usage): number {
-  const p = input.plan[instanceId];
-  if (!p) return 0;
-  const u = usage ?? input.estimate;
-  return Math.ceil((u.input_tokens * p.price_in + u.output_tokens * p.price_out) / 1_000_000);
-}
-
-export function planFor(input: { plan: Record<string, CandidatePlan> }, instanceId: string): CandidatePlan {
-  const p = input.plan[instanceId];
-  if (!p) throw new Error(`no plan for vendor instance ${instanceId}`);
-  return p;
-}
-
-/** `ai.image`: generate `n` images from a prompt. */
-export interface ImageInput {
-  prompt: string;
-  n: number;
-  /** `WIDTHxHEIGHT` or `auto`; the vendor's default when absent. */
-  size?: string;
-  plan: Record<string, CandidatePlan>;
-}
-
-export interface ImageOutput {
-  images: Array<{ data: Buffer; mime: string }>;
-  model: string;
-}
-
-/** An uploaded image for `ai.image.edit` and `ai.image.variation`: the area has checked its type and size. */
-export interface ImageFile {
-  data: Buffer;
-  mime: 'image/png' | 'image/jpeg' | 'image/webp';
-  /** With the extension of its type: vendors read the format from it. */
-  filename: string;
-}
-
-/**
- * `ai.image.edit`: `n` images made from `images` (the one to edit, or several references for
- * models that take them) as the prompt says; where a `mask` (PNG) is transparent is what changes.
- */
-export interface ImageEditInput extends ImageInput {
-  images: ImageFile[];
-  mask?: ImageFile;
-}
-
-/** `ai.image.variation`: `n` variations of one image, no prompt. */
-export interface ImageVariationInput {
-  image: ImageFile;
-  n: number;
-  size?: string;
-  plan: Record<string, CandidatePlan>;
-}
-
-/** Price of an image call for one instance: per image × the images asked for (estimate) or made (actual, never above the estimate). */
-export function imagePrice(input: { n: number; plan: Record<string, CandidatePlan> }, instanceId: string, out?: ImageOutput): number {
-  const p = input.plan[instanceId];
-  if (!p) return 0;
-  return (p.price_image ?? 0) * (out ? Math.min(out.images.length, input.n) : input.n);
 }

@@ -1,0 +1,16 @@
+// `svc-gateway/capabilities`: the contracts areas call and vendors implement, with the pure
+// helpers both sides need, and the plugin API of `svc-gateway/define`. A third-party adapter
+// imports from here exactly what a built-in one imports from core/.
+
+export * from '../define.js';
+export * from './capability.js';
+export * from './storage/objects.js';
+export * from './storage/names.js';
+export * from './storage/sigv4.js';
+export * from './ai/chat.js';
+export * from './ai/image.js';
+export * from './ai/speech.js';
+export * from './ai/realtime.js';
+export * from './ai/batch.js';
+export * from './ai/capabilities.js';
+export * from './payments.js';

@@ -1,0 +1,38 @@
+import { timingSafeEqual } from 'node:crypto';
+import { rfc3986 } from '../../../core/capabilities/storage/sigv4.js';
+
+// The request side of Signature Version 4, which only the S3 endpoint needs: a raw request's
+// path, query and headers in canonical form, and the comparison of signatures. Computing a
+// signature is core/capabilities/storage/sigv4.ts (vendors presign with it too).
+
+const UNRESERVED_PATH = /^[A-Za-z0-9\-._~/]*$/;
+
+/** The canonical URI of a raw request path: each segment decoded, then encoded once. */
+export function canonicalUri(rawPath: string): string {
+  // Only unreserved characters: decoding and encoding again would change nothing.
+  if (UNRESERVED_PATH.test(rawPath)) return rawPath;
+  return rawPath.split('/').map((seg) => rfc3986(decodeURIComponent(seg))).join('/');
+}
+
+/** Decoded (name, value) pairs of a raw query string, in order. */
+export function parseQuery(raw: string): Array<[string, string]> {
+  if (!raw) return [];
+  return raw.split('&').filter(Boolean).map((part) => {
+    const i = part.indexOf('=');
+    const name = i < 0 ? part : part.slice(0, i);
+    const value = i < 0 ? '' : part.slice(i + 1);
+    return [decodeURIComponent(name), decodeURIComponent(value)];
+  });
+}
+
+export function canonicalHeaderValue(v: string | string[] | undefined): string {
+  const s = Array.isArray(v) ? v.join(',') : v ?? '';
+  return s.trim().replace(/\s+/g, ' ');
+}
+
+/** Constant-time comparison of two hex signatures. */
+export function sameSignature(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  const x = Buffer.from(a, 'latin1');
+  return timingSafeEqual(x, Buffer.from(b, 'latin1'));
+}
