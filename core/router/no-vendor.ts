@@ -25,11 +25,11 @@ export function noVendor(f: NoVendorFor): ApiError {
     + `${f.capability.startsWith('ai.') ? ', or register your own key with POST /v1/byok' : ''}.`;
   if (f.vendor) {
     const configured = f.configured?.join(', ') || 'none';
-    return apiError('no_vendor_available', `No vendor "${f.vendor}" serves ${f.capability}. Configured for it: ${configured}. ${how}`,
-      { param: f.param ?? 'vendor' });
+    const message = `No vendor "${f.vendor}" serves ${f.capability}. Configured for it: ${configured}. ${how}`;
+    return apiError('no_vendor_available', message, { param: f.param ?? 'vendor' });
   }
   const region = f.region && f.region !== 'auto' ? `region ${f.region}` : undefined;
   const what = [f.model && `model ${f.model}`, region].filter(Boolean).join(' in ');
-  return apiError('no_vendor_available', `No vendor is configured for ${f.capability}${what ? ` with ${what}` : ''}. ${how}`,
-    { param: f.param, details: { capability: f.capability } });
+  const message = `No vendor is configured for ${f.capability}${what ? ` with ${what}` : ''}. ${how}`;
+  return apiError('no_vendor_available', message, { param: f.param, details: { capability: f.capability } });
 }

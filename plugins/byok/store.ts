@@ -97,7 +97,9 @@ export class ByokStore {
    * The vendor refused these credentials on a live call: the account's active key holding
    * them becomes `invalid`, as a failed test would make it (a new test revives it).
    */
-  async invalidate(accountId: string, credentials: Record<string, string>, error: { code: CheckCode; message: string }): Promise<void> {
+  async invalidate(
+    accountId: string, credentials: Record<string, string>, error: { code: CheckCode; message: string },
+  ): Promise<void> {
     const rows = await this.db.selectFrom('byok_keys').select(['byok_id', 'secret'])
       .where('account_id', '=', accountId).where('state', '=', 'active').execute();
     const used = JSON.stringify(credentials);

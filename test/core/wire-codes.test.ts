@@ -10,7 +10,11 @@ import { CHECK_CODES, ERRORS } from '../../core/errors.js';
 // this reads the sources for such literals and fails on one that is in neither table.
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const PATTERNS = [/\bapiError\(\s*'([a-z][a-z_]*)'/g, /\bnew ApiError\(\s*'([a-z][a-z_]*)'/g, /\bcode: '([a-z][a-z_]*)'/g];
+const PATTERNS = [
+  /\bapiError\(\s*'([a-z][a-z_]*)'/g,
+  /\bnew ApiError\(\s*'([a-z][a-z_]*)'/g,
+  /\bcode: '([a-z][a-z_]*)'/g,
+];
 
 function* sources(dir: string): Generator<string> {
   for (const e of readdirSync(dir, { withFileTypes: true })) {

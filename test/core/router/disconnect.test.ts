@@ -16,7 +16,8 @@ t.test('a client that hangs up cancels the vendor call: no failover, nothing cha
   const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/meter/run', headers: { ...acct.auth, 'content-type': 'application/json' } });
   req.on('error', () => {}); // the hang-up below is ours
   req.end(JSON.stringify({ input: 'x', timeout_seconds: 10 }));
-  await until('the vendor call to start', async () => script('a').calls.length === 1 && (await money(app, acct.account_id)).holds === 1, 1_500);
+  const started = async () => script('a').calls.length === 1 && (await money(app, acct.account_id)).holds === 1;
+  await until('the vendor call to start', started, 1_500);
   const hungUp = Date.now();
   req.destroy();
 
