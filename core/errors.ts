@@ -33,6 +33,17 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/**
+ * Codes of a check's outcome rather than of a failed request: a BYOK key's
+ * `test_result.error.code`, in a 200 answer or recorded when a live call was refused.
+ */
+export const CHECK_CODES = {
+  vendor_rejected: 'The vendor refused the credentials, on the test or on a live call; the key is marked `invalid`.',
+  vendor_unreachable: 'The vendor could not be reached (or did not answer in time) to test the credentials.',
+} as const satisfies Record<string, string>;
+
+export type CheckCode = keyof typeof CHECK_CODES;
+
 export interface ApiErrorOptions {
   param?: string;
   details?: Record<string, unknown>;

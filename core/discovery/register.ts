@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Svc } from '../context.js';
 import { apiError } from '../errors.js';
-import { noVendorMessage } from '../router/no-vendor-message.js';
+import { noVendor } from '../router/no-vendor.js';
 import type { RouteEntry, RouteRegistry } from './route-registry.js';
 import { routeErrors } from './route-errors.js';
 import { buildExample } from './example.js';
@@ -22,7 +22,7 @@ function successSchema(route: RouteEntry): unknown {
 /** Why a capability has no vendor to call right now, in the words its 503 would use. */
 function unavailableReason(svc: Svc, capability: string): string {
   const ready = svc.vendors.serving(capability).filter((v) => !v.byokOnly);
-  if (!ready.length) return noVendorMessage(capability);
+  if (!ready.length) return noVendor({ capability }).message;
   return `Every vendor configured for ${capability} (${ready.map((v) => v.id).join(', ')}) is cooling down after failures; calls try them again when the cooldown ends.`;
 }
 

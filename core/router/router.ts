@@ -6,7 +6,7 @@ import { classifyGeneric, isGatewayFault, retryAfterOf, VendorFailure, type Fail
 import { failureText } from './scrub.js';
 import type { VendorRegistry, RegisteredInstance } from './registry.js';
 import { Cooldowns } from './cooldowns.js';
-import { noVendorMessage } from './no-vendor-message.js';
+import { noVendor } from './no-vendor.js';
 
 export interface Attempt {
   vendor: string;
@@ -142,7 +142,8 @@ export class Router {
     let list = this.registry.serving(capability).filter((c) => !c.byokOnly || opts.order?.includes(c.id));
     if (opts.vendor) {
       list = list.filter((c) => c.id === opts.vendor || c.adapter === opts.vendor);
-      if (!list.length) throw apiError('no_vendor_available', `No vendor "${opts.vendor}" serves ${capability}. Configured for it: ${this.registry.serving(capability).map((c) => c.id).join(', ') || 'none'}.`, { param: 'vendor' });
+      const configured = this.registry.serving(capability).map((c) => c.id);
+      if (!list.length) throw noVendor({ capability, vendor: opts.vendor, configured });
     }
     if (opts.model) list = list.filter((c) => servesModel(c.instance.capabilities[capability], opts.model!));
     if (opts.region) {
@@ -165,7 +166,7 @@ export class Router {
     const spec = this.capabilities.get(capability) ?? { idempotent: false };
     let all = this.candidates(capability, opts);
     if (opts.order) all = opts.order.map((id) => all.find((c) => c.id === id)).filter((c): c is RegisteredInstance => !!c);
-    if (!all.length) throw this.noVendor(capability, opts);
+    if (!all.length) throw noVendor({ capability, model: opts.model, region: opts.region });
     const fee = (id: string) => opts.fees?.[id] ?? 0;
     const estimate = new Map(all.map((c) => [c.id, this.charged(c.id, (c.instance.capabilities[capability] as CapabilityImpl<I, O>).price(input)) + fee(c.id)]));
     if (!opts.order && this.registry.strategy(capability) === 'cheapest') all = [...all].sort((a, b) => estimate.get(a.id)! - estimate.get(b.id)!);
@@ -231,11 +232,6 @@ export class Router {
       return { output, vendor: cand.id, costMicros: cost, latencyMs: latency, attempts };
     }
     throw this.allFailed(capability, attempts, cap);
-  }
-
-  private noVendor(capability: string, opts: CallOptions) {
-    const what = [opts.model && `model ${opts.model}`, opts.region && opts.region !== 'auto' && `region ${opts.region}`].filter(Boolean).join(' in ');
-    return apiError('no_vendor_available', noVendorMessage(capability, what), { details: { capability } });
   }
 
   private allFailed(capability: string, attempts: Attempt[], cap: number) {

@@ -6,6 +6,7 @@ import { classifyGeneric, retryAfterOf, VendorFailure, type FailureKind } from '
 import { failureText } from './scrub.js';
 import type { VendorRegistry } from './registry.js';
 import type { Cooldowns } from './cooldowns.js';
+import { noVendor } from './no-vendor.js';
 import { cooldownKey, recordFailure, type Attempt, type CallOptions } from './router.js';
 
 export interface StreamDeps {
@@ -47,7 +48,7 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
   const signal = opts.signal ?? opts.meter?.signal;
   let all = deps.registry.serving(capability);
   if (opts.order) all = opts.order.map((id) => all.find((c) => c.id === id)).filter((c): c is (typeof all)[number] => !!c);
-  if (!all.length) throw apiError('no_vendor_available', `No vendor is configured for ${capability}.`, { details: { capability } });
+  if (!all.length) throw noVendor({ capability });
   const cooling = (id: string) => deps.cooldowns.cooling(cooldownKey(opts, id));
   const ordered = [...all.filter((c) => !cooling(c.id)), ...all.filter((c) => cooling(c.id))];
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);

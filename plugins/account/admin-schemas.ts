@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Page } from '../../core/http/pagination.js';
 import { Timestamp } from './schemas.js';
 
 export const AdminAccount = Type.Object({
@@ -11,7 +12,7 @@ export const AdminAccount = Type.Object({
   created_at: Timestamp,
 });
 
-export const AdminAccountList = Type.Object({ items: Type.Array(AdminAccount), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const AdminAccountList = Page(AdminAccount);
 
 export const AccountIdParams = Type.Object({ account_id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 

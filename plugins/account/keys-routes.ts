@@ -3,7 +3,8 @@ import { iso } from '../../core/clock.js';
 import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
 import type { KeyRow } from '../../core/auth/keys.js';
 import { requireLiveKey, requireWithin } from '../../core/auth/key-grants.js';
-import { CreateKeyBody, CreatedKey, KeyIdParams, KeyList, Ok, RotatedKey, type CreateKeyBodyT } from './schemas.js';
+import { Ok } from '../../core/http/ok.js';
+import { CreateKeyBody, CreatedKey, KeyIdParams, KeyList, RotatedKey, type CreateKeyBodyT } from './schemas.js';
 
 function wire(k: KeyRow) {
   return { key_id: k.key_id, label: k.label, scopes: k.scopes, created_at: iso(k.created_at), ...(k.expires_at ? { expires_at: iso(k.expires_at) } : {}) };

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Page } from '../../core/http/pagination.js';
 import { IdempotencyKey } from '../../core/http/idempotency.js';
 
 // The Account area's wire, stated once: validation, serialization, OpenAPI, discovery and
@@ -34,7 +35,7 @@ export const ProjectKey = Type.Object({
 
 export const CreatedKey = Type.Intersect([ProjectKey, Type.Object({ secret: Type.String({ description: 'The key itself; shown once.' }) })]);
 
-export const KeyList = Type.Object({ items: Type.Array(ProjectKey), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const KeyList = Page(ProjectKey);
 
 export const CreateKeyBody = Type.Object({
   label: Type.String({ minLength: 1, maxLength: 100 }),
@@ -46,7 +47,6 @@ export const KeyIdParams = Type.Object({ key_id: Type.String({ minLength: 1, max
 
 export const RotatedKey = Type.Intersect([CreatedKey, Type.Object({ old_key_id: Type.String(), old_key_expires_at: Timestamp })]);
 
-export const Ok = Type.Object({ ok: Type.Boolean() });
 
 export const AccountSummary = Type.Object({
   account_id: Type.String(),

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Page } from '../../core/http/pagination.js';
 import { Timestamp } from './schemas.js';
 import { IdempotencyKey } from '../../core/http/idempotency.js';
 
@@ -33,7 +34,7 @@ export const TopupRecord = Type.Object({
   completed_at: Type.Optional(Timestamp),
 });
 
-export const TopupList = Type.Object({ items: Type.Array(TopupRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const TopupList = Page(TopupRecord);
 
 export const TopupIdParams = Type.Object({ topup_id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 

@@ -1,5 +1,6 @@
 import type { RegisteredInstance, VendorRegistry } from '../../core/router/registry.js';
 import { apiError } from '../../core/errors.js';
+import { noVendor } from '../../core/router/no-vendor.js';
 import type { Catalog, ModelEntry, ModelKind, Task } from './catalog/catalog.js';
 import type { CandidatePlan } from '../../core/capabilities/ai/chat.js';
 import { credentialsFor } from '../byok/providers.js';
@@ -69,7 +70,8 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
   if (req.vendor) {
     instances = instances.filter((i) => i.id === req.vendor || i.adapter === req.vendor || vendorKey(i) === req.vendor);
     if (!instances.length) {
-      throw apiError('no_vendor_available', `No vendor "${req.vendor}" serves ${req.capability}. Configured for it: ${registry.serving(req.capability).filter((i) => !byokOnly.has(i.id)).map((i) => i.id).join(', ') || 'none'}. Add one under \`vendors:\` in the config, or register your own key with POST /v1/byok.`, { param: 'vendor' });
+      const configured = registry.serving(req.capability).filter((i) => !byokOnly.has(i.id)).map((i) => i.id);
+      throw noVendor({ capability: req.capability, vendor: req.vendor, configured, docs: 'docs/ai.md' });
     }
   }
   const pairs: Candidate[] = [];
@@ -118,9 +120,8 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
     throw apiError('region_not_allowed', `Vendor "${req.vendor}" does not serve ${req.model ? `model "${req.model}" ` : ''}in the account's region (${req.region}).`, { param: 'vendor' });
   }
   if (!pool.length) {
-    throw apiError('no_vendor_available',
-      `No vendor serves ${req.model ? `model "${req.model}"` : req.capability}${req.region !== 'auto' ? ` in the ${req.region} region` : ''}. Add a vendor under \`vendors:\` in the config (docs/ai.md), or register your own key with POST /v1/byok.`,
-      { param: req.model ? 'model' : undefined, details: { capability: req.capability } });
+    const { capability, model, region } = req;
+    throw noVendor({ capability, model, region, param: model ? 'model' : undefined, docs: 'docs/ai.md' });
   }
   const ranked = rank(pool, req.prefer);
   // One model per instance (the router tries each instance once), BYOK instances first.

@@ -8,7 +8,8 @@ import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/htt
 import { servesProvider } from './providers.js';
 import { ByokStore, type ByokRow, type TestResult as TestResultT } from './store.js';
 import { byokMigrations } from './migrations.js';
-import { ByokIdParams, ByokKey, ByokList, CreateByokBody, Ok, TestResult, type CreateByokBodyT } from './schemas.js';
+import { Ok } from '../../core/http/ok.js';
+import { ByokIdParams, ByokKey, ByokList, CreateByokBody, TestResult, type CreateByokBodyT } from './schemas.js';
 
 function wire(r: ByokRow) {
   return { byok_id: r.byok_id, provider: r.provider, alias: r.alias, state: r.state, created_at: iso(r.created_at), ...(r.test_result ? { test_result: r.test_result } : {}) };

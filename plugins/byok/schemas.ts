@@ -27,4 +27,3 @@ export type CreateByokBodyT = Static<typeof CreateByokBody>;
 
 export const ByokList = Page(ByokKey);
 export const ByokIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-export const Ok = Type.Object({ ok: Type.Boolean() });

@@ -1,10 +1,11 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Bus } from '../../core/bus/bus.js';
+import type { CheckCode } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { byokKey, open, seal } from './crypto.js';
 
 export type ByokState = 'active' | 'invalid' | 'revoked';
-export interface TestResult { ok: boolean; latency_ms?: number; error?: { code: string; message: string } }
+export interface TestResult { ok: boolean; latency_ms?: number; error?: { code: CheckCode; message: string } }
 
 export interface ByokRow {
   byok_id: string;
@@ -96,7 +97,9 @@ export class ByokStore {
    * The vendor refused these credentials on a live call: the account's active key holding
    * them becomes `invalid`, as a failed test would make it (a new test revives it).
    */
-  async invalidate(accountId: string, credentials: Record<string, string>, error: { code: string; message: string }): Promise<void> {
+  async invalidate(
+    accountId: string, credentials: Record<string, string>, error: { code: CheckCode; message: string },
+  ): Promise<void> {
     const rows = await this.db.selectFrom('byok_keys').select(['byok_id', 'secret'])
       .where('account_id', '=', accountId).where('state', '=', 'active').execute();
     const used = JSON.stringify(credentials);

@@ -6,7 +6,8 @@ import { ListQuery, Page, pageOf, type ListQueryT } from '../../core/http/pagina
 import { attemptsOf, badField, encodePayload, newestFirst, type Deps } from './common.js';
 import { checkSchedule, nextSlot } from './cron-schedule.js';
 import { enqueueTick } from './cron-jobs.js';
-import { CronCreateBody, CronPatchBody, CronRecord, CronRun, IdParams, Ok, type CronCreateBodyT, type CronPatchBodyT } from './schemas.js';
+import { Ok } from '../../core/http/ok.js';
+import { CronCreateBody, CronPatchBody, CronRecord, CronRun, IdParams, type CronCreateBodyT, type CronPatchBodyT } from './schemas.js';
 
 function wire(r: any) {
   return {

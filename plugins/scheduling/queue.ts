@@ -7,8 +7,9 @@ import { ListQuery, Page, pageOf, type ListQueryT } from '../../core/http/pagina
 import { KIND, badField, encodePayload, newestFirst, recordAttempt, type Deps } from './common.js';
 import { nextDelayMs, postSigned } from './outbound.js';
 import { ack, receive } from './queue-store.js';
+import { Ok } from '../../core/http/ok.js';
 import {
-  AckBody, DeadMessage, IdParams, Ok, PublishBody, QueueParams, ReceiveBody, ReceivedMessage, SubscribeBody, Subscription,
+  AckBody, DeadMessage, IdParams, PublishBody, QueueParams, ReceiveBody, ReceivedMessage, SubscribeBody, Subscription,
   type PublishBodyT, type ReceiveBodyT,
 } from './schemas.js';
 import { Type } from '@sinclair/typebox';

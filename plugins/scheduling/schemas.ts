@@ -22,7 +22,6 @@ const HeaderMap = Type.Record(
   },
 );
 
-export const Ok = Type.Object({ ok: Type.Boolean() });
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 80 }) }, { additionalProperties: false });
 export const QueueParams = Type.Object({ queue: QueueName }, { additionalProperties: false });
 

@@ -4,7 +4,8 @@ import { apiError } from '../../core/errors.js';
 import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
 import type { BucketRow, StorageService } from './service.js';
 import { storagePrice } from './billing.js';
-import { Bucket, BucketList, BucketParams, CreateBucketBody, Ok, StorageUsage, type CreateBucketBodyT } from './schemas.js';
+import { Ok } from '../../core/http/ok.js';
+import { Bucket, BucketList, BucketParams, CreateBucketBody, StorageUsage, type CreateBucketBodyT } from './schemas.js';
 
 export function bucketWire(b: BucketRow) {
   return { bucket: b.name, vendor: b.vendor, region: b.region, created_at: iso(b.created_at), acl: b.acl };

@@ -4,7 +4,8 @@ import { iso } from '../../core/clock.js';
 import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
 import type { CredentialRow } from './credentials.js';
 import type { StorageService } from './service.js';
-import { CreateCredentialBody, CreatedCredential, CredentialList, Ok, type CreateCredentialBodyT } from './schemas.js';
+import { Ok } from '../../core/http/ok.js';
+import { CreateCredentialBody, CreatedCredential, CredentialList, type CreateCredentialBodyT } from './schemas.js';
 
 function credentialWire(r: CredentialRow) {
   return { access_key_id: r.access_key_id, label: r.label, created_at: iso(r.created_at) };

@@ -6,7 +6,8 @@ import { prefixProblem } from '../../core/capabilities/storage/names.js';
 import { checkKey, type StorageService } from './service.js';
 import { presignPost } from './presign-post.js';
 import { storagePrice } from './billing.js';
-import { BucketParams, KeyParamsSchema, ObjectList, ObjectListQuery, ObjectMeta, Ok, PresignBody, PresignedUrl, type ObjectListQueryT, type PresignBodyT } from './schemas.js';
+import { Ok } from '../../core/http/ok.js';
+import { BucketParams, KeyParamsSchema, ObjectList, ObjectListQuery, ObjectMeta, PresignBody, PresignedUrl, type ObjectListQueryT, type PresignBodyT } from './schemas.js';
 
 export function objectWire(o: ObjectInfo) {
   return { key: o.key, size: o.size, etag: o.etag, content_type: o.content_type, last_modified: iso(o.last_modified) };

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ListQuery } from '../../core/http/pagination.js';
+import { ListQuery, Page } from '../../core/http/pagination.js';
 import { IdempotencyKey } from '../../core/http/idempotency.js';
 
 // The Storage area's wire, stated once.
@@ -24,7 +24,7 @@ export const Bucket = Type.Object({
   acl: Type.Optional(Acl),
 });
 
-export const BucketList = Type.Object({ items: Type.Array(Bucket), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const BucketList = Page(Bucket);
 
 export const BucketParams = Type.Object({ bucket: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false });
 export const KeyParamsSchema = Type.Object({
@@ -70,7 +70,7 @@ export const ObjectListQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 2048 })),
 }, { additionalProperties: false });
 
-export const ObjectList = Type.Object({ items: Type.Array(ObjectListItem), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const ObjectList = Page(ObjectListItem);
 
 export const CreateCredentialBody = Type.Object({
   label: Type.Optional(Type.String({ minLength: 1, maxLength: 100, default: 's3' })),
@@ -89,8 +89,7 @@ export const CreatedCredential = Type.Intersect([Credential, Type.Object({
   region: Type.String(),
 })]);
 
-export const CredentialList = Type.Object({ items: Type.Array(Credential), next_cursor: Type.Union([Type.String(), Type.Null()]) });
-export const Ok = Type.Object({ ok: Type.Boolean() });
+export const CredentialList = Page(Credential);
 
 export const StorageUsage = Type.Object({
   tier: Type.String(),

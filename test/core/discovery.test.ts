@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { makeApp, activate } from '../helpers/app.js';
 import { ERRORS } from '../../core/errors.js';
 import { RouteRegistry } from '../../core/discovery/route-registry.js';
+import type { Tap } from '../helpers/tap.js';
 
 const run = promisify(execFile);
 
@@ -47,8 +48,6 @@ export default {
   },
 };
 `;
-
-type Tap = { teardown(fn: () => unknown): void };
 
 async function probeApp(t: Tap, overrides: Record<string, unknown> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-probe-'));

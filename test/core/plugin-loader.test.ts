@@ -1,10 +1,9 @@
 import t from 'tap';
 import { makeApp, activate } from '../helpers/app.js';
 import { PLUGIN_PROJECT, meterCall, scriptedApp } from '../helpers/scripted-app.js';
+import type { Tap } from '../helpers/tap.js';
 
 const boot = (t: Tap, overrides: Record<string, unknown>) => makeApp(t, overrides, { baseDir: PLUGIN_PROJECT });
-type Tap = Parameters<typeof makeApp>[0];
-
 t.test('third-party area and vendor load by package name from the operator project', async (t) => {
   const { app } = await scriptedApp(t, [{ id: 'scripted', price_micros: 1234 }]);
   const area = app.svc.areas.find((a) => a.def.name === 'svc-area-meter');

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ERRORS, apiError, errorBody, type ErrorCode } from '../../core/errors.js';
+import { CHECK_CODES, ERRORS, apiError, errorBody, type ErrorCode } from '../../core/errors.js';
 
 // docs/errors.md is the published error catalogue; core/errors.ts is what the gateway
 // answers with. This keeps the two in step.
@@ -59,4 +59,13 @@ t.test('the documented body fields are the ones the gateway renders', async (t) 
   t.same(Object.keys(parsed).sort(), Object.keys(rendered).sort());
   t.ok(parsed.code in ERRORS);
   t.equal(parsed.status, ERRORS[parsed.code as ErrorCode].status);
+});
+
+t.test('the check outcomes are the CHECK_CODES of core/errors.ts, meanings included', async (t) => {
+  const rows = section('Check outcomes')
+    .map((l) => /^\|\s*`([a-z_]+)`\s*\|\s*(.*?)\s*\|\s*$/.exec(l))
+    .filter((m): m is RegExpExecArray => !!m)
+    .map((m) => [m[1], m[2]]);
+  t.same(Object.fromEntries(rows), CHECK_CODES);
+  for (const [code] of rows) t.notOk(code in ERRORS, `${code} is not also an error code`);
 });

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { makeApp, activate } from '../helpers/app.js';
+import type { Tap } from '../helpers/tap.js';
 
 // docs/plugins.md ends with a complete third-party area and vendor adapter. This installs them
 // from the page into a temp project, as an operator would, and runs them against a fake of
@@ -32,8 +33,6 @@ function installExample(t: Tap): string {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'operator-project', private: true }));
   return dir;
 }
-
-type Tap = { teardown(fn: () => unknown): void };
 
 interface Lingo {
   url: string;

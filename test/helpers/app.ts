@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../config/load.js';
 import { buildApp } from '../../core/app.js';
 import type { CoreConfig } from '../../config/schema.js';
+import type { Tap } from './tap.js';
 
 /**
  * The suite runs on SQLite by default and on PostgreSQL when SVC_TEST_DATABASE_URL is set
@@ -14,8 +15,6 @@ import type { CoreConfig } from '../../config/schema.js';
  */
 export const PG_URL = process.env.SVC_TEST_DATABASE_URL;
 export const DIALECT = PG_URL ? 'postgres' : 'sqlite';
-
-type Tap = { teardown(fn: () => unknown): void };
 
 function merge(a: any, b: any): any {
   if (!b || typeof b !== 'object' || Array.isArray(b)) return b === undefined ? a : b;

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { makeApp, type TestApp } from './app.js';
+import type { Tap } from './tap.js';
 
 // Apps that load the third-party fixtures (svc-area-meter, svc-vendor-scripted) from
 // test/fixtures/plugin-project the way an operator's `npm install` would leave them.
@@ -29,8 +30,6 @@ export interface ScriptedVendor {
   regions?: string[];
   capabilities?: string[];
 }
-
-type Tap = Parameters<typeof makeApp>[0];
 
 export async function scriptedApp(t: Tap, vendors: ScriptedVendor[], overrides: Record<string, unknown> = {}): Promise<TestApp> {
   return makeApp(t, {

@@ -7,8 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../config/load.js';
 import { buildApp } from '../../core/app.js';
 import { freshDatabaseUrl } from './app.js';
-
-type Tap = { teardown(fn: () => unknown): void };
+import type { Tap } from './tap.js';
 
 /**
  * A gateway logging at trace level into memory, for tests that a secret never reaches the log:

@@ -1,4 +1,4 @@
-import { isApiError } from '../../../core/errors.js';
+import { isApiError, type ErrorCode } from '../../../core/errors.js';
 import { microsToUsd } from '../../../core/wallet/money.js';
 import type { Attempt, CallOptions } from '../../../core/router/router.js';
 import { credentialValues } from '../../../core/router/scrub.js';
@@ -58,7 +58,7 @@ async function succeed(d: BatchDeps, row: BatchRow, input: ChatInput, vendor: st
 }
 
 /** True when this call failed the batch (false: it was already final, e.g. canceled meanwhile). */
-async function fail(d: BatchDeps, row: BatchRow, code: string, message: string): Promise<boolean> {
+async function fail(d: BatchDeps, row: BatchRow, code: ErrorCode, message: string): Promise<boolean> {
   if (!(await d.store.move(row.batch_id, ['queued', 'running'], { state: 'failed', error: JSON.stringify({ code, message }), completed_at: Date.now() }))) return false;
   await d.svc.wallet.release(holdOf(row));
   d.log.info({ batch_id: row.batch_id, code }, 'chat batch failed; its reservation is released');
@@ -66,7 +66,7 @@ async function fail(d: BatchDeps, row: BatchRow, code: string, message: string):
 }
 
 /** The gateway gives up on a batch the vendor may still be running: nobody will pay for its answer, so stop it there too. */
-async function giveUp(d: BatchDeps, row: BatchRow, code: string, message: string): Promise<void> {
+async function giveUp(d: BatchDeps, row: BatchRow, code: ErrorCode, message: string): Promise<void> {
   if (await fail(d, row, code, message)) await cancelAtVendor(d, row);
 }
 

@@ -1,6 +1,7 @@
 // Errors of the S3 endpoint, as S3 sends them: an XML body with a code clients switch on.
 
-const STATUS: Record<string, number> = {
+// `as const` so S3Code is the union of these names: a misspelt code does not compile.
+const STATUS = {
   AccessDenied: 403,
   AccessForbidden: 403,
   SignatureDoesNotMatch: 403,
@@ -36,7 +37,7 @@ const STATUS: Record<string, number> = {
   InternalError: 500,
   NotImplemented: 501,
   ServiceUnavailable: 503,
-};
+} as const;
 
 export type S3Code = keyof typeof STATUS;
 
@@ -45,7 +46,7 @@ export class S3Error extends Error {
   constructor(readonly code: S3Code, message: string, readonly extra: Record<string, string> = {}) {
     super(message);
     this.name = 'S3Error';
-    this.status = STATUS[code] ?? 400;
+    this.status = STATUS[code];
   }
 }
 

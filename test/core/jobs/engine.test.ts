@@ -9,9 +9,9 @@ import { jobsMigrations } from '../../../core/jobs/migrations.js';
 import { JobsEngine, JobRetry, type JobsConfig } from '../../../core/jobs/engine.js';
 import { backoffMs } from '../../../core/jobs/backoff.js';
 import { freshDatabaseUrl } from '../../helpers/app.js';
+import { sleep, until } from '../../helpers/wait.js';
 
 const base: JobsConfig = { poll_ms: 20, lease_ms: 2000, concurrency: 8, stop_grace_ms: 200, done_retention_seconds: 3600 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function databaseUrl(t: any): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-jobs-'));
@@ -29,14 +29,6 @@ async function engine(t: any, url: string, cfg: Partial<JobsConfig> = {}): Promi
     await d.close();
   });
   return e;
-}
-
-async function until(what: string, cond: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
 }
 
 t.test('a job runs once with its payload; ids and unique keys de-duplicate', async (t) => {

@@ -1,18 +1,9 @@
 import t from 'tap';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { activate } from '../../helpers/app.js';
 import { money, scriptedApp, script } from '../../helpers/scripted-app.js';
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 1_500) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await sleep(10);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { sleep, until } from '../../helpers/wait.js';
 
 // The socket is the point here: a client that hangs up mid-call, over real TCP on loopback.
 t.test('a client that hangs up cancels the vendor call: no failover, nothing charged', async (t) => {
@@ -25,12 +16,13 @@ t.test('a client that hangs up cancels the vendor call: no failover, nothing cha
   const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/meter/run', headers: { ...acct.auth, 'content-type': 'application/json' } });
   req.on('error', () => {}); // the hang-up below is ours
   req.end(JSON.stringify({ input: 'x', timeout_seconds: 10 }));
-  await waitFor('the vendor call to start', async () => script('a').calls.length === 1 && (await money(app, acct.account_id)).holds === 1);
+  const started = async () => script('a').calls.length === 1 && (await money(app, acct.account_id)).holds === 1;
+  await until('the vendor call to start', started, 1_500);
   const hungUp = Date.now();
   req.destroy();
 
   // Without the cancel, a would hold the reservation for its 5 s share of the deadline and b would be tried after.
-  await waitFor('the hold to be given back', async () => (await money(app, acct.account_id)).holds === 0);
+  await until('the hold to be given back', async () => (await money(app, acct.account_id)).holds === 0, 1_500);
   t.ok(Date.now() - hungUp < 1_500, 'released as soon as the client went away');
   await sleep(100);
   t.equal(script('b').calls.length, 0, 'no failover for a caller who left');

@@ -5,8 +5,7 @@ import { mp3, pcm, wav } from '../../fakes/openai-audio.js';
 import { uploadOf } from '../../fakes/openai-audio.js';
 import { openAiFake } from '../../fakes/openai-fake.js';
 import { speechApp } from './speech-setup.js';
-
-type Tap = Parameters<typeof speechApp>[0];
+import type { Tap } from '../../helpers/tap.js';
 
 /** A loopback server the caller's audio URLs point at: /speech.wav, /missing (404), /big (200 kB). */
 async function audioHost(t: Tap, audio: Buffer) {

@@ -5,8 +5,7 @@ import { listeningApp } from '../storage/helpers.js';
 import { openAiFake } from '../../fakes/openai-fake.js';
 import { anthropicFake } from '../../fakes/anthropic-fake.js';
 import type { FakeServer } from '../../fakes/script.js';
-
-type Tap = Parameters<typeof listeningApp>[0];
+import type { Tap } from '../../helpers/tap.js';
 
 // Test models with round prices: `pix` (0.04 USD an image) on OpenAI fake `oa`, `pix2`
 // (0.05 USD an image, the failover) on OpenAI fake `oa2`; vision models `seer` on `oa`

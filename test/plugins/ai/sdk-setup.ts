@@ -1,8 +1,7 @@
 import OpenAI from 'openai';
 import type { FastifyInstance } from 'fastify';
 import { aiApp } from './setup.js';
-
-type Tap = Parameters<typeof aiApp>[0];
+import type { Tap } from '../../helpers/tap.js';
 
 /** A test gateway listening on loopback, with the official `openai` SDK pointed at its /v1/openai. */
 export async function withSdk<E extends { app: FastifyInstance; key: string }>(t: Tap, env: E) {

@@ -2,8 +2,7 @@ import { makeApp, activate } from '../../helpers/app.js';
 import { openAiFake } from '../../fakes/openai-fake.js';
 import { anthropicFake } from '../../fakes/anthropic-fake.js';
 import type { FakeServer } from '../../fakes/script.js';
-
-type Tap = Parameters<typeof makeApp>[0];
+import type { Tap } from '../../helpers/tap.js';
 
 // Two test models with round prices (micro-USD per million tokens) so costs are exact:
 // alpha on an OpenAI fake at 1 / 2 USD per M in / out, beta on an Anthropic fake at 2 / 4.

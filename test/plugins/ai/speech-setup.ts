@@ -2,8 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { makeApp, activate } from '../../helpers/app.js';
 import { openAiFake } from '../../fakes/openai-fake.js';
 import type { FakeServer } from '../../fakes/script.js';
-
-type Tap = Parameters<typeof makeApp>[0];
+import type { Tap } from '../../helpers/tap.js';
 
 // Speech test models with round prices so costs are exact: `say` speaks at 1,000 USD per
 // million characters (1,000 micro-USD a character); `whisper-test` (verbose_json, the vendor

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { aiApp } from './setup.js';
+import { until } from '../../helpers/wait.js';
 
 interface Sse { event?: string; data: string }
 
@@ -21,14 +22,6 @@ async function listen(t: any, app: any): Promise<string> {
   t.teardown(() => app.server.closeAllConnections());
   return `http://127.0.0.1:${app.server.address().port}`;
 }
-
-const until = async (cond: () => Promise<boolean> | boolean, ms = 3000) => {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((ok) => setTimeout(ok, 20));
-  }
-};
 
 t.test('stream: chunks in order, the last with finish_reason and usage, then [DONE]; charged the usage', async (t) => {
   const { app, key, accountId } = await aiApp(t);
@@ -68,7 +61,7 @@ t.test('primary stalls before the first token: the stream comes from the second,
   t.equal(chunks.map((c) => c.delta).join(''), 'Hello from fake-anthropic.');
   t.match(chunks.at(-1).metadata.attempts, [{ vendor: 'oa', status: 'timeout' }, { vendor: 'an', status: 'ok' }]);
   t.equal(before - (await app.svc.wallet.balance(accountId)), 40);
-  await until(() => oa.openResponses === 0);
+  await until('the vendor response to close', () => oa.openResponses === 0, 3000);
   t.pass('the stalled vendor request was aborted');
 
   oa.next({ status: 500 });
@@ -114,9 +107,10 @@ t.test('a client that disconnects aborts the vendor call and pays only for the t
   while ((text.match(/\n\n/g) ?? []).length < 2) text += new TextDecoder().decode((await reader.read()).value);
   t.equal(oa.openResponses, 1, 'the vendor stream is open');
   ctrl.abort();
-  await until(() => oa.openResponses === 0);
+  await until('the vendor response to close', () => oa.openResponses === 0, 3000);
   t.pass('the vendor call was aborted');
-  await until(async () => (await app.svc.db.selectFrom('wallet_holds').selectAll().execute()).length === 0);
+  const noHolds = async () => (await app.svc.db.selectFrom('wallet_holds').selectAll().execute()).length === 0;
+  await until('every hold to be settled or released', noHolds, 3000);
   t.equal(before - (await app.svc.wallet.balance(accountId)), 8, '2 output tokens and the input, not the reservation');
 });
 

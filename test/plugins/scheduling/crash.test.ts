@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { openDatabase } from '../../../core/db/open.js';
 import { freshDatabaseUrl } from '../../helpers/app.js';
 import { startGateway } from '../../helpers/gateway-process.js';
-import { accountSecret, receiver, until, verify, type Reply } from './receiver.js';
+import { accountSecret, receiver, verify, type Reply } from './receiver.js';
 import { buildApp } from '../../../core/app.js';
 import { loadConfig } from '../../../config/load.js';
+import { until } from '../../helpers/wait.js';
 
 const N = Number(process.env.SVC_CRASH_DELIVERIES ?? 10_000);
 // Two real gateway processes and 10,000 HTTP calls: longer than the suite's per-file default.

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { buildApp } from '../../../core/app.js';
 import { makeApp, activate } from '../../helpers/app.js';
-import { FAST, accountSecret, receiver, until, verify } from './receiver.js';
+import { FAST, accountSecret, receiver, verify } from './receiver.js';
+import { until } from '../../helpers/wait.js';
 
 const create = (app: any, auth: any, payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/v1/scheduling/cron', headers: auth, payload });
 const runs = async (app: any, auth: any, id: string) => (await app.inject({ method: 'GET', url: `/v1/scheduling/cron/${id}/runs?limit=200`, headers: auth })).json().items;

@@ -10,7 +10,8 @@ import { migrateModule } from '../../../core/db/migrate.js';
 import { coreModules } from '../../../core/db/core-modules.js';
 import { JobsEngine } from '../../../core/jobs/engine.js';
 import { schedulingMigrations } from '../../../plugins/scheduling/migrations.js';
-import { FAST, receiver, until, verify } from './receiver.js';
+import { FAST, receiver, verify } from './receiver.js';
+import { until } from '../../helpers/wait.js';
 
 const OWN_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const KEY_PART = OWN_SECRET.slice('whsec_'.length);

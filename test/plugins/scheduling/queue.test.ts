@@ -1,6 +1,7 @@
 import t from 'tap';
 import { makeApp, activate } from '../../helpers/app.js';
-import { FAST, accountSecret, receiver, until, verify } from './receiver.js';
+import { FAST, accountSecret, receiver, verify } from './receiver.js';
+import { sleep, until } from '../../helpers/wait.js';
 
 const publish = (app: any, auth: any, payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/v1/scheduling/queue/publish', headers: auth, payload });
 const receive = async (app: any, auth: any, queue: string, body: Record<string, unknown> = {}) => {
@@ -10,7 +11,6 @@ const receive = async (app: any, auth: any, queue: string, body: Record<string, 
 };
 const ackAll = async (app: any, auth: any, queue: string, handles: string[]) =>
   (await app.inject({ method: 'POST', url: `/v1/scheduling/queue/${queue}/ack`, headers: auth, payload: { receipt_handles: handles } })).json().acked;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 t.test('a delayed message becomes visible after its delay; ack removes it', async (t) => {
   const { app } = await makeApp(t, FAST);

@@ -64,14 +64,6 @@ export function verify(secret: string, hit: Hit): unknown {
   return new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>);
 }
 
-export async function until(what: string, cond: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** Config for the area that compresses the retry schedule to milliseconds. */
 export const FAST = {
   jobs: { poll_ms: 20 },

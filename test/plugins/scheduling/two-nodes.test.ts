@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabaseUrl } from '../../helpers/app.js';
 import { startGateway } from '../../helpers/gateway-process.js';
-import { receiver, until } from './receiver.js';
+import { receiver } from './receiver.js';
+import { until } from '../../helpers/wait.js';
 
 const MESSAGES = Number(process.env.SVC_TWO_NODE_MESSAGES ?? 10_000);
 const CRON_SECONDS = Number(process.env.SVC_TWO_NODE_CRON_SECONDS ?? 60);

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { makeApp, activate } from '../../helpers/app.js';
-import { FAST, accountSecret, receiver, until, verify } from './receiver.js';
+import { FAST, accountSecret, receiver, verify } from './receiver.js';
+import { until } from '../../helpers/wait.js';
 
 const send = (app: any, auth: any, payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/v1/scheduling/webhook/send', headers: auth, payload });
 const delivery = async (app: any, auth: any, id: string) => (await app.inject({ method: 'GET', url: `/v1/scheduling/webhook/deliveries/${id}`, headers: auth })).json();

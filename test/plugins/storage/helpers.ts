@@ -4,8 +4,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { S3Client } from '@aws-sdk/client-s3';
 import { makeApp, activate, type Activated } from '../../helpers/app.js';
-
-type Tap = Parameters<typeof makeApp>[0];
+import type { Tap } from '../../helpers/tap.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

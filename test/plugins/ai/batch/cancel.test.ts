@@ -2,7 +2,8 @@ import t from 'tap';
 import { activate, makeApp } from '../../../helpers/app.js';
 import { openAiFake } from '../../../fakes/openai-fake.js';
 import { anthropicFake } from '../../../fakes/anthropic-fake.js';
-import { FAST, batchApp, holds, runningBatch, settled, sleep, submit, until, type Ctx } from './setup.js';
+import { sleep } from '../../../helpers/wait.js';
+import { FAST, batchApp, holds, runningBatch, settled, submit, until, type Ctx } from './setup.js';
 
 const cancel = (c: Ctx, id: string, opts: { headers?: Record<string, string>; payload?: unknown } = {}) =>
   c.app.inject({ method: 'POST', url: `/v1/ai/batches/${id}/cancel`, headers: { ...c.auth, ...opts.headers }, ...(opts.payload ? { payload: opts.payload } : {}) });

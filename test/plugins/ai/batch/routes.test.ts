@@ -1,6 +1,7 @@
 import t from 'tap';
 import { activate } from '../../../helpers/app.js';
-import { batchApp, sleep, submit, type Ctx } from './setup.js';
+import { sleep } from '../../../helpers/wait.js';
+import { batchApp, submit, type Ctx } from './setup.js';
 
 const list = (c: Ctx, query: string, auth = c.auth) => c.app.inject({ method: 'GET', url: `/v1/ai/batches${query}`, headers: auth });
 

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { BATCH_MODELS, batchApp, eventually, holds, runningBatch, sleep, submit, until, type Ctx } from './setup.js';
+import { sleep } from '../../../helpers/wait.js';
+import { BATCH_MODELS, batchApp, eventually, holds, runningBatch, submit, until, type Ctx } from './setup.js';
 
 // Polls 400 ms apart: the test reaches the queued poll job before the engine claims it.
 const SLOW = { jobs: { poll_ms: 20 }, plugins: { ai: { models: BATCH_MODELS, batch_poll_ms: 400 } } };

@@ -1,3 +1,4 @@
+import { sleep } from '../../../helpers/wait.js';
 import { aiApp, MODELS } from '../setup.js';
 
 // alpha (OpenAI fake) and beta (Anthropic fake) get batch prices at half their normal ones;
@@ -15,8 +16,6 @@ export async function batchApp(t: Parameters<typeof aiApp>[0], overrides: Record
 export type Ctx = Awaited<ReturnType<typeof batchApp>>;
 
 export const submit = (c: Ctx, payload: Record<string, unknown>, headers = c.auth) => c.app.inject({ method: 'POST', url: '/v1/ai/chat', headers, payload: { ...payload, batch_mode: true } });
-
-export const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 export async function until(c: Ctx, id: string, states: string[]): Promise<any> {
   for (let i = 0; i < 400; i++) {

@@ -1,0 +1,2 @@
+/** What helpers need of a tap test: a teardown to close what they opened. */
+export type Tap = { teardown(fn: () => unknown): void };
