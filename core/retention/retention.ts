@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CoreConfig } from '../../config/schema.js';
 import type { JobsEngine } from '../jobs/engine.js';
+import { registerRecurringJob } from '../jobs/recurring-job.js';
 import { DAY_MS, rollUpUsage } from '../wallet/usage-rollup.js';
 
 // Retention: every metered call adds a ledger entry, every delivery a record and attempts,
@@ -27,9 +28,10 @@ export interface RetentionTask {
 
 export class Retention {
   private readonly tasks: RetentionTask[] = [];
+  private readonly recurring: { start(): Promise<void> };
 
   constructor(
-    db: Kysely<any>, private readonly jobs: JobsEngine, private readonly cfg: RetentionConfig, private readonly log: Logger,
+    db: Kysely<any>, jobs: JobsEngine, private readonly cfg: RetentionConfig, private readonly log: Logger,
   ) {
     this.add({ name: 'ledger', days: cfg.ledger_days, sweep: (before, limit) => rollUpUsage(db, before, limit) });
     this.add({
@@ -41,12 +43,17 @@ export class Retention {
         return Number(r.numDeletedRows);
       },
     });
-    jobs.register<{ slot: number }>(KIND, async (job) => {
-      // The next round is queued first, so a failing round does not end the chain.
-      await this.enqueue(job.payload.slot + 1);
-      const removed = await this.run(Date.now(), job.signal);
-      if (Object.values(removed).some((n) => n > 0)) this.log.info({ removed }, 'retention: old rows removed');
-    }, { concurrency: 1 });
+    // Not at start: a gateway restarted often would run a round each time, and a round right
+    // after start would race whatever the operator (or a test) does first.
+    this.recurring = registerRecurringJob(jobs, log, {
+      kind: KIND,
+      everyMs: cfg.interval_seconds * 1000,
+      atStart: false,
+      run: async (signal) => {
+        const removed = await this.run(Date.now(), signal);
+        if (Object.values(removed).some((n) => n > 0)) this.log.info({ removed }, 'retention: old rows removed');
+      },
+    });
   }
 
   /** An area's growing table (at build time, before the app is ready). */
@@ -54,13 +61,9 @@ export class Retention {
     this.tasks.push(task);
   }
 
-  /**
-   * Queue the next round (at start); every node asks, one row is made. Not one now: a gateway
-   * restarted often would run a round each time, and a round right after start would race
-   * whatever the operator (or a test) does first.
-   */
-  async start(now = Date.now()): Promise<void> {
-    await this.enqueue(Math.floor(now / this.intervalMs()) + 1);
+  /** Queue the next round (each node asks at start; one row is made). */
+  start(): Promise<void> {
+    return this.recurring.start();
   }
 
   /**
@@ -82,14 +85,5 @@ export class Retention {
       }
     }
     return removed;
-  }
-
-  private intervalMs(): number {
-    return this.cfg.interval_seconds * 1000;
-  }
-
-  private async enqueue(slot: number): Promise<void> {
-    const runAt = slot * this.intervalMs();
-    await this.jobs.enqueue({ kind: KIND, payload: { slot }, uniqueKey: `retention:${slot}`, runAt, maxAttempts: 3 });
   }
 }

@@ -27,14 +27,14 @@ async function reports(app: FastifyInstance, who: Activated) {
 }
 
 t.test('the next round is queued at start, and each round queues the one after', async (t) => {
-  const startedIn = Math.floor(Date.now() / 60_000);
+  const startedIn = Math.floor(Date.now() / 60_000) * 60_000;
   const { app } = await makeApp(t, { retention: { interval_seconds: 60 } });
   const db = app.svc.db;
   const rounds = () => db.selectFrom('jobs').selectAll().where('kind', '=', 'core.retention').orderBy('run_at').execute();
   // The minute after the one the app started in (the start may straddle a minute).
   const slot = Number((await rounds())[0]?.unique_key.split(':')[1]);
-  t.ok(slot === startedIn + 1 || slot === Math.floor(Date.now() / 60_000) + 1, 'the next minute');
-  t.match(await rounds(), [{ state: 'queued', unique_key: `retention:${slot}`, run_at: slot * 60_000 }]);
+  t.ok(slot === startedIn + 60_000 || slot === Math.floor(Date.now() / 60_000) * 60_000 + 60_000, 'the next minute');
+  t.match(await rounds(), [{ state: 'queued', unique_key: `core.retention:${slot}`, run_at: slot }]);
   // Its time comes (moved forward rather than waited for): it runs and queues the next.
   await db.updateTable('jobs').set({ run_at: Date.now() }).where('kind', '=', 'core.retention').execute();
   app.svc.jobs.wake();
@@ -43,7 +43,10 @@ t.test('the next round is queued at start, and each round queues the one after',
     await new Promise((r) => setTimeout(r, 20));
     rows = await rounds();
   }
-  t.match(rows, [{ state: 'done', unique_key: `retention:${slot}` }, { state: 'queued', unique_key: `retention:${slot + 1}`, run_at: (slot + 1) * 60_000 }]);
+  t.match(rows, [
+    { state: 'done', unique_key: `core.retention:${slot}` },
+    { state: 'queued', unique_key: `core.retention:${slot + 60_000}`, run_at: slot + 60_000 },
+  ]);
 });
 
 t.test('ledger retention: old usage entries rolled up, reports and balances unchanged', async (t) => {
