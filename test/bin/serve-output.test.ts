@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { cliCommand } from '../helpers/cli-command.js';
+import { DIALECT } from '../helpers/app.js';
 import { ROOT, cliEnv, startCli } from './fixtures/cli.js';
 
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -52,7 +53,7 @@ t.test('stdout not a terminal: only JSON lines, the start banner is the "listeni
   t.equal(ready.length, 1, 'one ready line, not one from Fastify too');
   t.notMatch(lines.join('\n'), /Server listening at/);
   t.match(ready[0], {
-    level: 30, url: match[1], database: 'sqlite', version: /^\d+\.\d+\.\d+/,
+    level: 30, url: match[1], database: DIALECT, version: /^\d+\.\d+\.\d+/,
     activate: `curl -s -X POST ${match[1]}/v1/activate -H 'content-type: application/json' -d '{}'`, docs: `${match[1]}/docs`,
   });
   t.equal(stderr, '', 'nothing on stderr');
@@ -65,7 +66,8 @@ t.test('stdout a terminal: the banner is text on stderr, no JSON ready line', as
   const child = spawn('script', ['-qec', cmd, '/dev/null'], { env, cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   t.teardown(() => void child.kill('SIGKILL'));
   const { text } = await waitFor(child.stdout!, /API docs: \S+\/docs/);
-  t.match(text, /svc-gateway \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(database: sqlite, data: [^)]+\)\r?\nActivate an account:\r?\n  curl -s -X POST /);
+  const banner = String.raw`svc-gateway \S+ listening on http://127\.0\.0\.1:\d+ \(database: ${DIALECT}, data: [^)]+\)`;
+  t.match(text, new RegExp(String.raw`${banner}\r?\nActivate an account:\r?\n  curl -s -X POST `));
   t.notMatch(text, /"msg":"svc-gateway[^"]*listening on/, 'not also as a log line');
   child.kill('SIGTERM');
   await once(child, 'exit');
