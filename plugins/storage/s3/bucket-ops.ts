@@ -1,6 +1,6 @@
 import { bucketAclOf } from './unimplemented.js';
 import { S3Error, S3_NS, XML_HEAD, tags, xmlEscape } from './errors.js';
-import type { S3Request } from './endpoint.js';
+import type { S3Request } from './request.js';
 import { bucketNameProblem, prefixProblem } from '../../../core/capabilities/storage/names.js';
 import { iso } from '../../../core/clock.js';
 import { isApiError } from '../../../core/errors.js';

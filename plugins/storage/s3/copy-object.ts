@@ -1,6 +1,6 @@
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
-import type { S3Request } from './endpoint.js';
-import { checkKey } from './object-ops.js';
+import type { S3Request } from './request.js';
+import { checkKey } from './object-target.js';
 import { isResultsBucket } from '../../../core/results/result-store.js';
 import { iso } from '../../../core/clock.js';
 import type { BucketRow } from '../service.js';

@@ -3,7 +3,7 @@ import type { StorageService } from '../service.js';
 import type { StorageConfig } from '../config.js';
 import { S3Error } from './errors.js';
 import { xmlBody } from './body.js';
-import type { S3Request } from './endpoint.js';
+import type { S3Request } from './request.js';
 import { CORS_METHODS, MAX_CORS_XML, corsRulesFromXml, corsRulesToXml, matchCorsRule, type CorsRule } from './cors-rules.js';
 
 /** Where a request to the S3 endpoint goes, as far as CORS needs to know before it is verified. */

@@ -1,5 +1,5 @@
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
-import type { S3Request } from './endpoint.js';
+import type { S3Request } from './request.js';
 import { xmlBody } from './body.js';
 import { keyProblem } from '../../../core/capabilities/storage/names.js';
 import type { BucketRow } from '../service.js';

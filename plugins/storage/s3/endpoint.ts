@@ -3,7 +3,8 @@ import { isApiError } from '../../../core/errors.js';
 import { WriteConditionFailed, type StorageService } from '../service.js';
 import { conditionFailed } from './conditions.js';
 import { S3Error, errorXml } from './errors.js';
-import { requireActiveAccount, verifySigV4, type S3Auth } from './verify.js';
+import { requireActiveAccount, verifySigV4 } from './verify.js';
+import type { S3Request } from './request.js';
 import { parseQuery } from './sigv4-request.js';
 import { bucketOps } from './bucket-ops.js';
 import { objectOps } from './object-ops.js';
@@ -13,19 +14,6 @@ import { BucketCors } from './cors.js';
 import { giveContentTypeBack, putContentTypeAside } from './raw-content-type.js';
 import { refuseUnimplemented } from './unimplemented.js';
 import { refuseSigV2 } from './sigv2.js';
-
-/** A parsed request to the S3 endpoint, handed to the operation handlers. */
-export interface S3Request {
-  req: FastifyRequest;
-  reply: FastifyReply;
-  storage: StorageService;
-  auth: S3Auth | null;
-  /** Whose buckets: the signer's, or the account named in the path (`/s3/acct_…/bucket/key`). */
-  accountId: string | undefined;
-  bucket: string;
-  key: string;
-  query: Map<string, string>;
-}
 
 // Sub-resources of the S3 API this endpoint does not serve: answered NotImplemented rather
 // than mistaken for a plain GET or PUT of the bucket or object.

@@ -1,7 +1,7 @@
 import { checkObjectAcl } from './unimplemented.js';
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
-import type { S3Request } from './endpoint.js';
-import { writableBucket } from './object-ops.js';
+import type { S3Request } from './request.js';
+import { writableBucket } from './object-target.js';
 import { withUploadBody, xmlBody } from './body.js';
 import { writeCondition } from './conditions.js';
 import { CompleteProblem, MAX_PARTS, NO_SUCH_UPLOAD, type Multipart, type UploadRow } from '../multipart.js';

@@ -1,12 +1,11 @@
 import { S3Error } from './errors.js';
 import { checkObjectAcl } from './unimplemented.js';
-import type { S3Request } from './endpoint.js';
-import { keyProblem, MAX_KEY_BYTES } from '../../../core/capabilities/storage/names.js';
+import type { S3Request } from './request.js';
 import { resolveRange, type ByteRange } from '../../../core/capabilities/storage/objects.js';
 import { readSmallBody, smallBodyLength, withUploadBody } from './body.js';
 import { copyObject } from './copy-object.js';
+import { checkKey } from './object-target.js';
 import { hasReadCondition, readCondition, writeCondition } from './conditions.js';
-import type { BucketRow } from '../service.js';
 import { isResultsBucket } from '../../../core/results/result-store.js';
 import { isActiveContent, mediaType } from '../../../core/http/content-type.js';
 
@@ -29,23 +28,6 @@ function attachment(key: string): string {
 }
 
 const isAttachment = (disposition: string | undefined) => !!disposition && /^\s*attachment\s*(;|$)/i.test(disposition);
-
-export function checkKey(key: string): void {
-  const problem = keyProblem(key);
-  if (!problem) return;
-  if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw new S3Error('KeyTooLongError', 'Your key is too long.');
-  throw new S3Error('InvalidArgument', `The object key ${problem}.`, { ArgumentName: 'key' });
-}
-
-/** The bucket a signed write goes to (never the read-only results). */
-export async function writableBucket(r: S3Request): Promise<BucketRow> {
-  if (!r.auth || !r.accountId) throw new S3Error('AccessDenied', 'Access Denied.');
-  checkKey(r.key);
-  if (isResultsBucket(r.bucket)) throw new S3Error('AccessDenied', 'Results are read-only.');
-  const b = await r.storage.findBucket(r.accountId, r.bucket);
-  if (!b) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.', { BucketName: r.bucket });
-  return b;
-}
 
 /** Object operations: PutObject, CopyObject, GetObject (Range), HeadObject, DeleteObject. */
 export async function objectOps(r: S3Request): Promise<unknown> {

@@ -1,8 +1,8 @@
 import { Transform, type Readable } from 'node:stream';
 import { isResultsBucket } from '../../../core/results/result-store.js';
-import type { S3Request } from './endpoint.js';
+import type { S3Request } from './request.js';
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
-import { checkKey } from './object-ops.js';
+import { checkKey } from './object-target.js';
 import { checkPostPolicy } from './post-policy.js';
 import { requireActiveAccount } from './verify.js';
 import { tooLarge, type UploadCap } from './body.js';
