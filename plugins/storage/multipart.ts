@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { newId } from '../../core/ids.js';
-import type { ObjectInfo, WriteCondition } from '../../core/capabilities/storage/objects.js';
+import type { ByteRange, GetResult, ObjectInfo, WriteCondition } from '../../core/capabilities/storage/objects.js';
+import type { Svc } from '../../core/context.js';
 import { formatBytes } from '../../core/capabilities/storage/names.js';
-import type { BucketRow, StorageService } from './service.js';
+import type { BucketRow } from './bucket-row.js';
+import type { StorageConfig } from './config.js';
+import type { UsageMeter } from './usage.js';
 import { MultipartCompletions, partsKey, type Completion } from './multipart-completions.js';
 
 /** The hidden bucket, on each vendor, holding the parts of multipart uploads until they complete. */
@@ -57,10 +60,25 @@ export function multipartEtag(partEtags: string[]): string {
  * bytes like any put); completing streams the parts, in order, into the target object and
  * then deletes them. Uploads and parts are rows, so any gateway node can complete them.
  */
+/**
+ * What the uploads need of the storage service (which holds them): written out rather than
+ * imported so that the service and its uploads do not import each other.
+ */
+export interface PartStore {
+  readonly svc: Pick<Svc, 'db'>;
+  readonly config: Pick<StorageConfig, 'multipart_expire_seconds'>;
+  readonly usage: Pick<UsageMeter, 'limits'>;
+  uploadCap(b: BucketRow, key: string): Promise<{ bytes: number; what: string }>;
+  put(b: BucketRow, key: string, body: Readable, contentType: string,
+    o?: { signal?: AbortSignal; length?: number; etag?: string; condition?: WriteCondition }): Promise<ObjectInfo>;
+  get(b: BucketRow, key: string, range?: ByteRange, signal?: AbortSignal): Promise<GetResult>;
+  deleteObject(b: BucketRow, key: string): Promise<boolean>;
+}
+
 export class Multipart {
   readonly completions: MultipartCompletions;
 
-  constructor(private readonly storage: StorageService) {
+  constructor(private readonly storage: PartStore) {
     this.completions = new MultipartCompletions(() => this.db);
   }
 

@@ -12,19 +12,11 @@ import { bucketNameProblem, keyProblem, formatBytes } from '../../core/capabilit
 import { UsageMeter } from './usage.js';
 import { PUBLIC_RESULTS_BUCKET, RESULTS_BUCKET } from '../../core/results/result-store.js';
 import { Multipart, UPLOADS_BUCKET } from './multipart.js';
-import { presignUrl, responseQuery } from '../../core/capabilities/storage/sigv4.js';
+import type { BucketRow } from './bucket-row.js';
 
-export interface BucketRow {
-  bucket_id: string;
-  account_id: string;
-  name: string;
-  vendor: string;
-  region: string;
-  acl: 'private' | 'public';
-  created_at: number;
-  /** Results only: the Content-Disposition a public result was saved with, for unsigned GETs. */
-  content_disposition?: string;
-}
+// Re-exported: the routes and handlers take the row from the service that returns it.
+export type { BucketRow };
+import { presignUrl, responseQuery } from '../../core/capabilities/storage/sigv4.js';
 
 function row(r: any): BucketRow {
   return { ...r, created_at: Number(r.created_at) };
