@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type SQLite from 'better-sqlite3';
 import { decodeKey, entryPart } from './layout.js';
-import type { ObjectRow } from './object-index.js';
+import type { ObjectRow } from './object-row.js';
 
 // Before the index (object-index.ts), each object's metadata was a file of its own beside its
 // data: `<key>.o`, JSON, then for a small object a newline and the bytes. Opening such a

@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Checkpointer } from '../../core/sqlite/checkpointer.js';
 import { GroupCommit, type Applied, type IndexOp } from './group-commit.js';
 import { importLegacyObjects } from './legacy-import.js';
+import type { ObjectRow } from './object-row.js';
 
 // The index of a local store: one row an object, in `<dir>/objects/index.db`, a SQLite file
 // of this vendor's own (not the gateway's database, which may be PostgreSQL on another host).
@@ -33,17 +34,6 @@ CREATE TABLE IF NOT EXISTS objects (
 
 /** user_version of an index whose legacy metadata files (before the index) were imported. */
 const CURRENT = 1;
-
-export interface ObjectRow {
-  key: string;
-  size: number;
-  etag: string;
-  content_type: string;
-  last_modified: number;
-  version: string;
-  /** The bytes of an object stored inline; null for one with a data file. */
-  data: Buffer | null;
-}
 
 type Listed = Omit<ObjectRow, 'data' | 'version'>;
 

@@ -3,7 +3,8 @@ import { mkdir, open, type FileHandle, rename, rm, rmdir, unlink } from 'node:fs
 import { dirname, join } from 'node:path';
 import { Readable, addAbortSignal } from 'node:stream';
 import { INLINE_MAX, receive } from './receive.js';
-import { ObjectIndex, type ObjectRow } from './object-index.js';
+import { ObjectIndex } from './object-index.js';
+import type { ObjectRow } from './object-row.js';
 import type { Replaced } from './group-commit.js';
 import type { ConditionFailed, GetInput, GetOutput, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput, WriteCondition } from '../../core/capabilities/storage/objects.js';
 import { resolveRange } from '../../core/capabilities/storage/objects.js';
