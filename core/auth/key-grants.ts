@@ -1,6 +1,6 @@
 import { apiError } from '../errors.js';
 import { scopeAllows } from './scopes.js';
-import type { Principal } from './keys.js';
+import type { Principal } from './principal.js';
 
 // What a key may do to other keys. Holding the `account` scope lets a key manage keys, but
 // never hand out more than it holds itself: otherwise an `account` key could mint a `*` key,

@@ -3,20 +3,10 @@ import type { Kysely, Transaction } from 'kysely';
 import { base62, newId } from '../ids.js';
 import { apiError } from '../errors.js';
 import { requireWithin } from './key-grants.js';
+import type { Principal } from './principal.js';
 
-/** What a valid key tells every request: who calls, with what rights, on which tier. */
-export interface Principal {
-  keyId: string;
-  accountId: string;
-  projectId: string;
-  scopes: string[];
-  tier: string;
-  region: string;
-  kind: string;
-  status: string;
-  /** The key that replaced this one by rotation (it then only lives out its grace period), or null. */
-  replacedBy: string | null;
-}
+// Re-exported: callers take the principal from where keys are looked up.
+export type { Principal };
 
 export interface KeyRow {
   key_id: string;
