@@ -7,7 +7,9 @@ import { pino } from 'pino';
 import { loadConfig } from '../../config/load.js';
 import { buildApp } from '../../core/app.js';
 import { DIALECT } from '../helpers/app.js';
-import { listeningApp, activate, createBucket, presign } from '../plugins/storage/helpers.js';
+import { activate } from '../plugins/storage/helpers.js';
+import { listeningApp } from '../helpers/listening-app.js';
+import { createBucket, presign } from '../helpers/storage-api.js';
 
 // The usual umask, so that what the gateway creates owes its mode to the gateway.
 process.umask(0o022);

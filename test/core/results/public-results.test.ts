@@ -1,5 +1,6 @@
 import t from 'tap';
-import { listeningApp, activate } from '../../plugins/storage/helpers.js';
+import { activate } from '../../plugins/storage/helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
 import { makeApp } from '../../helpers/app.js';
 import { newId } from '../../../core/ids.js';
 import { s3rver } from '../../helpers/s3rver.js';

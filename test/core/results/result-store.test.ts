@@ -1,6 +1,7 @@
 import t from 'tap';
 import { Readable } from 'node:stream';
-import { listeningApp, activate, generated, sha256Of, urlExpiry } from '../../plugins/storage/helpers.js';
+import { activate, generated, sha256Of, urlExpiry } from '../../plugins/storage/helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
 
 const DAY = 86_400_000;
 

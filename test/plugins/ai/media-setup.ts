@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { activate } from '../../helpers/app.js';
-import { listeningApp } from '../storage/helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
 import { openAiFake } from '../../fakes/openai-fake.js';
 import { anthropicFake } from '../../fakes/anthropic-fake.js';
 import type { FakeServer } from '../../fakes/script.js';

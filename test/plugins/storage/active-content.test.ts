@@ -1,6 +1,8 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
-import { listeningApp, activate, createBucket, presign, s3Credentials, s3BackedApp } from './helpers.js';
+import { activate } from './helpers.js';
+import { listeningApp, s3BackedApp } from '../../helpers/listening-app.js';
+import { createBucket, presign, s3Credentials } from '../../helpers/storage-api.js';
 import type { Activated } from '../../helpers/app.js';
 import { presignUrl } from '../../../core/capabilities/storage/sigv4.js';
 

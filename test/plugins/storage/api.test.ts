@@ -1,6 +1,7 @@
 import t from 'tap';
 import { makeApp, activate } from '../../helpers/app.js';
-import { createBucket, presign, listeningApp, s3Client } from './helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
+import { createBucket, presign, s3Client } from '../../helpers/storage-api.js';
 
 t.test('buckets: create, list, names per account, S3 naming rules', async (t) => {
   const { app } = await makeApp(t);

@@ -1,5 +1,7 @@
 import t from 'tap';
-import { listeningApp, activate, createBucket, presign } from './helpers.js';
+import { activate } from './helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
+import { createBucket, presign } from '../../helpers/storage-api.js';
 import { StorageBilling } from '../../../plugins/storage/billing.js';
 
 const MIB = 1024 * 1024;

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { request } from 'node:http';
-import { listeningApp, activate, createBucket, presign } from './helpers.js';
+import { activate } from './helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
+import { createBucket, presign } from '../../helpers/storage-api.js';
 
 // Local storage only: uploads through presigned URLs of a remote S3 service do not pass the
 // gateway, so its caps and meters see them only on the gateway's own endpoint.

@@ -1,5 +1,7 @@
 import t from 'tap';
-import { listeningApp, activate, createBucket, presign, generated, sha256Of } from './helpers.js';
+import { activate, generated, sha256Of } from './helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
+import { createBucket, presign } from '../../helpers/storage-api.js';
 
 // The "must show": 100 MiB up with plain fetch through a presigned PUT, down through
 // a presigned GET, bytes identical. Generated and hashed as they stream: never in memory.

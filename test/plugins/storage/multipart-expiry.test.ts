@@ -3,7 +3,9 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, ListPartsCommand, UploadPartCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import type { FastifyInstance } from 'fastify';
-import { listeningApp, activate, s3Client, storageUsage, createBucket, errorOf } from './helpers.js';
+import { activate, errorOf } from './helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
+import { s3Client, storageUsage, createBucket } from '../../helpers/storage-api.js';
 import { makeApp } from '../../helpers/app.js';
 import { MultipartExpiry } from '../../../plugins/storage/multipart-expiry.js';
 import { UPLOADS_BUCKET } from '../../../plugins/storage/multipart.js';

@@ -5,7 +5,9 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { S3Client, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import { listeningApp, activate, createBucket, presign, s3Credentials, storageUsage } from './helpers.js';
+import { activate } from './helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
+import { createBucket, presign, s3Credentials, storageUsage } from '../../helpers/storage-api.js';
 import { s3rver } from '../../helpers/s3rver.js';
 
 // Presigned POST (browser form uploads) for buckets on s3 and minio: the tier cap travels in

@@ -1,5 +1,7 @@
 import t from 'tap';
-import { activate, createBucket, presign, s3BackedApp, storageUsage } from './helpers.js';
+import { activate } from './helpers.js';
+import { s3BackedApp } from '../../helpers/listening-app.js';
+import { createBucket, presign, storageUsage } from '../../helpers/storage-api.js';
 
 // A bucket on the s3 adapter (here backed by a second gateway's S3 endpoint, as a remote
 // service would be): the API's presigned URLs point at this gateway by default, so uploads

@@ -1,7 +1,9 @@
 import t from 'tap';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { listeningApp, activate, createBucket, presign, generated, sha256Of, urlExpiry } from './helpers.js';
+import { activate, generated, sha256Of, urlExpiry } from './helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
+import { createBucket, presign } from '../../helpers/storage-api.js';
 
 const SIZE = 8 * 1024 * 1024 + 123; // not a multiple of any buffer size
 

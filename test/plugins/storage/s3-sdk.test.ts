@@ -5,7 +5,9 @@ import {
   DeleteObjectCommand, DeleteBucketCommand, ListObjectsV2Command, ListBucketsCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { listeningApp, activate, s3Credentials, generated, sha256Of, createBucket, errorOf, STORAGE_VENDOR } from './helpers.js';
+import { activate, generated, sha256Of, errorOf } from './helpers.js';
+import { listeningApp, STORAGE_VENDOR } from '../../helpers/listening-app.js';
+import { s3Credentials, createBucket } from '../../helpers/storage-api.js';
 import type { FastifyInstance } from 'fastify';
 import type { Activated } from '../../helpers/app.js';
 

@@ -4,7 +4,9 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../core/app.js';
-import { listeningApp, activate, createBucket, presign, s3Client, errorOf } from './helpers.js';
+import { activate, errorOf } from './helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
+import { createBucket, presign, s3Client } from '../../helpers/storage-api.js';
 import { makeApp, type Activated } from '../../helpers/app.js';
 
 // A suspended account loses the S3 endpoint with its API keys: SigV4 credentials, presigned

@@ -1,7 +1,9 @@
 import t from 'tap';
 import type { Readable } from 'node:stream';
 import { S3Client, PutObjectCommand, GetObjectCommand, ListObjectsV2Command, CreateBucketCommand } from '@aws-sdk/client-s3';
-import { listeningApp, activate, createBucket, presign, s3Credentials, generated, sha256Of, errorOf, urlExpiry } from '../../plugins/storage/helpers.js';
+import { activate, generated, sha256Of, errorOf, urlExpiry } from '../../plugins/storage/helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
+import { createBucket, presign, s3Credentials } from '../../helpers/storage-api.js';
 import { s3rver } from '../../helpers/s3rver.js';
 
 // The minio adapter against s3rver, a real S3-compatible server (the minio client needs an

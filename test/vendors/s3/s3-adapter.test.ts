@@ -3,7 +3,9 @@ import {
   S3Client, CreateBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand, ListObjectsV2Command,
 } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { listeningApp, activate, createBucket, presign, s3Credentials, generated, sha256Of, errorOf, urlExpiry } from '../../plugins/storage/helpers.js';
+import { activate, generated, sha256Of, errorOf, urlExpiry } from '../../plugins/storage/helpers.js';
+import { listeningApp } from '../../helpers/listening-app.js';
+import { createBucket, presign, s3Credentials } from '../../helpers/storage-api.js';
 
 // The s3 adapter against real code on both ends: gateway A serves S3 (local-storage behind
 // its own endpoint); gateway B keeps its buckets on A through the s3 adapter (AWS SDK).

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { PutObjectCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
-import { listeningApp, activate, createBucket, s3Client, errorOf, storageUsage } from '../helpers.js';
+import { activate, errorOf } from '../helpers.js';
+import { listeningApp } from '../../../helpers/listening-app.js';
+import { createBucket, s3Client, storageUsage } from '../../../helpers/storage-api.js';
 
 // If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since on GetObject and
 // HeadObject, in RFC 7232's order, through the AWS SDK (which reports a 304 as an error).

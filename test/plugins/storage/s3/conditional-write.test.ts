@@ -3,7 +3,9 @@ import {
   PutObjectCommand, GetObjectCommand, DeleteObjectCommand, CopyObjectCommand, HeadObjectCommand,
   CreateMultipartUploadCommand, UploadPartCommand, CompleteMultipartUploadCommand, type S3Client,
 } from '@aws-sdk/client-s3';
-import { listeningApp, activate, createBucket, s3Client, errorOf, storageUsage } from '../helpers.js';
+import { activate, errorOf } from '../helpers.js';
+import { listeningApp } from '../../../helpers/listening-app.js';
+import { createBucket, s3Client, storageUsage } from '../../../helpers/storage-api.js';
 
 // Conditional writes (If-None-Match: * to create, If-Match to replace or delete one version)
 // are what clients build locks on: Terraform's S3 lockfile takes its lock with a PutObject

@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import {
   S3Client, PutObjectCommand, GetObjectCommand, HeadObjectCommand, CreateMultipartUploadCommand, UploadPartCommand, ListPartsCommand,
 } from '@aws-sdk/client-s3';
-import { listeningApp, activate, createBucket, s3Credentials, storageUsage, errorOf } from '../helpers.js';
+import { activate, errorOf } from '../helpers.js';
+import { listeningApp } from '../../../helpers/listening-app.js';
+import { createBucket, s3Credentials, storageUsage } from '../../../helpers/storage-api.js';
 
 // Content-MD5 on PutObject and UploadPart, as S3 checks it: a mismatch is BadDigest, a value
 // that is not a base64 MD5 is InvalidDigest, and either way nothing is stored or metered.

@@ -1,7 +1,9 @@
 import t from 'tap';
 import { S3Client, CopyObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { FastifyInstance } from 'fastify';
-import { listeningApp, activate, s3Credentials, createBucket, errorOf } from '../helpers.js';
+import { activate, errorOf } from '../helpers.js';
+import { listeningApp } from '../../../helpers/listening-app.js';
+import { s3Credentials, createBucket } from '../../../helpers/storage-api.js';
 import type { Activated } from '../../../helpers/app.js';
 import { presignUrl } from '../../../../core/capabilities/storage/sigv4.js';
 

@@ -5,7 +5,9 @@ import {
   CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, PutBucketCorsCommand, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { listeningApp, activate, createBucket, presign, s3Client } from '../helpers.js';
+import { activate } from '../helpers.js';
+import { listeningApp } from '../../../helpers/listening-app.js';
+import { createBucket, presign, s3Client } from '../../../helpers/storage-api.js';
 
 // A web app on another origin uploads straight to presigned URLs, as browsers do: a page served
 // by a loopback server on one port, the gateway listening on another. Debian's chromium is

@@ -2,7 +2,9 @@ import t from 'tap';
 import {
   DeleteBucketCommand, DeleteBucketCorsCommand, GetBucketCorsCommand, PutBucketCorsCommand, type CORSRule,
 } from '@aws-sdk/client-s3';
-import { listeningApp, activate, createBucket, presign, s3Client, errorOf } from '../helpers.js';
+import { activate, errorOf } from '../helpers.js';
+import { listeningApp } from '../../../helpers/listening-app.js';
+import { createBucket, presign, s3Client } from '../../../helpers/storage-api.js';
 
 const APP = 'https://app.example.com';
 const RULES: CORSRule[] = [

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { PutObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
-import { listeningApp, activate, createBucket, s3Client, errorOf, storageUsage } from '../helpers.js';
+import { activate, errorOf } from '../helpers.js';
+import { listeningApp } from '../../../helpers/listening-app.js';
+import { createBucket, s3Client, storageUsage } from '../../../helpers/storage-api.js';
 
 // HeadObject with a Range answers as GetObject would (206 with Content-Range and the range's
 // length, or 416), without the bytes, as S3 does.

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { PutObjectCommand, HeadObjectCommand, ListObjectsV2Command, ListObjectsCommand } from '@aws-sdk/client-s3';
-import { listeningApp, activate, createBucket, s3Client } from '../helpers.js';
+import { activate } from '../helpers.js';
+import { listeningApp } from '../../../helpers/listening-app.js';
+import { createBucket, s3Client } from '../../../helpers/storage-api.js';
 
 // Listings give LastModified at whole seconds, as S3 does and as HEAD's Last-Modified is:
 // a sync tool comparing the two must see the same time.

@@ -6,7 +6,9 @@ import {
   HeadObjectCommand, ListObjectsV2Command, ListPartsCommand, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { listeningApp, activate, s3Client, storageUsage, generated, sha256Of, createBucket, errorOf, STORAGE_VENDOR } from '../helpers.js';
+import { activate, generated, sha256Of, errorOf } from '../helpers.js';
+import { listeningApp, STORAGE_VENDOR } from '../../../helpers/listening-app.js';
+import { s3Client, storageUsage, createBucket } from '../../../helpers/storage-api.js';
 import { multipartEtag } from '../../../../plugins/storage/multipart.js';
 
 // A remote S3 keeps its own ETag for the joined object (the MD5 of the whole).

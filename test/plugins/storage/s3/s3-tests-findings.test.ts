@@ -5,7 +5,9 @@ import {
   CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand,
   PutObjectCommand, UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { listeningApp, activate, createBucket, presign, s3Client, errorOf } from '../helpers.js';
+import { activate, errorOf } from '../helpers.js';
+import { listeningApp } from '../../../helpers/listening-app.js';
+import { createBucket, presign, s3Client } from '../../../helpers/storage-api.js';
 
 // Bugs ceph's s3-tests found in the S3 endpoint, each through the AWS SDK or raw HTTP.
 

@@ -1,7 +1,9 @@
 import t from 'tap';
 import { request } from 'node:http';
 import { createHash } from 'node:crypto';
-import { listeningApp, activate, createBucket, s3Credentials, STORAGE_VENDOR } from '../helpers.js';
+import { activate } from '../helpers.js';
+import { listeningApp, STORAGE_VENDOR } from '../../../helpers/listening-app.js';
+import { createBucket, s3Credentials } from '../../../helpers/storage-api.js';
 import { amzDate, hmacHex, sha256Hex, signingKey, stringToSign } from '../../../../core/capabilities/storage/sigv4.js';
 
 // Small bodies (up to 64 KiB declared) are read whole rather than streamed: the same checks
