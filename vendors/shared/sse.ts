@@ -35,13 +35,12 @@ export async function* readSse(body: AsyncIterable<Uint8Array> | null, vendor: s
           if (data.length) yield { event, data: data.join('\n') };
           event = undefined;
           data = [];
-        } else if (line.startsWith(':')) {
-          continue;
         } else if (line.startsWith('data:')) {
           data.push(line.slice(5).replace(/^ /, ''));
         } else if (line.startsWith('event:')) {
           event = line.slice(6).trim();
         }
+        // Any other line (a `:` comment such as a keep-alive, an `id:` or `retry:` field) is ignored.
       }
     }
     if (data.length) yield { event, data: data.join('\n') };
