@@ -33,7 +33,9 @@ async function freshDist(): Promise<void> {
   try {
     if (distIsFresh(ROOT)) return;
     const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { stdio: 'inherit' });
-    if (r.status !== 0 || !distIsFresh(ROOT)) throw new Error('dist/ could not be built (npm run build): the fixture packages import svc-gateway from it');
+    if (r.status !== 0 || !distIsFresh(ROOT)) {
+      throw new Error('dist/ could not be built (npm run build): the fixture packages import svc-gateway from it');
+    }
   } finally {
     rmSync(LOCK, { recursive: true, force: true });
   }

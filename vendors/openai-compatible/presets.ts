@@ -19,7 +19,8 @@ const SERVERS: Record<string, Server> = {
   ] },
   groq: { base_url: 'https://api.groq.com/openai/v1', regions: ['western'], needs_key: true, rows: [
     ['llama-3.3-70b-versatile', 'llama-3.3', ['general'], 65, 128000, 32768, 0.59, 0.79, CTJ],
-    ['meta-llama/llama-4-scout-17b-16e-instruct', 'llama-4', ['general'], 62, 131072, 8192, 0.11, 0.34, ['chat', 'tools', 'vision', 'json']],
+    ['meta-llama/llama-4-scout-17b-16e-instruct', 'llama-4', ['general'], 62, 131072, 8192, 0.11, 0.34,
+      ['chat', 'tools', 'vision', 'json']],
   ] },
   mistral: { base_url: 'https://api.mistral.ai/v1', regions: ['western'], needs_key: true, rows: [
     ['mistral-large-latest', 'mistral-large', ['general', 'coding'], 72, 128000, 8192, 2, 6, CTJ],
@@ -51,10 +52,11 @@ const SERVERS: Record<string, Server> = {
 };
 
 /** The presets with their catalog rows, each row's `vendor` the preset's name. */
-export const PRESETS: Record<string, Preset> = Object.fromEntries(Object.entries(SERVERS).map(([name, { rows, ...server }]) => [name, {
-  ...server,
-  models: rows.map(([id, family, tasks, quality, context_window, max_output, inUsd, outUsd, capabilities]): ModelEntry => ({
-    id, vendor: name, family, tasks, quality, context_window, max_output, capabilities, regions: server.regions,
+export const PRESETS: Record<string, Preset> = Object.fromEntries(Object.entries(SERVERS).map(([name, server]) => {
+  const { rows, ...where } = server;
+  const models = rows.map(([id, family, tasks, quality, context_window, max_output, inUsd, outUsd, capabilities]) => ({
+    id, vendor: name, family, tasks, quality, context_window, max_output, capabilities, regions: where.regions,
     price: { in: usdMicros(inUsd), out: usdMicros(outUsd) },
-  })),
-}]));
+  }));
+  return [name, { ...where, models }];
+}));

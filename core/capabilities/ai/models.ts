@@ -8,7 +8,9 @@ import { Type, type Static } from '@sinclair/typebox';
 export const TASKS = ['general', 'reasoning', 'coding', 'long_context'] as const;
 export type Task = (typeof TASKS)[number];
 
-const KINDS = ['chat', 'tools', 'vision', 'json', 'embed', 'tts', 'asr', 'image', 'image_edit', 'image_variation'] as const;
+const KINDS = [
+  'chat', 'tools', 'vision', 'json', 'embed', 'tts', 'asr', 'image', 'image_edit', 'image_variation',
+] as const;
 
 /**
  * One model the gateway can route to. Prices are micro-USD per million tokens, so
@@ -21,7 +23,9 @@ export const ModelEntrySchema = Type.Object({
     minLength: 1, description: 'Adapter name (`openai`, `anthropic`) or openai-compatible preset (`deepseek`).',
   }),
   family: Type.String({ minLength: 1 }),
-  tasks: Type.Array(Type.Union(TASKS.map((t) => Type.Literal(t))), { minItems: 1, description: 'Tasks the model is fit for.' }),
+  tasks: Type.Array(Type.Union(TASKS.map((t) => Type.Literal(t))), {
+    minItems: 1, description: 'Tasks the model is fit for.',
+  }),
   quality: Type.Integer({ minimum: 0, maximum: 100, description: 'Quality rank: higher is smarter.' }),
   context_window: Type.Integer({ minimum: 1 }),
   max_output: Type.Integer({
@@ -35,7 +39,9 @@ export const ModelEntrySchema = Type.Object({
     per_million_chars: Type.Optional(Type.Integer({
       minimum: 0, description: 'Speech synthesis (`tts`): micro-USD per million input characters.',
     })),
-    per_minute: Type.Optional(Type.Integer({ minimum: 0, description: 'Transcription (`asr`): micro-USD per minute of audio.' })),
+    per_minute: Type.Optional(Type.Integer({
+      minimum: 0, description: 'Transcription (`asr`): micro-USD per minute of audio.',
+    })),
     image: Type.Optional(Type.Integer({
       minimum: 0, description: 'Micro-USD per generated image (models with the `image` capability).',
     })),

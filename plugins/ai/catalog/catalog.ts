@@ -21,7 +21,8 @@ export class Catalog {
 
   /** The entry for a model as served by a vendor (adapter or preset name); any vendor when none given. */
   find(id: string, vendor?: string): ModelEntry | undefined {
-    return (vendor && this.entries.find((m) => m.id === id && m.vendor === vendor)) || this.entries.find((m) => m.id === id);
+    const own = vendor ? this.entries.find((m) => m.id === id && m.vendor === vendor) : undefined;
+    return own ?? this.entries.find((m) => m.id === id);
   }
 
   // Asked on every call for the same few vendors; the catalog never changes once built.

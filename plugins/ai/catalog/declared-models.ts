@@ -24,7 +24,9 @@ function rowsOf(def: VendorDefinition): ModelEntry[] {
  */
 function checkRow(row: unknown, vendor: string, where: string): ModelEntry {
   const m = validateSection<ModelEntry>(ModelEntrySchema, row, where.replace(/: /, '.'));
-  if (m.vendor !== vendor) throw new ConfigError(`${where}: model "${m.id}" says vendor "${m.vendor}"; it must be "${vendor}"`);
+  if (m.vendor !== vendor) {
+    throw new ConfigError(`${where}: model "${m.id}" says vendor "${m.vendor}"; it must be "${vendor}"`);
+  }
   return m;
 }
 

@@ -28,7 +28,8 @@ async function acmeFake(t: Tap, key: string): Promise<AcmeFake> {
     if (status) return void res.writeHead(status, { 'content-type': 'text/plain' }).end('acme is down');
     const usage = { tokens_in: 10, tokens_out: 3 };
     if (!body.stream) {
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'Hello from acme.', stop: 'stop', ...usage }));
+      const answer = { text: 'Hello from acme.', stop: 'stop', ...usage };
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     }
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     for (const text of ['Hello', ' from', ' acme.']) res.write(`${JSON.stringify({ text })}\n`);
@@ -58,6 +59,7 @@ const chat = (app: FastifyInstance, auth: Record<string, string>, payload: Recor
 
 // acme-large: 3 USD per million input tokens, 9 per million output (the package's own rows).
 const LARGE_MICROS = 10 * 3 + 3 * 9;
+const FAILED_OVER = [{ vendor: 'acme-a', status: 'unavailable' }, { vendor: 'acme-b', status: 'ok' }];
 
 t.test('the router routes by the package\'s models and charges its prices', async (t) => {
   const { app, a, b, who } = await acmeApp(t);
@@ -69,7 +71,9 @@ t.test('the router routes by the package\'s models and charges its prices', asyn
   const res = await chat(app, who.auth, { messages: 'hi', model: 'acme-large' });
   t.equal(res.statusCode, 200, res.body);
   t.equal(res.json().content, 'Hello from acme.');
-  t.match(res.json().metadata, { vendor: 'acme-a', model: 'acme-large', cost_usd: LARGE_MICROS / 1e6, attempts: [{ vendor: 'acme-a', status: 'ok' }] });
+  t.match(res.json().metadata, {
+    vendor: 'acme-a', model: 'acme-large', cost_usd: LARGE_MICROS / 1e6, attempts: [{ vendor: 'acme-a', status: 'ok' }],
+  });
   t.equal(before - (await app.svc.wallet.balance(who.account_id)), LARGE_MICROS);
   t.match(a.requests, [{ authorization: 'Bearer key-a', body: { model: 'acme-large', stream: false } }]);
   t.equal(b.requests.length, 0);
@@ -92,7 +96,7 @@ t.test('a failing instance fails over to the next, charged once', async (t) => {
   const before = await app.svc.wallet.balance(who.account_id);
   const res = await chat(app, who.auth, { messages: 'hi', model: 'acme-large' });
   t.equal(res.statusCode, 200, res.body);
-  t.match(res.json().metadata, { vendor: 'acme-b', attempts: [{ vendor: 'acme-a', status: 'unavailable' }, { vendor: 'acme-b', status: 'ok' }] });
+  t.match(res.json().metadata, { vendor: 'acme-b', attempts: FAILED_OVER });
   t.equal(before - (await app.svc.wallet.balance(who.account_id)), LARGE_MICROS);
   t.match(b.requests, [{ authorization: 'Bearer key-b', body: { model: 'acme-large' } }]);
 });
@@ -113,11 +117,14 @@ t.test('a stream comes through, from the second instance when the first fails be
   };
   const chunks = await stream();
   t.equal(chunks.map((c) => c.delta ?? '').join(''), 'Hello from acme.');
-  t.match(chunks.at(-1), { finish_reason: 'stop', usage: { input_tokens: 10, output_tokens: 3 }, metadata: { vendor: 'acme-a', cost_usd: LARGE_MICROS / 1e6 } });
+  t.match(chunks.at(-1), {
+    finish_reason: 'stop', usage: { input_tokens: 10, output_tokens: 3 },
+    metadata: { vendor: 'acme-a', cost_usd: LARGE_MICROS / 1e6 },
+  });
 
   a.failures.push(503);
   const failedOver = await stream();
   t.equal(failedOver.map((c) => c.delta ?? '').join(''), 'Hello from acme.');
-  t.match(failedOver.at(-1).metadata, { vendor: 'acme-b', attempts: [{ vendor: 'acme-a', status: 'unavailable' }, { vendor: 'acme-b', status: 'ok' }] });
+  t.match(failedOver.at(-1).metadata, { vendor: 'acme-b', attempts: FAILED_OVER });
   t.match(b.requests, [{ body: { model: 'acme-large', stream: true } }]);
 });
