@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Svc } from './context.js';
 import type { FailureKind } from './router/failure.js';
 import type { RegisteredInstance } from './router/registry.js';
+import type { ModelEntry, Preset } from './capabilities/ai/models.js';
 
 // The public plugin API. Built-in areas and vendors use exactly what a third-party npm
 // package uses: default-export the result of defineArea() or defineVendor().
@@ -109,6 +110,13 @@ export interface VendorDefinition<S extends TSchema = TSchema> {
   create(config: Static<S>, ctx: VendorContext): VendorInstance | Promise<VendorInstance>;
   /** Bring-your-own-key: the provider id callers register under, and the credential fields it takes. */
   byok?: { provider: string; credentials: TSchema };
+  /**
+   * AI adapters: the catalog rows of the models it serves (prices, limits, regions), `vendor`
+   * being this adapter's name. The AI area's catalog is assembled from the adapters in use.
+   */
+  models?: ModelEntry[];
+  /** Known servers a `preset` config key names, each with its own rows (openai-compatible). */
+  presets?: Record<string, Preset>;
 }
 
 export function defineArea<S extends TSchema>(def: Omit<AreaDefinition<S>, 'kind' | 'apiVersion'>): AreaDefinition<S> {

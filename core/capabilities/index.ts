@@ -13,4 +13,5 @@ export * from './ai/speech.js';
 export * from './ai/realtime.js';
 export * from './ai/batch.js';
 export * from './ai/capabilities.js';
+export * from './ai/models.js';
 export * from './payments.js';

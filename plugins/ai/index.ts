@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineArea } from '../../core/define.js';
 import { AI_CAPABILITIES } from '../../core/capabilities/ai/capabilities.js';
-import { ModelEntrySchema } from './catalog/types.js';
-import { PRESETS } from './catalog/presets.js';
+import { ModelEntrySchema } from '../../core/capabilities/ai/models.js';
 import { aiMigrations } from './migrations.js';
 import { AiService } from './service.js';
 import { BYOK_CHANGED } from '../byok/store.js';
@@ -52,7 +51,8 @@ export default defineArea({
       }
       if (!inst.def.byok || inst.redactedConfig.api_key !== '') continue;
       const preset = inst.redactedConfig.preset as string | undefined;
-      if (inst.adapter === 'openai-compatible' && !(preset && PRESETS[preset]?.needs_key)) continue;
+      // An adapter of known servers (openai-compatible): only a preset's server says it needs a key.
+      if (inst.def.presets && !(preset && inst.def.presets[preset]?.needs_key)) continue;
       // Configured without the key its API needs: the router and discovery must see that too.
       inst.byokOnly = true;
       ai.byokOnly.add(inst.id);

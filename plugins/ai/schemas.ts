@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdempotencyKey } from '../../core/http/idempotency.js';
-import { TASKS } from './catalog/types.js';
+import { TASKS } from '../../core/capabilities/ai/models.js';
 
 const lit = <T extends string>(values: readonly T[], opts = {}) => Type.Union(values.map((v) => Type.Literal(v)), opts);
 

@@ -8,6 +8,7 @@ import { credentialValues } from '../../core/router/scrub.js';
 import { ByokStore } from '../byok/store.js';
 import { NoByokCache } from './no-byok-cache.js';
 import { Catalog, type ModelEntry } from './catalog/catalog.js';
+import { declaredModels } from './catalog/declared-models.js';
 import { ChatCache } from './cache.js';
 import { planCandidates, planFlatCandidates, type Candidate, type FlatCandidate, type PlanRequest } from './planner.js';
 import type { ChatInput, ChatMessage, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput, ToolChoice, Usage } from '../../core/capabilities/ai/chat.js';
@@ -54,7 +55,8 @@ export class AiService {
   private store?: ByokStore | null;
 
   constructor(private readonly svc: Svc, readonly cfg: AiConfig) {
-    this.catalog = new Catalog(cfg.models);
+    // Assembled from what the configured adapters declare: a third-party chat vendor brings its rows.
+    this.catalog = new Catalog(declaredModels(svc.vendors.all()), cfg.models);
     this.cache = new ChatCache(svc.db, cfg.cache_ttl_seconds * 1000);
   }
 

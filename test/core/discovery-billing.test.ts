@@ -1,7 +1,6 @@
 import t from 'tap';
 import { makeApp } from '../helpers/app.js';
-import { BUILTIN_IMAGE_MODELS, BUILTIN_MODELS } from '../../plugins/ai/catalog/models.js';
-import { SPEECH_MODELS } from '../../plugins/ai/catalog/speech-models.js';
+import { OPENAI_MODELS } from '../../vendors/openai/models.js';
 
 type Tap = Parameters<typeof makeApp>[0];
 type Billing = { unit: string; price_usd: number; free_quota?: number } | null;
@@ -17,8 +16,8 @@ async function billing(t: Tap, overrides: Record<string, unknown>): Promise<Map<
 }
 
 /** The catalog's cheapest openai price of a kind, in USD per unit: what the gateway already charges by. */
-function cheapestOpenAi(kind: string, micros: (e: (typeof BUILTIN_MODELS)[number]) => number | undefined): number {
-  const rows = [...BUILTIN_MODELS, ...BUILTIN_IMAGE_MODELS, ...SPEECH_MODELS]
+function cheapestOpenAi(kind: string, micros: (e: (typeof OPENAI_MODELS)[number]) => number | undefined): number {
+  const rows = OPENAI_MODELS
     .filter((m) => m.vendor === 'openai' && (m.capabilities as string[]).includes(kind));
   return Math.min(...rows.map((m) => micros(m) ?? Infinity)) / 1e6;
 }

@@ -7,6 +7,7 @@ import { PooledHttp } from '../shared/pooled-http.js';
 import { messagesRequest, messagesResponse, messagesStream } from './wire.js';
 import { anthropicBatchCapabilities } from './batches.js';
 import { answerTool } from './tools.js';
+import { ANTHROPIC_MODELS } from './models.js';
 
 const VERSION = '2023-06-01';
 
@@ -14,6 +15,7 @@ const VERSION = '2023-06-01';
 export default defineVendor({
   name: 'anthropic',
   regions: ['western'],
+  models: ANTHROPIC_MODELS,
   configSchema: Type.Object({
     api_key: secret(Type.String({ default: '' })),
     base_url: Type.String({ default: 'https://api.anthropic.com' }),

@@ -5,11 +5,13 @@ import type { ChatInput, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput } 
 import { vendorFetch, joinUrl } from '../shared/http.js';
 import { PooledHttp } from '../shared/pooled-http.js';
 import { generateRequest, generateResponse, generateStream } from './wire.js';
+import { GEMINI_MODELS } from './models.js';
 
 /** Google Gemini API (generativelanguage): generateContent, streamGenerateContent (SSE), batchEmbedContents; JSON modes in generationConfig. */
 export default defineVendor({
   name: 'gemini',
   regions: ['western'],
+  models: GEMINI_MODELS,
   configSchema: Type.Object({
     api_key: secret(Type.String({ default: '' })),
     base_url: Type.String({ default: 'https://generativelanguage.googleapis.com/v1beta' }),

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor, secret } from '../../core/define.js';
-import { PRESETS } from '../../plugins/ai/catalog/presets.js';
+import { PRESETS } from './presets.js';
 import { openAiInstance } from '../openai/client.js';
 
 /**
@@ -12,6 +12,7 @@ import { openAiInstance } from '../openai/client.js';
 export default defineVendor({
   name: 'openai-compatible',
   regions: ['global'],
+  presets: PRESETS,
   configSchema: Type.Object({
     preset: Type.Optional(Type.Union(Object.keys(PRESETS).map((k) => Type.Literal(k)), { description: 'A known server; sets base_url, models and prices.' })),
     base_url: Type.Optional(Type.String({ description: 'Required without a preset.' })),

@@ -6,11 +6,13 @@ import { openAiRealtimeCapability } from './realtime.js';
 import { openAiAudio } from './audio.js';
 import { openAiImages } from './images.js';
 import { openAiImageUploads } from './image-edits.js';
+import { OPENAI_MODELS } from './models.js';
 
 /** OpenAI (api.openai.com or any `base_url`): chat, streaming, tools, JSON modes, embeddings, vision, image generation, edits and variations. */
 export default defineVendor({
   name: 'openai',
   regions: ['western'],
+  models: OPENAI_MODELS,
   configSchema: Type.Object({
     api_key: secret(Type.String({ default: '', description: 'OpenAI API key; empty for an instance used only with BYOK keys.' })),
     base_url: Type.String({ default: 'https://api.openai.com/v1' }),

@@ -1,19 +1,17 @@
-import { BUILTIN_IMAGE_MODELS, BUILTIN_MODELS } from './models.js';
-import { SPEECH_MODELS } from './speech-models.js';
-import type { ModelEntry, Task } from './types.js';
+import type { ModelEntry, ModelKind, Task } from '../../../core/capabilities/ai/models.js';
 
-/** What a catalog row is for: chat models, embedding models, speech synthesis, transcription. */
-export type ModelKind = ModelEntry['capabilities'][number];
+export type { ModelEntry, ModelKind, Task } from '../../../core/capabilities/ai/models.js';
 
-export type { ModelEntry, Task } from './types.js';
-
-/** The model catalog: built-in rows, then the operator's `plugins.ai.models` (same id and vendor replaces). */
+/**
+ * The model catalog: the rows the vendors in use declare (declared-models.ts), then the
+ * operator's `plugins.ai.models` (same id and vendor replaces).
+ */
 export class Catalog {
   private readonly entries: ModelEntry[];
 
-  constructor(extra: ModelEntry[] = []) {
+  constructor(declared: readonly ModelEntry[], extra: ModelEntry[] = []) {
     const byKey = new Map<string, ModelEntry>();
-    for (const m of [...BUILTIN_MODELS, ...BUILTIN_IMAGE_MODELS, ...SPEECH_MODELS, ...extra]) byKey.set(`${m.vendor}\u0000${m.id}`, m);
+    for (const m of [...declared, ...extra]) byKey.set(`${m.vendor}\u0000${m.id}`, m);
     this.entries = [...byKey.values()];
   }
 
@@ -23,7 +21,8 @@ export class Catalog {
 
   /** The entry for a model as served by a vendor (adapter or preset name); any vendor when none given. */
   find(id: string, vendor?: string): ModelEntry | undefined {
-    return (vendor && this.entries.find((m) => m.id === id && m.vendor === vendor)) || this.entries.find((m) => m.id === id);
+    const own = vendor ? this.entries.find((m) => m.id === id && m.vendor === vendor) : undefined;
+    return own ?? this.entries.find((m) => m.id === id);
   }
 
   // Asked on every call for the same few vendors; the catalog never changes once built.
