@@ -73,10 +73,11 @@ function client(target) {
  * Sequential calls on one connection each, the sides interleaved call by call so that a
  * neighbour's burst lands on all of them; returns each side's sorted times.
  */
-async function sequential(targets, n, pick, warm = Math.min(300, Math.ceil(n / 5))) {
+async function sequential(targets, n, pick, warm = Math.min(300, Math.ceil(n / 5)), warmed = () => {}) {
   const clients = Object.fromEntries(Object.entries(targets).map(([k, t]) => [k, client(t)]));
   try {
     for (let i = 0; i < warm; i++) for (const c of Object.values(clients)) await c.call();
+    warmed();
     const times = Object.fromEntries(Object.keys(clients).map((k) => [k, []]));
     for (let i = 0; i < n; i++) for (const [k, c] of Object.entries(clients)) times[k].push(pick(await c.call()));
     for (const k of Object.keys(times)) times[k].sort((a, b) => a - b);
@@ -122,10 +123,11 @@ async function main() {
     // few thousand calls run code V8 has not optimised yet. Portkey is timed in a phase of its
     // own: interleaved here, its after-response work (heavy) ran on the two cores while the
     // gateway's next call did, and raised even the direct call's p99 from ~0.2 to 0.7-2 ms.
-    const cpu0 = { gateway: cpuSeconds(gw.child.pid), floor: cpuSeconds(mp.child.pid) };
+    // CPU of the timed calls only: the warm-up's include V8 compiling the servers' code.
+    let cpu0;
     const lat = await sequential({ direct: r.direct(false), gateway: r.gateway(false), floor: r.floor() }, LATENCY_N,
-      (x) => x.total, LATENCY_WARM);
-    const seqCpu = (k, pid) => ((cpuSeconds(pid) - cpu0[k]) * 1e6) / (LATENCY_N + LATENCY_WARM);
+      (x) => x.total, LATENCY_WARM, () => { cpu0 = { gateway: cpuSeconds(gw.child.pid), floor: cpuSeconds(mp.child.pid) }; });
+    const seqCpu = (k, pid) => ((cpuSeconds(pid) - cpu0[k]) * 1e6) / LATENCY_N;
     const seq = { gateway: seqCpu('gateway', gw.child.pid), floor: seqCpu('floor', mp.child.pid) };
     const pkLat = await sequential({ direct: r.direct(false), portkey: r.portkey(false) }, LATENCY_N, (x) => x.total,
       LATENCY_WARM);
@@ -137,7 +139,6 @@ async function main() {
         `portkey's phase: direct ${ms(pct(pkLat.direct, p))}, portkey ${ms(pct(pkLat.portkey, p))} ` +
         `(+${fmt(added(pkLat, 'portkey', p), 3)})\n`);
     }
-    // CPU over the warm-up and the timed calls together (10 ms ticks need the larger count).
     process.stdout.write(`floor: a minimal Node.js proxy adds p50 ${ms(added(lat, 'floor', 0.5))}, ` +
       `p99 ${ms(added(lat, 'floor', 0.99))}; server CPU per sequential call: ` +
       `gateway ${fmt(seq.gateway)} µs, floor ${fmt(seq.floor)} µs\n`);
