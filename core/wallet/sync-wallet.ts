@@ -14,6 +14,9 @@ const HOLD = 'insert into "wallet_holds" ("hold_id", "account_id", "amount_micro
 const UNHOLD = 'delete from "wallet_holds" where "hold_id" = ?';
 const ENTRY = 'insert into "wallet_ledger" ("entry_id", "account_id", "amount_micros", "kind", "ref", "capability", "vendor", "quantity", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
+type SettledHold = { holdId: string; accountId: string; amount: number; capability: string };
+type SettleMeta = { vendor?: string; ref?: string; quantity?: number };
+
 export function syncBalance(db: SyncSqlite, accountId: string): number {
   const row = db.get(BALANCE, [accountId]) as { balance_micros: number } | undefined;
   return row ? Number(row.balance_micros) : 0;
@@ -32,24 +35,33 @@ export function syncReserve(db: SyncSqlite, holdId: string, accountId: string, a
   });
 }
 
-/** Settle a hold to `want`; returns what was charged (0 when the hold was settled already). */
-export function syncSettle(db: SyncSqlite, hold: { holdId: string; accountId: string; amount: number; capability: string }, want: number, meta: { vendor?: string; ref?: string; quantity?: number }): number {
+/**
+ * Settle a hold to `want`; returns what was charged (0 when the hold was settled already) and
+ * the balance after it, read in the same transaction: the response's balance header then
+ * costs no read transaction of its own.
+ */
+export function syncSettle(db: SyncSqlite, hold: SettledHold, want: number, meta: SettleMeta): { charged: number; balance: number } {
   return db.transaction(() => {
-    if (db.run(UNHOLD, [hold.holdId]) !== 1) return 0;
-    let charged = want;
-    if (want <= hold.amount) {
-      const back = hold.amount - want;
-      if (back > 0) db.run(GIVE, [back, Date.now(), hold.accountId]);
-    } else {
-      // Inside one synchronous transaction nothing can move the balance between the read
-      // and the take: take the extra, or what is left of it.
-      const extra = want - hold.amount;
-      const left = Math.min(extra, syncBalance(db, hold.accountId));
-      charged = hold.amount + (left > 0 && take(db, hold.accountId, left) ? left : 0);
-    }
-    db.run(ENTRY, [newId('led'), hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, hold.capability, meta.vendor ?? null, meta.quantity ?? null, Date.now()]);
-    return charged;
+    const charged = settleRows(db, hold, want, meta);
+    return { charged, balance: syncBalance(db, hold.accountId) };
   });
+}
+
+function settleRows(db: SyncSqlite, hold: SettledHold, want: number, meta: SettleMeta): number {
+  if (db.run(UNHOLD, [hold.holdId]) !== 1) return 0;
+  let charged = want;
+  if (want <= hold.amount) {
+    const back = hold.amount - want;
+    if (back > 0) db.run(GIVE, [back, Date.now(), hold.accountId]);
+  } else {
+    // Inside one synchronous transaction nothing can move the balance between the read
+    // and the take: take the extra, or what is left of it.
+    const extra = want - hold.amount;
+    const left = Math.min(extra, syncBalance(db, hold.accountId));
+    charged = hold.amount + (left > 0 && take(db, hold.accountId, left) ? left : 0);
+  }
+  db.run(ENTRY, [newId('led'), hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, hold.capability, meta.vendor ?? null, meta.quantity ?? null, Date.now()]);
+  return charged;
 }
 
 /** Give a hold back in full; nothing when it was settled or released already. */

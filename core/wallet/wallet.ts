@@ -63,8 +63,9 @@ export class Wallet {
    * SQLite only (one node, and every write to `wallets` goes through this class): balances
    * read on the connection are kept a moment. A read costs a read transaction (file locks on
    * the WAL index) — a third of the CPU of GET /v1/account/balance. Every write drops the
-   * account's entry before and after it commits; what another process might write (nothing
-   * of ours does: the CLI goes through the HTTP API) shows within BALANCE_TTL_MS.
+   * account's entry before and after it commits, but a settle, which keeps the balance it read
+   * inside its own transaction; what another process might write (nothing of ours does: the
+   * CLI goes through the HTTP API) shows within BALANCE_TTL_MS.
    */
   private readonly cached = new Map<string, { micros: number; until: number }>();
 
@@ -82,16 +83,20 @@ export class Wallet {
     }
   }
 
+  /** Keep a balance read on the connection (outside any Kysely transaction) for BALANCE_TTL_MS. */
+  private remember(accountId: string, micros: number): void {
+    if (this.cached.size >= BALANCE_CACHE_MAX) this.cached.delete(this.cached.keys().next().value!);
+    this.cached.set(accountId, { micros, until: Date.now() + BALANCE_TTL_MS });
+  }
+
   async balance(accountId: string, trx: Db = this.db): Promise<number> {
     this.balanceQuery ??= this.db.selectFrom('wallets').select('balance_micros').where('account_id', '=', '').compile();
     const sync = trx === this.db ? this.syncFree() : undefined;
     if (sync) {
-      const now = Date.now();
       const hit = this.cached.get(accountId);
-      if (hit && hit.until > now) return hit.micros;
+      if (hit && hit.until > Date.now()) return hit.micros;
       const micros = syncBalance(sync, accountId);
-      if (this.cached.size >= BALANCE_CACHE_MAX) this.cached.delete(this.cached.keys().next().value!);
-      this.cached.set(accountId, { micros, until: now + BALANCE_TTL_MS });
+      this.remember(accountId, micros);
       return micros;
     }
     const { rows } = await trx.executeQuery<{ balance_micros: number }>({ ...this.balanceQuery, parameters: [accountId] });
@@ -154,8 +159,8 @@ export class Wallet {
     const want = Math.max(0, Math.round(actual));
     const sync = this.syncFree();
     if (sync) {
-      const charged = syncSettle(sync, hold, want, meta);
-      this.forget(hold.accountId);
+      const { charged, balance } = syncSettle(sync, hold, want, meta);
+      this.remember(hold.accountId, balance);
       return charged;
     }
     return this.writing(hold.accountId, () => this.db.transaction().execute(async (q) => {
