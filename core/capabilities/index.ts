@@ -12,5 +12,6 @@ export * from './ai/image.js';
 export * from './ai/speech.js';
 export * from './ai/realtime.js';
 export * from './ai/batch.js';
+export * from './ai/price.js';
 export * from './ai/capabilities.js';
 export * from './payments.js';

@@ -48,6 +48,11 @@ export interface CallOptions {
   /** Only these instance ids, in this order (a caller-side planner chose them). */
   order?: string[];
   /**
+   * Per instance id, the plan the area's planner gave it (model, prices, the caller's key for
+   * it). Each adapter is handed its own in InvokeOptions.plan and price(), never another's.
+   */
+  plans?: Record<string, unknown>;
+  /**
    * A fee of the gateway's own per instance id, in micro-USD, charged as it is on top of the
    * vendor cost: BYOK's platform fee, which the operator's markup on vendor prices must not
    * multiply.
@@ -168,7 +173,11 @@ export class Router {
     if (opts.order) all = opts.order.map((id) => all.find((c) => c.id === id)).filter((c): c is RegisteredInstance => !!c);
     if (!all.length) throw noVendor({ capability, model: opts.model, region: opts.region });
     const fee = (id: string) => opts.fees?.[id] ?? 0;
-    const estimate = new Map(all.map((c) => [c.id, this.charged(c.id, (c.instance.capabilities[capability] as CapabilityImpl<I, O>).price(input)) + fee(c.id)]));
+    const planOf = (id: string) => opts.plans?.[id];
+    const estimate = new Map(all.map((c) => {
+      const impl = c.instance.capabilities[capability] as CapabilityImpl<I, O>;
+      return [c.id, this.charged(c.id, impl.price(input, undefined, planOf(c.id))) + fee(c.id)];
+    }));
     if (!opts.order && this.registry.strategy(capability) === 'cheapest') all = [...all].sort((a, b) => estimate.get(a.id)! - estimate.get(b.id)!);
     // Cooling vendors go last rather than away: if all are cooling, still try.
     const cooling = (id: string) => this.cooldowns.cooling(cooldownKey(opts, id));
@@ -198,7 +207,8 @@ export class Router {
       const started = performance.now();
       let output: O;
       try {
-        output = await raceAbort(impl.invoke(input, { signal: ctrl.signal, accountId: opts.accountId, deadline }), ctrl.signal);
+        const invokeOpts = { signal: ctrl.signal, accountId: opts.accountId, deadline, plan: planOf(cand.id) };
+        output = await raceAbort(impl.invoke(input, invokeOpts), ctrl.signal);
       } catch (err) {
         const latency = Math.round(performance.now() - started);
         if (hold) await this.wallet.release(hold);
@@ -223,7 +233,7 @@ export class Router {
       const latency = Math.round(performance.now() - started);
       this.cooldowns.success(cooldownKey(opts, cand.id));
       // Outside the try: a failure to record the charge must not send the call to a second vendor.
-      const cost = hold ? await this.wallet.settle(hold, this.actualCharge(cand.id, impl, input, output, estimates[i] - fee(cand.id)) + fee(cand.id), { vendor: cand.id, ref: opts.ref }) : 0;
+      const cost = hold ? await this.wallet.settle(hold, this.actualCharge(cand.id, impl, input, output, planOf(cand.id), estimates[i] - fee(cand.id)) + fee(cand.id), { vendor: cand.id, ref: opts.ref }) : 0;
       attempts.push({ vendor: cand.id, model: opts.model, status: 'ok', latency_ms: latency });
       if (opts.meter) {
         opts.meter.costMicros += cost;
@@ -254,9 +264,9 @@ export class Router {
   }
 
   /** What the answered call costs; if the adapter cannot say, what was reserved for it. */
-  private actualCharge<I, O>(vendor: string, impl: CapabilityImpl<I, O>, input: I, output: O, reserved: number): number {
+  private actualCharge<I, O>(vendor: string, impl: CapabilityImpl<I, O>, input: I, output: O, plan: unknown, reserved: number): number {
     try {
-      return this.charged(vendor, impl.price(input, output));
+      return this.charged(vendor, impl.price(input, output, plan));
     } catch (err) {
       this.log.error({ vendor, err }, 'price() failed after the vendor answered; charging the reserved estimate');
       return reserved;

@@ -60,9 +60,10 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
   let lastKind: FailureKind | undefined;
 
   for (const cand of ordered) {
-    const impl = cand.instance.capabilities[capability] as CapabilityImpl<I, AsyncIterable<E>> & { price(input: I, usage?: U): number };
+    const impl = cand.instance.capabilities[capability] as CapabilityImpl<I, AsyncIterable<E>> & { price(input: I, usage?: U, plan?: unknown): number };
     const fee = opts.fees?.[cand.id] ?? 0; // charged as it is (CallOptions.fees)
-    const estimate = charged(impl.price(input)) + fee;
+    const plan = opts.plans?.[cand.id]; // this candidate's own, never another's
+    const estimate = charged(impl.price(input, undefined, plan)) + fee;
     if (primary === undefined) primary = estimate;
     else if (estimate > primary * cap) {
       attempts.push({ vendor: cand.id, status: 'skipped_cost_cap', latency_ms: 0 });
@@ -89,7 +90,7 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
         ctrl.signal.addEventListener('abort', fail, { once: true });
         firstTimer = setTimeout(() => ctrl.abort(new VendorFailure('timeout', `${cand.id} sent nothing within ${firstMs} ms`)), firstMs);
         (async () => {
-          const iterable = await impl.invoke(input, { signal: ctrl.signal, accountId: opts.accountId, deadline });
+          const iterable = await impl.invoke(input, { signal: ctrl.signal, accountId: opts.accountId, deadline, plan });
           const it = iterable[Symbol.asyncIterator]();
           const r = await it.next();
           if (r.done) throw new VendorFailure('unavailable', `${cand.id} ended the stream without sending anything`);
@@ -106,7 +107,7 @@ export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, 
         async settle(usage: U) {
           if (settled || !hold) return 0;
           settled = true;
-          const cost = await deps.wallet.settle(hold, charged(impl.price(input, usage)) + fee, { vendor: cand.id, ref: opts.ref });
+          const cost = await deps.wallet.settle(hold, charged(impl.price(input, usage, plan)) + fee, { vendor: cand.id, ref: opts.ref });
           if (opts.meter) {
             opts.meter.metered = true;
             opts.meter.costMicros += cost;

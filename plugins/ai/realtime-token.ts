@@ -4,7 +4,7 @@ import type { Svc } from '../../core/context.js';
 import { newId } from '../../core/ids.js';
 import { usdToMicros } from '../../core/wallet/money.js';
 import { credentialValues } from '../../core/router/scrub.js';
-import type { RealtimeTokenInput, RealtimeTokenOutput } from '../../core/capabilities/ai/realtime.js';
+import type { RealtimePlan, RealtimeTokenInput, RealtimeTokenOutput } from '../../core/capabilities/ai/realtime.js';
 import { feesOf, type AiService } from './service.js';
 
 export const REALTIME_CAPABILITY = 'ai.realtime.token';
@@ -51,10 +51,10 @@ export function registerRealtimeToken(app: FastifyInstance, svc: Svc, ai: AiServ
     const candidates = await ai.planFlat(req, REALTIME_CAPABILITY, usdToMicros(cfg.price_usd));
     const input: RealtimeTokenInput = {
       model: b.model ?? cfg.default_model, voice: b.voice, ttl_seconds: b.ttl_seconds ?? 3600,
-      plan: Object.fromEntries(candidates.map((c) => [c.instanceId, { price: c.price, ...(c.credentials ? { credentials: c.credentials } : {}) }])),
     };
+    const plans: Record<string, RealtimePlan> = Object.fromEntries(candidates.map((c) => [c.instanceId, { price: c.price, ...(c.credentials ? { credentials: c.credentials } : {}) }]));
     const r = await svc.router.call<RealtimeTokenInput, RealtimeTokenOutput>(REALTIME_CAPABILITY, input, {
-      accountId: req.principal!.accountId, region: req.principal!.region, meter: req.meter, ref: req.id, order: candidates.map((c) => c.instanceId),
+      accountId: req.principal!.accountId, region: req.principal!.region, meter: req.meter, ref: req.id, order: candidates.map((c) => c.instanceId), plans,
       fees: feesOf(candidates.map((c) => [c.instanceId, c.fee])),
       secrets: credentialValues(...candidates.map((c) => c.credentials)),
     });

@@ -44,6 +44,11 @@ export interface Prepared<I> {
   modelOf(vendor: string): string | undefined;
 }
 
+/** A planned call: its input, and the candidates whose plans the router hands out one by one. */
+export function prepared<I>(input: I, candidates: Candidate[]): Prepared<I> {
+  return { input, candidates, modelOf: (v) => candidates.find((c) => c.instanceId === v)?.plan.model };
+}
+
 /** Chat and embeddings for both the native /v1/ai surface and the OpenAI-compatible one. */
 export class AiService {
   readonly catalog: Catalog;
@@ -118,10 +123,9 @@ export class AiService {
       ...(body.stop?.length ? { stop: body.stop } : {}),
       ...(body.openai_params ? { openai_params: body.openai_params } : {}),
       cache_strategy: body.cache_strategy ?? 'vendor',
-      plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
       estimate: { input_tokens: inputTokens, output_tokens: maxTokens },
     };
-    return { input, candidates, modelOf: (v) => input.plan[v]?.model };
+    return prepared(input, candidates);
   }
 
   callOptions(req: FastifyRequest, candidates: Candidate[], body: { max_cost_multiplier?: number; timeout_seconds?: number }): CallOptions {
@@ -129,6 +133,7 @@ export class AiService {
     const byok = candidates.filter((c) => c.byok);
     return {
       accountId, meter: req.meter, order: candidates.map((c) => c.instanceId),
+      plans: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
       maxCostMultiplier: body.max_cost_multiplier ?? 1.5, timeoutMs: body.timeout_seconds ? Math.round(body.timeout_seconds * 1000) : undefined,
       ref: req.id, fees: feesOf(candidates.map((c) => [c.instanceId, c.plan.fee])),
       secrets: credentialValues(...candidates.map((c) => c.plan.credentials)),
@@ -232,10 +237,10 @@ export class AiService {
     const candidates = await this.plan(req, { capability: 'ai.embed', model: body.model, vendor: body.vendor, task: 'general', prefer: 'cheapest', needs: [] });
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     const input: EmbedInput = {
-      input: inputs, dimensions: body.dimensions, plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
+      input: inputs, dimensions: body.dimensions,
       estimate: { input_tokens: inputs.reduce((n, s) => n + tokenBound(s), 0), output_tokens: 0 },
     };
-    const p: Prepared<EmbedInput> = { input, candidates, modelOf: (v) => input.plan[v]?.model };
+    const p = prepared(input, candidates);
     const started = performance.now();
     let r;
     try {

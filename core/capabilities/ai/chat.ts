@@ -90,8 +90,6 @@ export interface ChatInput {
   openai_params?: Record<string, unknown>;
   /** `vendor`: let the vendor cache the prompt (Anthropic gets cache_control hints). */
   cache_strategy?: 'vendor' | 'service' | 'none';
-  /** Per vendor instance id: which model, at what price, with whose key. */
-  plan: Record<string, CandidatePlan>;
   /** Token counts the reservation is made for: an upper bound of the input, and the output cap. */
   estimate: Usage;
 }
@@ -116,7 +114,6 @@ export interface ChatStreamEvent {
 export interface EmbedInput {
   input: string[];
   dimensions?: number;
-  plan: Record<string, CandidatePlan>;
   estimate: Usage;
 }
 

@@ -3,11 +3,11 @@ import type { Logger } from 'pino';
 import type { Svc } from '../../../core/context.js';
 import { apiError } from '../../../core/errors.js';
 import { newId } from '../../../core/ids.js';
-import { planPrice } from '../plan-price.js';
+import { tokenPrice } from '../../../core/capabilities/ai/price.js';
 import type { CandidatePlan, ChatInput } from '../../../core/capabilities/ai/chat.js';
 import type { AiService } from '../service.js';
 import type { ChatBodyT } from '../schemas.js';
-import { BATCH_CAPABILITY, BatchStore, type BatchRoute } from './store.js';
+import { BATCH_CAPABILITY, BatchStore, type BatchRoute, type StoredBatchInput } from './store.js';
 
 export const BATCH_JOB = 'ai.batch';
 
@@ -22,8 +22,9 @@ export interface BatchDeps {
 }
 
 /** Vendor cost with the operator's markup, plus the BYOK fee as it is: as the router charges it. */
-export function charged(svc: Svc, input: ChatInput, instanceId: string, usage?: ChatInput['estimate']): number {
-  return Math.ceil(planPrice(input, instanceId, usage) * svc.config.wallet.markup) + (input.plan[instanceId]?.fee ?? 0);
+export function charged(svc: Svc, input: StoredBatchInput, instanceId: string, usage?: ChatInput['estimate']): number {
+  const plan = input.plan[instanceId];
+  return Math.ceil(tokenPrice(plan, usage ?? input.estimate) * svc.config.wallet.markup) + (plan?.fee ?? 0);
 }
 
 /** The caller's key is stored nowhere: a batch reads it again from the BYOK store when it runs. */
@@ -46,7 +47,7 @@ export async function submitBatch(d: BatchDeps, req: FastifyRequest, body: ChatB
   for (const c of p.candidates) {
     plan[c.instanceId] = c.byok ? c.plan : { ...c.plan, price_in: c.entry.price.batch_in ?? c.entry.price.in, price_out: c.entry.price.batch_out ?? c.entry.price.out };
   }
-  const input: ChatInput = { ...p.input, plan };
+  const input: StoredBatchInput = { ...p.input, plan };
   // The primary decides the route: its vendor's batch API when it has one, else a background call.
   const serving = (id: string) => !!d.svc.vendors.get(id)?.instance.capabilities[BATCH_CAPABILITY];
   const mode: BatchRoute['mode'] = serving(p.candidates[0].instanceId) ? 'vendor' : 'direct';
