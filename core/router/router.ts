@@ -144,10 +144,13 @@ export class Router {
   /** Instances serving a capability, in route order, filtered by pin, model and region. */
   candidates(capability: string, opts: Pick<CallOptions, 'vendor' | 'model' | 'region' | 'order'> = {}): RegisteredInstance[] {
     // BYOK-only instances take part only where a planner names them (it knows the caller's keys).
-    let list = this.registry.serving(capability).filter((c) => !c.byokOnly || opts.order?.includes(c.id));
+    // A pin picks among every configured instance: `routes` orders and limits automatic routing
+    // only. An `order` was chosen by a planner that has applied routes and pins itself.
+    const pool = opts.vendor || opts.order ? this.registry.configured(capability) : this.registry.serving(capability);
+    let list = pool.filter((c) => !c.byokOnly || opts.order?.includes(c.id));
     if (opts.vendor) {
       list = list.filter((c) => c.id === opts.vendor || c.adapter === opts.vendor);
-      const configured = this.registry.serving(capability).map((c) => c.id);
+      const configured = pool.map((c) => c.id);
       if (!list.length) throw noVendor({ capability, vendor: opts.vendor, configured });
     }
     if (opts.model) list = list.filter((c) => servesModel(c.instance.capabilities[capability], opts.model!));

@@ -46,7 +46,8 @@ export interface StreamSession<E, U> {
  */
 export async function streamCall<I, E, U>(deps: StreamDeps, capability: string, input: I, opts: StreamCallOptions): Promise<StreamSession<E, U>> {
   const signal = opts.signal ?? opts.meter?.signal;
-  let all = deps.registry.serving(capability);
+  // An `order` was chosen by a planner that has applied routes and pins itself.
+  let all = opts.order ? deps.registry.configured(capability) : deps.registry.serving(capability);
   if (opts.order) all = opts.order.map((id) => all.find((c) => c.id === id)).filter((c): c is (typeof all)[number] => !!c);
   if (!all.length) throw noVendor({ capability });
   const cooling = (id: string) => deps.cooldowns.cooling(cooldownKey(opts, id));

@@ -66,11 +66,12 @@ const KIND: Record<PlanRequest['capability'], Kind> = { 'ai.chat': 'chat', 'ai.c
  */
 export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokOnly: Set<string>, req: PlanRequest): Candidate[] {
   const kind = KIND[req.capability];
-  let instances = registry.serving(req.capability);
+  // A pin picks among every configured instance: `routes` orders and limits automatic routing only.
+  let instances = req.vendor ? registry.configured(req.capability) : registry.serving(req.capability);
   if (req.vendor) {
     instances = instances.filter((i) => i.id === req.vendor || i.adapter === req.vendor || vendorKey(i) === req.vendor);
     if (!instances.length) {
-      const configured = registry.serving(req.capability).filter((i) => !byokOnly.has(i.id)).map((i) => i.id);
+      const configured = registry.configured(req.capability).filter((i) => !byokOnly.has(i.id)).map((i) => i.id);
       throw noVendor({ capability: req.capability, vendor: req.vendor, configured, docs: 'docs/ai.md' });
     }
   }
