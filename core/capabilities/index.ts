@@ -15,3 +15,7 @@ export * from './ai/batch.js';
 export * from './ai/price.js';
 export * from './ai/capabilities.js';
 export * from './payments.js';
+export type { CallOptions, StreamOptions, CallResult } from '../router/router.js';
+export type { Attempt } from '../router/attempt.js';
+export type { StreamSession } from '../router/stream.js';
+export type { Planner, PlannerOptions, PlanRequest, RouteCandidate, Planned, Routed } from '../router/planner.js';

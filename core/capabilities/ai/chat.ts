@@ -62,8 +62,8 @@ export interface CandidatePlan {
   price_in: number;
   price_out: number;
   /**
-   * A flat fee in micro-USD per call (BYOK platform fee). Not part of the vendor's price: the
-   * area passes it to the router as CallOptions.fees, charged without the operator's markup.
+   * A flat fee in micro-USD per call (BYOK platform fee), for the area's own records. Not part
+   * of the vendor's price: the router adds the credentials provider's fee, without the markup.
    */
   fee: number;
   /** The caller's own credentials for this vendor (BYOK), decrypted for this call only. */

@@ -1,9 +1,7 @@
 import { isApiError, type ErrorCode } from '../../../core/errors.js';
 import { microsToUsd } from '../../../core/wallet/money.js';
 import type { Attempt, CallOptions } from '../../../core/router/router.js';
-import { credentialValues } from '../../../core/router/scrub.js';
 import type { JobHandler } from '../../../core/jobs/engine.js';
-import { credentialsFor } from '../../byok/providers.js';
 import type { ChatInput, ChatOutput } from '../../../core/capabilities/ai/chat.js';
 import type { ChatResultT } from '../schemas.js';
 import type { BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../../core/capabilities/ai/batch.js';
@@ -18,11 +16,11 @@ import { cancelAtVendor } from './cancel.js';
 /** The caller's BYOK keys, read again: a batch stores none. A key revoked meanwhile drops its vendor. */
 async function restoreCredentials(d: BatchDeps, row: BatchRow, input: StoredBatchInput, route: BatchRoute): Promise<string[]> {
   if (!route.byok.length) return route.order;
-  const byok = (await d.ai.byok()?.active(row.account_id)) ?? new Map();
+  const instances = route.byok.map((id) => d.svc.vendors.get(id)).filter((i) => !!i);
+  const byok = await d.svc.router.callerCredentials(row.account_id, instances);
   return route.order.filter((id) => {
     if (!route.byok.includes(id)) return true;
-    const inst = d.svc.vendors.get(id);
-    const creds = inst && credentialsFor(inst, byok);
+    const creds = byok.get(id);
     if (creds) input.plan[id] = { ...input.plan[id], credentials: creds };
     return !!creds;
   });
@@ -30,9 +28,11 @@ async function restoreCredentials(d: BatchDeps, row: BatchRow, input: StoredBatc
 
 function callOpts(row: BatchRow, order: string[], input: StoredBatchInput): CallOptions {
   // charge: false — the batch's own hold is settled when the answer arrives.
-  const secrets = credentialValues(...order.map((id) => input.plan[id]?.credentials));
-  const plans = Object.fromEntries(order.map((id) => [id, input.plan[id]]));
-  return { accountId: row.account_id, order, plans, charge: false, ref: row.batch_id, secrets };
+  const route = order.map((id) => {
+    const plan = input.plan[id];
+    return { id, plan, ...(plan?.credentials ? { byok: { credentials: plan.credentials, fee: plan.fee } } : {}) };
+  });
+  return { accountId: row.account_id, route, charge: false, ref: row.batch_id };
 }
 
 /** The capability input of a stored batch: its plans go to the router, never into the input. */

@@ -45,20 +45,20 @@ export async function submitBatch(d: BatchDeps, req: FastifyRequest, body: ChatB
   const p = await d.ai.prepareChat(req, body, false);
   const plan: Record<string, CandidatePlan> = {};
   for (const c of p.candidates) {
-    plan[c.instanceId] = c.byok ? c.plan : { ...c.plan, price_in: c.entry.price.batch_in ?? c.entry.price.in, price_out: c.entry.price.batch_out ?? c.entry.price.out };
+    plan[c.id] = c.byok ? c.plan : { ...c.plan, price_in: c.entry.price.batch_in ?? c.entry.price.in, price_out: c.entry.price.batch_out ?? c.entry.price.out };
   }
   const input: StoredBatchInput = { ...p.input, plan };
   // The primary decides the route: its vendor's batch API when it has one, else a background call.
   const serving = (id: string) => !!d.svc.vendors.get(id)?.instance.capabilities[BATCH_CAPABILITY];
-  const mode: BatchRoute['mode'] = serving(p.candidates[0].instanceId) ? 'vendor' : 'direct';
-  let order = p.candidates.map((c) => c.instanceId).filter((id) => mode === 'direct' || serving(id));
+  const mode: BatchRoute['mode'] = serving(p.candidates[0].id) ? 'vendor' : 'direct';
+  let order = p.candidates.map((c) => c.id).filter((id) => mode === 'direct' || serving(id));
   const primary = charged(d.svc, input, order[0]);
   order = order.filter((id, i) => i === 0 || charged(d.svc, input, id) <= primary * (body.max_cost_multiplier ?? 1.5));
   const reserve = Math.max(...order.map((id) => charged(d.svc, input, id)));
   const accountId = req.principal!.accountId;
   const hold = await d.svc.wallet.reserve(accountId, reserve, BATCH_CAPABILITY);
   const batchId = newId('batch');
-  const route: BatchRoute = { mode, order, byok: p.candidates.filter((c) => c.byok).map((c) => c.instanceId) };
+  const route: BatchRoute = { mode, order, byok: p.candidates.filter((c) => c.byok).map((c) => c.id) };
   const now = Date.now();
   try {
     await d.svc.db.transaction().execute(async (trx) => {

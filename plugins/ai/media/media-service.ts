@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Svc } from '../../../core/context.js';
 import type { CallResult } from '../../../core/router/router.js';
-import type { StreamSession } from '../../../core/router/stream-call.js';
-import type { CandidatePlan, ChatInput, ChatOutput, ChatStreamEvent, Usage } from '../../../core/capabilities/ai/chat.js';
+import type { StreamSession } from '../../../core/router/stream.js';
+import type { ChatInput, ChatOutput, ChatStreamEvent, Usage } from '../../../core/capabilities/ai/chat.js';
 import type { ImageEditInput, ImageFile, ImageInput, ImageOutput, ImageVariationInput } from '../../../core/capabilities/ai/image.js';
 import type { ChatResultT } from '../schemas.js';
 import { prepared, type AiService, type ChatRequest, type Prepared } from '../service.js';
