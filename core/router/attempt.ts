@@ -110,11 +110,22 @@ export function cooldownKey(deps: Pick<LoopDeps, 'provider'>, accountId: string,
  * those past the cost cap, reserve, attempt, classify a failure, cool the vendor down and move
  * on when that is safe (an idempotent capability, or a request that was never sent).
  */
-export async function runAttempts<S, R>(deps: LoopDeps, capability: string, input: unknown, steps: Step[],
-  opts: LoopOptions, kind: AttemptKind<S, R>): Promise<R> {
+export async function runAttempts<S, R>(
+  deps: LoopDeps,
+  capability: string,
+  input: unknown,
+  steps: Step[],
+  opts: LoopOptions,
+  kind: AttemptKind<S, R>,
+): Promise<R> {
   const spec = deps.capabilities.get(capability) ?? { idempotent: false };
   const implOf = (s: Step) => s.cand.instance.capabilities[capability] as CapabilityImpl;
-  const estimate = new Map(steps.map((s) => [s, charged(deps.markup, s.cand.id, implOf(s).price(input, undefined, s.plan)) + (s.byok?.fee ?? 0)]));
+  const estimate = new Map(
+    steps.map((s) => [
+      s,
+      charged(deps.markup, s.cand.id, implOf(s).price(input, undefined, s.plan)) + (s.byok?.fee ?? 0),
+    ]),
+  );
   const sorted = opts.cheapest ? [...steps].sort((a, b) => estimate.get(a)! - estimate.get(b)!) : steps;
   // Cooling vendors go last rather than away: if all are cooling, still try.
   const cooling = (s: Step) => deps.cooldowns.cooling(cooldownKey(deps, opts.accountId, s));
@@ -137,14 +148,25 @@ export async function runAttempts<S, R>(deps: LoopDeps, capability: string, inpu
     if (signal?.aborted) throw signal.reason;
     const remaining = deadline - Date.now();
     if (remaining <= 0) break;
-    const hold = opts.charge === false ? null : await deps.wallet.reserve(opts.accountId, estimates[i], capability, deadline);
+    const hold =
+      opts.charge === false ? null : await deps.wallet.reserve(opts.accountId, estimates[i], capability, deadline);
     const left = spec.idempotent ? withinCap.slice(i).filter(Boolean).length : 1;
     const ctrl = new AbortController();
     const onAbort = () => ctrl.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     const a: AttemptContext = {
-      accountId: opts.accountId, step, impl: implOf(step), ctrl, hold, estimate: estimates[i], deadline, budgetMs: attemptBudget(remaining, left),
-      started: performance.now(), attempts, secrets, cleanup: [() => signal?.removeEventListener('abort', onAbort)],
+      accountId: opts.accountId,
+      step,
+      impl: implOf(step),
+      ctrl,
+      hold,
+      estimate: estimates[i],
+      deadline,
+      budgetMs: attemptBudget(remaining, left),
+      started: performance.now(),
+      attempts,
+      secrets,
+      cleanup: [() => signal?.removeEventListener('abort', onAbort)],
     };
     let started: S;
     try {
@@ -159,19 +181,32 @@ export async function runAttempts<S, R>(deps: LoopDeps, capability: string, inpu
       if (isGatewayFault(err)) throw err;
       const failure = step.cand.instance.classify?.(err) ?? classifyGeneric(err);
       const { shown, logged } = failureText(err, secrets);
-      attempts.push({ vendor: id, model: opts.model, status: failure, latency_ms: latency, error: { code: failure, message: shown } });
+      attempts.push({
+        vendor: id,
+        model: opts.model,
+        status: failure,
+        latency_ms: latency,
+        error: { code: failure, message: shown },
+      });
       deps.cooldowns.failure(cooldownKey(deps, opts.accountId, step), failure, retryAfterOf(err));
       // The caller's key refused: invalidated before the caller hears of it.
-      if (failure === 'auth' && step.byok && deps.provider) await deps.provider.invalidate(opts.accountId, id, step.byok.credentials, failure);
+      if (failure === 'auth' && step.byok && deps.provider)
+        await deps.provider.invalidate(opts.accountId, id, step.byok.credentials, failure);
       deps.log.warn({ capability, vendor: id, kind: failure, latency_ms: latency, err: logged }, 'vendor call failed');
       // The request itself is wrong: another vendor would say the same, and a retry will too.
-      if (failure === 'client_error') throw apiError('unprocessable', `${id} rejected the request: ${shown}`, { details: { attempts } });
+      if (failure === 'client_error')
+        throw apiError('unprocessable', `${id} rejected the request: ${shown}`, { details: { attempts } });
       // A vendor that may have acted must not be doubled by a second one.
       if (!spec.idempotent && failure !== 'not_sent') break;
       continue;
     }
     deps.cooldowns.success(cooldownKey(deps, opts.accountId, step));
-    attempts.push({ vendor: id, model: opts.model, status: 'ok', latency_ms: Math.round(performance.now() - a.started) });
+    attempts.push({
+      vendor: id,
+      model: opts.model,
+      status: 'ok',
+      latency_ms: Math.round(performance.now() - a.started),
+    });
     return kind.finish(a, started);
   }
   throw allFailed(capability, attempts, cap, kind);
@@ -185,7 +220,8 @@ function allFailed(capability: string, attempts: Attempt[], cap: number, kind: A
   const skipped = attempts.length - tried.length;
   const who = tried.map((a) => a.vendor).join(', ') || 'The primary vendor';
   const message = skipped
-    ? `${who} failed for ${capability}, and no candidate within the cost cap is left (max_cost_multiplier ${cap}; ${skipped} skipped).`
+    ? `${who} failed for ${capability}, and no candidate within the cost cap is left ` +
+      `(max_cost_multiplier ${cap}; ${skipped} skipped).`
     : `Every candidate vendor for ${capability} failed.`;
   return apiError('vendor_error', message, { details: { attempts } });
 }

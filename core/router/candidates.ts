@@ -41,7 +41,11 @@ function pool(registry: VendorRegistry, capability: string, sel: Selection, docs
   const inReg = list.filter((c) => inRegion(c.regions, sel.region));
   if (sel.vendor && list.length && !inReg.length) {
     const what = sel.model ? `model "${sel.model}" ` : '';
-    throw apiError('region_not_allowed', `Vendor "${sel.vendor}" does not serve ${what}in the account's region (${sel.region}).`, { param: 'vendor' });
+    throw apiError(
+      'region_not_allowed',
+      `Vendor "${sel.vendor}" does not serve ${what}in the account's region (${sel.region}).`,
+      { param: 'vendor' },
+    );
   }
   return inReg;
 }
@@ -63,10 +67,19 @@ export interface PlanCall<Q> extends Selection {
  * (BYOK-only instances only with some), ordered and planned by the planner, the caller's own
  * credentials first. Nothing left is the one no_vendor_available.
  */
-export async function planCandidates<Q, C extends Planned>(registry: VendorRegistry, provider: CredentialsProvider | undefined,
-  capability: string, planner: Planner<Q, C>, opts: PlannerOptions, call: PlanCall<Q>): Promise<Routed<C>[]> {
+export async function planCandidates<Q, C extends Planned>(
+  registry: VendorRegistry,
+  provider: CredentialsProvider | undefined,
+  capability: string,
+  planner: Planner<Q, C>,
+  opts: PlannerOptions,
+  call: PlanCall<Q>,
+): Promise<Routed<C>[]> {
   const list = pool(registry, capability, call, opts.docs);
-  const creds = provider && list.length ? await provider.credentials(call.accountId, list) : new Map<string, Record<string, string>>();
+  const creds =
+    provider && list.length
+      ? await provider.credentials(call.accountId, list)
+      : new Map<string, Record<string, string>>();
   const fee = provider?.feeMicros() ?? 0;
   const offered = list.flatMap((instance) => {
     const credentials = creds.get(instance.id);
@@ -81,6 +94,7 @@ export async function planCandidates<Q, C extends Planned>(registry: VendorRegis
       const byok = byId.get(p.id)!.byok;
       return byok ? { ...p, byok } : p;
     });
-  if (!planned.length) throw noVendor({ capability, model, region, param: model ? 'model' : undefined, docs: opts.docs });
+  if (!planned.length)
+    throw noVendor({ capability, model, region, param: model ? 'model' : undefined, docs: opts.docs });
   return [...planned.filter((p) => p.byok), ...planned.filter((p) => !p.byok)];
 }

@@ -8,7 +8,15 @@ import { noVendor } from './no-vendor.js';
 import type { Credentials, CredentialsProvider } from './credentials.js';
 import type { Planned, Planner, PlannerOptions, Routed } from './planner.js';
 import { planCandidates, selectCandidates, type Selection } from './candidates.js';
-import { charged, runAttempts, type Attempt, type AttemptContext, type AttemptKind, type LoopDeps, type Step } from './attempt.js';
+import {
+  charged,
+  runAttempts,
+  type Attempt,
+  type AttemptContext,
+  type AttemptKind,
+  type LoopDeps,
+  type Step,
+} from './attempt.js';
 import { streamAttempt, type StreamSession } from './stream.js';
 import type { Meter } from './meter.js';
 
@@ -84,7 +92,10 @@ export class Router {
    * Per instance id, the caller's own credentials it may use (none without a provider): for an
    * area that routes a stored plan again later (a batch stores no key and reads it here).
    */
-  async callerCredentials(accountId: string, instances: readonly RegisteredInstance[]): Promise<Map<string, Credentials>> {
+  async callerCredentials(
+    accountId: string,
+    instances: readonly RegisteredInstance[],
+  ): Promise<Map<string, Credentials>> {
     return this.provider && instances.length ? this.provider.credentials(accountId, instances) : new Map();
   }
 
@@ -102,7 +113,10 @@ export class Router {
    * BYOK use: what an area reads before the call (the models it will ask for), then passes as
    * `route`. Throws the one no_vendor_available when nothing is left.
    */
-  async plan<Q, C extends Planned>(capability: string, opts: Selection & { accountId: string; request: Q }): Promise<Array<Routed<C>>> {
+  async plan<Q, C extends Planned>(
+    capability: string,
+    opts: Selection & { accountId: string; request: Q },
+  ): Promise<Array<Routed<C>>> {
     const p = this.planners.get(capability);
     if (!p) throw new Error(`capability ${capability} has no planner`);
     return planCandidates(this.registry, this.provider, capability, p.planner as Planner<Q, C>, p.opts, opts);
@@ -112,7 +126,14 @@ export class Router {
     // A metered call says what it cost even when it fails (0, and the balance).
     if (opts.meter) opts.meter.metered = true;
     const steps = await this.steps(capability, opts);
-    return runAttempts(this.deps(), capability, input, steps, this.loopOptions(capability, opts), this.callAttempt<I, O>(input, opts));
+    return runAttempts(
+      this.deps(),
+      capability,
+      input,
+      steps,
+      this.loopOptions(capability, opts),
+      this.callAttempt<I, O>(input, opts),
+    );
   }
 
   /**
@@ -121,7 +142,11 @@ export class Router {
    */
   async stream<I, E, U>(capability: string, input: I, opts: StreamOptions): Promise<StreamSession<E, U>> {
     const steps = await this.steps(capability, opts);
-    const kind = streamAttempt<E, U>({ wallet: this.wallet, markup: this.markup }, input, { firstEventTimeoutMs: opts.firstEventTimeoutMs, ref: opts.ref, meter: opts.meter });
+    const kind = streamAttempt<E, U>({ wallet: this.wallet, markup: this.markup }, input, {
+      firstEventTimeoutMs: opts.firstEventTimeoutMs,
+      ref: opts.ref,
+      meter: opts.meter,
+    });
     return runAttempts(this.deps(), capability, input, steps, this.loopOptions(capability, opts), kind);
   }
 
@@ -133,8 +158,13 @@ export class Router {
   private loopOptions(capability: string, opts: CallOptions) {
     const planned = !!opts.route || this.planners.has(capability);
     return {
-      accountId: opts.accountId, model: opts.model, maxCostMultiplier: opts.maxCostMultiplier, timeoutMs: opts.timeoutMs,
-      signal: opts.signal ?? opts.meter?.signal, charge: opts.charge, onDeadline: opts.meter?.onDeadline,
+      accountId: opts.accountId,
+      model: opts.model,
+      maxCostMultiplier: opts.maxCostMultiplier,
+      timeoutMs: opts.timeoutMs,
+      signal: opts.signal ?? opts.meter?.signal,
+      charge: opts.charge,
+      onDeadline: opts.meter?.onDeadline,
       // A planner's order is the order: the route's `cheapest` strategy orders unplanned calls only.
       cheapest: !planned && this.registry.strategy(capability) === 'cheapest',
     };
@@ -143,7 +173,8 @@ export class Router {
   /** The candidates to try: a given route, else the planner's, else the route's instances. */
   private async steps(capability: string, opts: CallOptions): Promise<Step[]> {
     let route = opts.route;
-    if (!route && this.planners.has(capability)) route = await this.plan(capability, { ...opts, request: opts.request });
+    if (!route && this.planners.has(capability))
+      route = await this.plan(capability, { ...opts, request: opts.request });
     if (!route) {
       const list = this.candidates(capability, opts);
       if (!list.length) throw noVendor({ capability, model: opts.model, region: opts.region });
@@ -153,7 +184,13 @@ export class Router {
       const cand = this.registry.get(r.id);
       return cand && capability in cand.instance.capabilities ? [{ cand, plan: r.plan, byok: r.byok }] : [];
     });
-    if (!steps.length) throw noVendor({ capability, model: opts.model, region: opts.region, docs: this.planners.get(capability)?.opts.docs });
+    if (!steps.length)
+      throw noVendor({
+        capability,
+        model: opts.model,
+        region: opts.region,
+        docs: this.planners.get(capability)?.opts.docs,
+      });
     return steps;
   }
 
@@ -161,9 +198,17 @@ export class Router {
     return {
       start: async (a: AttemptContext) => {
         const id = a.step.cand.id;
-        const timer = setTimeout(() => a.ctrl.abort(new VendorFailure('timeout', `${id} did not answer in time`)), a.budgetMs);
+        const timer = setTimeout(
+          () => a.ctrl.abort(new VendorFailure('timeout', `${id} did not answer in time`)),
+          a.budgetMs,
+        );
         a.cleanup.push(() => clearTimeout(timer));
-        const invokeOpts = { signal: a.ctrl.signal, accountId: opts.accountId, deadline: a.deadline, plan: a.step.plan };
+        const invokeOpts = {
+          signal: a.ctrl.signal,
+          accountId: opts.accountId,
+          deadline: a.deadline,
+          plan: a.step.plan,
+        };
         return raceAbort((a.impl as CapabilityImpl<I, O>).invoke(input, invokeOpts), a.ctrl.signal);
       },
       finish: async (a, output) => {
@@ -172,14 +217,20 @@ export class Router {
         const latency = a.attempts.at(-1)!.latency_ms;
         const fee = step.byok?.fee ?? 0;
         // Outside the failover: a failure to record the charge must not send the call to a second vendor.
-        const cost = hold ? await this.wallet.settle(hold, this.actualCharge(a, input, output, a.estimate - fee) + fee, { vendor: step.cand.id, ref: opts.ref }) : 0;
+        const cost = hold
+          ? await this.wallet.settle(hold, this.actualCharge(a, input, output, a.estimate - fee) + fee, {
+              vendor: step.cand.id,
+              ref: opts.ref,
+            })
+          : 0;
         if (opts.meter) {
           opts.meter.costMicros += cost;
           opts.meter.vendor = step.cand.id;
         }
         return { output, vendor: step.cand.id, costMicros: cost, latencyMs: latency, attempts: a.attempts };
       },
-      timeoutText: (capability, tried) => `No vendor answered ${capability} in time (${tried.map((t) => t.vendor).join(', ')}).`,
+      timeoutText: (capability, tried) =>
+        `No vendor answered ${capability} in time (${tried.map((t) => t.vendor).join(', ')}).`,
     };
   }
 
@@ -201,7 +252,15 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    p.then((v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e); });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
   });
 }

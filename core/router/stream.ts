@@ -29,29 +29,48 @@ interface First<E> {
  * `firstEventTimeoutMs` fails over like one that failed), and the caller settles later with
  * the usage produced, priced by `price(input, usage, plan)`.
  */
-export function streamAttempt<E, U>(deps: { wallet: Wallet; markup: number }, input: unknown,
-  opts: { firstEventTimeoutMs: number; ref?: string; meter?: Meter }): AttemptKind<First<E>, StreamSession<E, U>> {
+export function streamAttempt<E, U>(
+  deps: { wallet: Wallet; markup: number },
+  input: unknown,
+  opts: { firstEventTimeoutMs: number; ref?: string; meter?: Meter },
+): AttemptKind<First<E>, StreamSession<E, U>> {
   return {
     start(a: AttemptContext) {
       const { ctrl, step } = a;
       const id = step.cand.id;
-      const whole = setTimeout(() => ctrl.abort(new VendorFailure('timeout', `${id} did not finish in time`)), Math.max(1, a.deadline - Date.now()));
+      const whole = setTimeout(
+        () => ctrl.abort(new VendorFailure('timeout', `${id} did not finish in time`)),
+        Math.max(1, a.deadline - Date.now()),
+      );
       const firstMs = Math.max(1, Math.min(opts.firstEventTimeoutMs, a.deadline - Date.now()));
       let firstTimer: NodeJS.Timeout | undefined;
-      a.cleanup.push(() => clearTimeout(whole), () => clearTimeout(firstTimer));
+      a.cleanup.push(
+        () => clearTimeout(whole),
+        () => clearTimeout(firstTimer),
+      );
       const impl = a.impl as CapabilityImpl<unknown, AsyncIterable<E>>;
       return new Promise<First<E>>((resolve, reject) => {
         const fail = () => reject(ctrl.signal.reason);
         ctrl.signal.addEventListener('abort', fail, { once: true });
-        firstTimer = setTimeout(() => ctrl.abort(new VendorFailure('timeout', `${id} sent nothing within ${firstMs} ms`)), firstMs);
+        firstTimer = setTimeout(
+          () => ctrl.abort(new VendorFailure('timeout', `${id} sent nothing within ${firstMs} ms`)),
+          firstMs,
+        );
         (async () => {
-          const iterable = await impl.invoke(input, { signal: ctrl.signal, accountId: a.accountId, deadline: a.deadline, plan: step.plan });
+          const iterable = await impl.invoke(input, {
+            signal: ctrl.signal,
+            accountId: a.accountId,
+            deadline: a.deadline,
+            plan: step.plan,
+          });
           const it = iterable[Symbol.asyncIterator]();
           const r = await it.next();
           if (r.done) throw new VendorFailure('unavailable', `${id} ended the stream without sending anything`);
           clearTimeout(firstTimer);
           return { it, value: r.value };
-        })().then(resolve, reject).finally(() => ctrl.signal.removeEventListener('abort', fail));
+        })()
+          .then(resolve, reject)
+          .finally(() => ctrl.signal.removeEventListener('abort', fail));
       });
     },
     async finish(a, first) {
@@ -59,12 +78,19 @@ export function streamAttempt<E, U>(deps: { wallet: Wallet; markup: number }, in
       const fee = step.byok?.fee ?? 0;
       let settled = false;
       return {
-        vendor: step.cand.id, attempts: a.attempts, first: first.value, signal: ctrl.signal, rest: scrubbed(first.it, a.secrets),
+        vendor: step.cand.id,
+        attempts: a.attempts,
+        first: first.value,
+        signal: ctrl.signal,
+        rest: scrubbed(first.it, a.secrets),
         async settle(usage: U) {
           if (settled || !hold) return 0;
           settled = true;
           const vendorMicros = (a.impl.price as (i: unknown, u?: U, p?: unknown) => number)(input, usage, step.plan);
-          const cost = await deps.wallet.settle(hold, charged(deps.markup, step.cand.id, vendorMicros) + fee, { vendor: step.cand.id, ref: opts.ref });
+          const cost = await deps.wallet.settle(hold, charged(deps.markup, step.cand.id, vendorMicros) + fee, {
+            vendor: step.cand.id,
+            ref: opts.ref,
+          });
           if (opts.meter) {
             opts.meter.metered = true;
             opts.meter.costMicros += cost;

@@ -8,8 +8,18 @@ import type { RealtimePlan } from '../../core/capabilities/ai/realtime.js';
 export type Prefer = 'balanced' | 'cheapest' | 'smartest';
 
 /** The capabilities the AI area plans by model catalog. */
-export const PLANNED_CAPABILITIES = ['ai.chat', 'ai.chat.stream', 'ai.embed', 'ai.tts', 'ai.asr', 'ai.vision', 'ai.vision.stream', 'ai.image',
-  'ai.image.edit', 'ai.image.variation'] as const;
+export const PLANNED_CAPABILITIES = [
+  'ai.chat',
+  'ai.chat.stream',
+  'ai.embed',
+  'ai.tts',
+  'ai.asr',
+  'ai.vision',
+  'ai.vision.stream',
+  'ai.image',
+  'ai.image.edit',
+  'ai.image.variation',
+] as const;
 export type PlannedCapability = (typeof PLANNED_CAPABILITIES)[number];
 
 /** The AI area's planning input: what the request asks of a model beside the router's pin, model and region. */
@@ -44,19 +54,44 @@ function unitPrice(e: ModelEntry, kind: ModelKind): { price_in: number; price_ou
 
 /** A model an instance's config names but the catalog does not know: a local model, free. */
 function localEntry(id: string, vendor: string, kind: Kind): ModelEntry {
-  return { id, vendor, family: id, tasks: ['general', 'reasoning', 'coding', 'long_context'], quality: 30, context_window: 8192, max_output: 4096,
-    price: { in: 0, out: 0 }, capabilities: kind === 'chat' ? ['chat', 'tools', 'json'] : kind === 'embed' ? ['embed'] : [], regions: ['global'] };
+  return {
+    id,
+    vendor,
+    family: id,
+    tasks: ['general', 'reasoning', 'coding', 'long_context'],
+    quality: 30,
+    context_window: 8192,
+    max_output: 4096,
+    price: { in: 0, out: 0 },
+    capabilities: kind === 'chat' ? ['chat', 'tools', 'json'] : kind === 'embed' ? ['embed'] : [],
+    regions: ['global'],
+  };
 }
 
 type Kind = ModelEntry['capabilities'][number];
 // Vision, image and speech models are never guessed: an unknown model needs a catalog entry saying it can.
-const KIND: Record<PlannedCapability, Kind> = { 'ai.chat': 'chat', 'ai.chat.stream': 'chat', 'ai.embed': 'embed', 'ai.vision': 'vision', 'ai.vision.stream': 'vision', 'ai.image': 'image',
-  'ai.image.edit': 'image_edit', 'ai.image.variation': 'image_variation', 'ai.tts': 'tts', 'ai.asr': 'asr' };
+const KIND: Record<PlannedCapability, Kind> = {
+  'ai.chat': 'chat',
+  'ai.chat.stream': 'chat',
+  'ai.embed': 'embed',
+  'ai.vision': 'vision',
+  'ai.vision.stream': 'vision',
+  'ai.image': 'image',
+  'ai.image.edit': 'image_edit',
+  'ai.image.variation': 'image_variation',
+  'ai.tts': 'tts',
+  'ai.asr': 'asr',
+};
 
 /** The plan of one catalog row on one instance: the caller's key at the platform fee, else the catalog's prices. */
 function planOf(c: RouteCandidate, entry: ModelEntry, kind: Kind): CandidatePlan {
   if (c.byok) return { model: entry.id, price_in: 0, price_out: 0, fee: c.byok.fee, credentials: c.byok.credentials };
-  return { model: entry.id, ...unitPrice(entry, kind as ModelKind), fee: 0, ...(entry.price.image !== undefined ? { price_image: entry.price.image } : {}) };
+  return {
+    model: entry.id,
+    ...unitPrice(entry, kind as ModelKind),
+    fee: 0,
+    ...(entry.price.image !== undefined ? { price_image: entry.price.image } : {}),
+  };
 }
 
 /**
@@ -83,7 +118,10 @@ function planModels(catalog: Catalog, req: PlanRequest<AiPlanInput>, candidates:
     let entries = catalog.forVendor(key, kind);
     if (restricted?.length) {
       // Unknown names are local chat or embedding models; a speech model must be in the catalog.
-      entries = restricted.map((m) => catalog.find(m, key) ?? (kind === 'chat' || kind === 'embed' ? localEntry(m, key, kind) : undefined))
+      entries = restricted
+        .map(
+          (m) => catalog.find(m, key) ?? (kind === 'chat' || kind === 'embed' ? localEntry(m, key, kind) : undefined),
+        )
         .filter((e): e is ModelEntry => !!e && e.capabilities.includes(kind));
     }
     for (const entry of entries) {
@@ -108,7 +146,11 @@ function planModels(catalog: Catalog, req: PlanRequest<AiPlanInput>, candidates:
   if (!pool.length && req.vendor && outOfRegion) {
     // A vendor the caller pinned exists but not for this account's region: a refusal, not an outage.
     const what = req.model ? `model "${req.model}" ` : '';
-    throw apiError('region_not_allowed', `Vendor "${req.vendor}" does not serve ${what}in the account's region (${req.region}).`, { param: 'vendor' });
+    throw apiError(
+      'region_not_allowed',
+      `Vendor "${req.vendor}" does not serve ${what}in the account's region (${req.region}).`,
+      { param: 'vendor' },
+    );
   }
   const ranked = rank(pool, req.request.prefer);
   // One model per instance (the router tries each instance once), BYOK instances first.
@@ -143,8 +185,9 @@ function rank(pool: Candidate[], prefer: Prefer): Candidate[] {
  * free of the vendor price with the caller's own key (the router adds the platform fee).
  */
 export function flatPlanner(priceMicros: number): Planner<unknown, Planned<RealtimePlan>> {
-  return (_req, candidates) => candidates.map((c) => ({
-    id: c.instance.id,
-    plan: c.byok ? { price: 0, credentials: c.byok.credentials } : { price: priceMicros },
-  }));
+  return (_req, candidates) =>
+    candidates.map((c) => ({
+      id: c.instance.id,
+      plan: c.byok ? { price: 0, credentials: c.byok.credentials } : { price: priceMicros },
+    }));
 }

@@ -14,7 +14,11 @@ export class ByokCredentials implements CredentialsProvider {
   /** Accounts known to have no active key (dropped on BYOK_CHANGED from any node). */
   readonly noByok = new NoByokCache();
 
-  constructor(private readonly store: ByokStore, private readonly fee: number, private readonly log: Logger) {}
+  constructor(
+    private readonly store: ByokStore,
+    private readonly fee: number,
+    private readonly log: Logger,
+  ) {}
 
   async credentials(accountId: string, instances: readonly RegisteredInstance[]): Promise<Map<string, Credentials>> {
     const out = new Map<string, Credentials>();
@@ -39,8 +43,12 @@ export class ByokCredentials implements CredentialsProvider {
   }
 
   async invalidate(accountId: string, instanceId: string, credentials: Credentials, kind: FailureKind): Promise<void> {
-    const error = { code: 'vendor_rejected' as const, message: `${instanceId} refused the key on a call (${kind}); test it again once fixed.` };
-    await this.store.invalidate(accountId, credentials, error)
+    const error = {
+      code: 'vendor_rejected' as const,
+      message: `${instanceId} refused the key on a call (${kind}); test it again once fixed.`,
+    };
+    await this.store
+      .invalidate(accountId, credentials, error)
       .catch((e) => this.log.warn({ err: e, instanceId }, 'marking a refused BYOK key invalid failed'));
   }
 }

@@ -26,7 +26,10 @@ interface Seen {
 class Unit {
   readonly seen: Seen[] = [];
   readonly next: Array<FailureKind | 'ok'> = [];
-  constructor(readonly id: string, readonly price: number) {}
+  constructor(
+    readonly id: string,
+    readonly price: number,
+  ) {}
 
   private outcome(capability: string, input: unknown, opts: InvokeOptions): FailureKind | 'ok' {
     this.seen.push({ capability, input, plan: opts.plan });
@@ -56,7 +59,7 @@ class Unit {
         })();
       },
       // A stream is priced by the usage it reports: here one micro-USD an event, or the plan's price.
-      price: (_input, usage, plan) => (usage === undefined ? plan?.price ?? this.price : Number(usage)),
+      price: (_input, usage, plan) => (usage === undefined ? (plan?.price ?? this.price) : Number(usage)),
     };
   }
 }
@@ -69,7 +72,11 @@ async function loopApp(t: Tap, prices: Record<string, number>, opts: { idempoten
     const u = new Unit(id, price);
     units.set(id, u);
     const inst: RegisteredInstance = {
-      id, adapter: 'unit', regions: ['global'], def: { name: 'unit' } as VendorDefinition, redactedConfig: {},
+      id,
+      adapter: 'unit',
+      regions: ['global'],
+      def: { name: 'unit' } as VendorDefinition,
+      redactedConfig: {},
       instance: { capabilities: { 'unit.run': u.impl('unit.run'), 'unit.stream': u.stream('unit.stream') } },
     };
     app.svc.vendors.add(inst);
@@ -86,7 +93,11 @@ async function loopApp(t: Tap, prices: Record<string, number>, opts: { idempoten
 const attempts = (list: Array<{ vendor: string; status: string }>) => list.map((a) => `${a.vendor}:${a.status}`);
 
 /** How one call of either kind (`unit.run`, `unit.stream`) with input `x` fails. */
-async function rejection(app: Awaited<ReturnType<typeof loopApp>>['app'], capability: string, opts: { accountId: string; maxCostMultiplier?: number }): Promise<any> {
+async function rejection(
+  app: Awaited<ReturnType<typeof loopApp>>['app'],
+  capability: string,
+  opts: { accountId: string; maxCostMultiplier?: number },
+): Promise<any> {
   const router = app.svc.router;
   try {
     if (capability === 'unit.run') await router.call(capability, { text: 'x' }, opts);
@@ -110,7 +121,11 @@ t.test('call and stream fail over the same way, and charge once, the answering v
   // a is cooling now: the stream starts at b; make b fail before its first event instead.
   unit('b').next.push('rate_limited');
   const beforeStream = await balance();
-  const s = await app.svc.router.stream<{ text: string }, string, number>('unit.stream', { text: 'x' }, { accountId, firstEventTimeoutMs: 1000 });
+  const s = await app.svc.router.stream<{ text: string }, string, number>(
+    'unit.stream',
+    { text: 'x' },
+    { accountId, firstEventTimeoutMs: 1000 },
+  );
   t.equal(s.vendor, 'a', 'the cooling vendor is still tried, last');
   t.same(attempts(s.attempts), ['b:rate_limited', 'a:ok']);
   t.equal(s.first, 'a:1');
@@ -155,21 +170,24 @@ t.test('a client error stops the loop: 422, no failover, no cooldown', async (t)
   t.equal(await balance(), before, 'every hold released');
 });
 
-t.test('a non-idempotent capability does not fail over once the vendor may have acted, but does when nothing was sent', async (t) => {
-  const { app, unit, accountId } = await loopApp(t, { a: 100, b: 100 }, { idempotent: false });
-  for (const capability of ['unit.run', 'unit.stream']) {
+t.test(
+  'a non-idempotent capability does not fail over once the vendor may have acted, but does when nothing was sent',
+  async (t) => {
+    const { app, unit, accountId } = await loopApp(t, { a: 100, b: 100 }, { idempotent: false });
+    for (const capability of ['unit.run', 'unit.stream']) {
+      app.svc.router.cooldowns.success('a');
+      unit('a').next.push('unavailable');
+      const e = await rejection(app, capability, { accountId });
+      t.equal(e.code, 'vendor_error', capability);
+      t.same(attempts(e.details.attempts), ['a:unavailable']);
+    }
+    t.equal(unit('b').seen.length, 0);
     app.svc.router.cooldowns.success('a');
-    unit('a').next.push('unavailable');
-    const e = await rejection(app, capability, { accountId });
-    t.equal(e.code, 'vendor_error', capability);
-    t.same(attempts(e.details.attempts), ['a:unavailable']);
-  }
-  t.equal(unit('b').seen.length, 0);
-  app.svc.router.cooldowns.success('a');
-  unit('a').next.push('not_sent');
-  const r = await app.svc.router.call('unit.run', { text: 'x' }, { accountId });
-  t.same(attempts(r.attempts), ['a:not_sent', 'b:ok'], 'a request that never left is safe to send elsewhere');
-});
+    unit('a').next.push('not_sent');
+    const r = await app.svc.router.call('unit.run', { text: 'x' }, { accountId });
+    t.same(attempts(r.attempts), ['a:not_sent', 'b:ok'], 'a request that never left is safe to send elsewhere');
+  },
+);
 
 /** A caller's keys held in memory: the interface the byok area implements over its store. */
 class MemoryCredentials implements CredentialsProvider {
@@ -190,41 +208,66 @@ class MemoryCredentials implements CredentialsProvider {
   }
 }
 
-t.test('a planner hook orders candidates and each adapter gets only its own plan; caller keys go first, at the fee', async (t) => {
-  const { app, unit, accountId, balance } = await loopApp(t, { a: 100, b: 100, c: 100 });
-  const provider = new MemoryCredentials(new Map([[accountId, new Map([['c', { api_key: 'sk-caller-c-123456' }]])]]));
-  app.svc.router.credentials(provider);
-  // The planner prefers b, then a, and drops nothing; it puts a caller's key into that instance's plan only.
-  app.svc.router.planner<{ prefer: string }, { id: string; plan: UnitPlan }>('unit.run', (req, cands) => {
-    t.same(req.request, { prefer: 'b' });
-    const order = ['b', 'a', 'c'];
-    return [...cands].sort((x, y) => order.indexOf(x.instance.id) - order.indexOf(y.instance.id)).map((c) => ({
-      id: c.instance.id,
-      plan: c.byok ? { model: `m-${c.instance.id}`, price: 0, credentials: c.byok.credentials } : { model: `m-${c.instance.id}`, price: 50 },
-    }));
-  });
-  unit('c').next.push('auth');
-  unit('b').next.push('unavailable');
-  const before = await balance();
-  // The caller-key candidate costs only the fee: a wide cost cap lets the paid ones follow it.
-  const opts = { accountId, request: { prefer: 'b' }, maxCostMultiplier: 100 };
-  const r = await app.svc.router.call('unit.run', { text: 'x' }, opts);
-  t.same(attempts(r.attempts), ['c:auth', 'b:unavailable', 'a:ok'], "the caller's own key first, then the planner's order");
-  t.equal(before - (await balance()), 50, 'the plan priced the answer');
-  t.same(unit('c').seen.map((s) => s.plan), [{ model: 'm-c', price: 0, credentials: { api_key: 'sk-caller-c-123456' } }]);
-  t.same(unit('b').seen.map((s) => s.plan), [{ model: 'm-b', price: 50 }]);
-  t.same(unit('a').seen.map((s) => s.plan), [{ model: 'm-a', price: 50 }]);
-  for (const id of ['a', 'b', 'c']) t.same(unit(id).seen.map((s) => s.input), [{ text: 'x' }], `${id}: the input as the area gave it`);
-  t.same(provider.invalidated, ['c'], 'the refused key is invalidated');
-  t.ok(app.svc.router.cooldowns.cooling(`c|byok:${accountId}`), 'the caller key cools down for this caller');
-  t.notOk(app.svc.router.cooldowns.cooling('c'), 'not for everyone');
-  const planned = await app.svc.router.plan('unit.run', { accountId, request: { prefer: 'b' } });
-  t.match(planned, [{ id: 'c', byok: { fee: 7 } }, { id: 'b' }, { id: 'a' }]);
+t.test(
+  'a planner hook orders candidates and each adapter gets only its own plan; caller keys go first, at the fee',
+  async (t) => {
+    const { app, unit, accountId, balance } = await loopApp(t, { a: 100, b: 100, c: 100 });
+    const provider = new MemoryCredentials(new Map([[accountId, new Map([['c', { api_key: 'sk-caller-c-123456' }]])]]));
+    app.svc.router.credentials(provider);
+    // The planner prefers b, then a, and drops nothing; it puts a caller's key into that instance's plan only.
+    app.svc.router.planner<{ prefer: string }, { id: string; plan: UnitPlan }>('unit.run', (req, cands) => {
+      t.same(req.request, { prefer: 'b' });
+      const order = ['b', 'a', 'c'];
+      return [...cands]
+        .sort((x, y) => order.indexOf(x.instance.id) - order.indexOf(y.instance.id))
+        .map((c) => ({
+          id: c.instance.id,
+          plan: c.byok
+            ? { model: `m-${c.instance.id}`, price: 0, credentials: c.byok.credentials }
+            : { model: `m-${c.instance.id}`, price: 50 },
+        }));
+    });
+    unit('c').next.push('auth');
+    unit('b').next.push('unavailable');
+    const before = await balance();
+    // The caller-key candidate costs only the fee: a wide cost cap lets the paid ones follow it.
+    const opts = { accountId, request: { prefer: 'b' }, maxCostMultiplier: 100 };
+    const r = await app.svc.router.call('unit.run', { text: 'x' }, opts);
+    t.same(
+      attempts(r.attempts),
+      ['c:auth', 'b:unavailable', 'a:ok'],
+      "the caller's own key first, then the planner's order",
+    );
+    t.equal(before - (await balance()), 50, 'the plan priced the answer');
+    t.same(
+      unit('c').seen.map((s) => s.plan),
+      [{ model: 'm-c', price: 0, credentials: { api_key: 'sk-caller-c-123456' } }],
+    );
+    t.same(
+      unit('b').seen.map((s) => s.plan),
+      [{ model: 'm-b', price: 50 }],
+    );
+    t.same(
+      unit('a').seen.map((s) => s.plan),
+      [{ model: 'm-a', price: 50 }],
+    );
+    for (const id of ['a', 'b', 'c'])
+      t.same(
+        unit(id).seen.map((s) => s.input),
+        [{ text: 'x' }],
+        `${id}: the input as the area gave it`,
+      );
+    t.same(provider.invalidated, ['c'], 'the refused key is invalidated');
+    t.ok(app.svc.router.cooldowns.cooling(`c|byok:${accountId}`), 'the caller key cools down for this caller');
+    t.notOk(app.svc.router.cooldowns.cooling('c'), 'not for everyone');
+    const planned = await app.svc.router.plan('unit.run', { accountId, request: { prefer: 'b' } });
+    t.match(planned, [{ id: 'c', byok: { fee: 7 } }, { id: 'b' }, { id: 'a' }]);
 
-  // The fee is charged as it is, on top of the caller-key plan's vendor price (0).
-  unit('c').next.length = 0;
-  app.svc.router.cooldowns.success(`c|byok:${accountId}`);
-  const own = await app.svc.router.call('unit.run', { text: 'y' }, opts);
-  t.equal(own.vendor, 'c');
-  t.equal(own.costMicros, 7);
-});
+    // The fee is charged as it is, on top of the caller-key plan's vendor price (0).
+    unit('c').next.length = 0;
+    app.svc.router.cooldowns.success(`c|byok:${accountId}`);
+    const own = await app.svc.router.call('unit.run', { text: 'y' }, opts);
+    t.equal(own.vendor, 'c');
+    t.equal(own.costMicros, 7);
+  },
+);

@@ -5,8 +5,14 @@ import { aiApp } from './setup.js';
 // automatic routing only (an instance left out of a route still answers when pinned).
 
 t.test('a pinned instance outside routes.<capability>.targets answers; unpinned calls keep the route', async (t) => {
-  const { app, auth, oa, an } = await aiApp(t, { routes: { 'ai.chat': { strategy: 'fallback', targets: ['an'] }, 'ai.chat.stream': { strategy: 'fallback', targets: ['an'] } } });
-  const chat = (payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload });
+  const { app, auth, oa, an } = await aiApp(t, {
+    routes: {
+      'ai.chat': { strategy: 'fallback', targets: ['an'] },
+      'ai.chat.stream': { strategy: 'fallback', targets: ['an'] },
+    },
+  });
+  const chat = (payload: Record<string, unknown>) =>
+    app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload });
 
   const routed = await chat({ messages: 'x', prefer: 'cheapest' });
   t.equal(routed.statusCode, 200, routed.body);
@@ -16,7 +22,11 @@ t.test('a pinned instance outside routes.<capability>.targets answers; unpinned 
   for (const vendor of ['oa', 'openai']) {
     const pinned = await chat({ messages: 'x', vendor });
     t.equal(pinned.statusCode, 200, pinned.body);
-    t.match(pinned.json().metadata, { vendor: 'oa', model: 'alpha' }, `vendor: ${vendor} pins the instance outside the route`);
+    t.match(
+      pinned.json().metadata,
+      { vendor: 'oa', model: 'alpha' },
+      `vendor: ${vendor} pins the instance outside the route`,
+    );
   }
   const streamed = await chat({ messages: 'x', vendor: 'oa', stream: true });
   t.equal(streamed.statusCode, 200, streamed.body.slice(0, 200));
@@ -26,5 +36,9 @@ t.test('a pinned instance outside routes.<capability>.targets answers; unpinned 
 
   const missing = await chat({ messages: 'x', vendor: 'nope' });
   t.equal(missing.statusCode, 503);
-  t.match(missing.json().error, { code: 'no_vendor_available', param: 'vendor', message: /Configured for it: oa, an\./ });
+  t.match(missing.json().error, {
+    code: 'no_vendor_available',
+    param: 'vendor',
+    message: /Configured for it: oa, an\./,
+  });
 });

@@ -54,40 +54,67 @@ function capture(app: Awaited<ReturnType<typeof byokPair>>['app'], id: string, c
 }
 
 for (const stream of [false, true]) {
-  t.test(`two BYOK candidates, the first fails over: each adapter gets only its own key (${stream ? 'stream' : 'call'})`, async (t) => {
-    const { app, auth, oa, an } = await byokPair(t);
-    for (const [provider, key] of [['openai', OA_KEY], ['anthropic', AN_KEY]]) {
-      const res = await app.inject({ method: 'POST', url: '/v1/byok', headers: auth, payload: { provider, alias: provider, credentials: { api_key: key } } });
-      t.equal(res.statusCode, 200, res.body);
-    }
-    const capability = stream ? 'ai.chat.stream' : 'ai.chat';
-    const seenOa = capture(app, 'oa', capability);
-    const seenAn = capture(app, 'an', capability);
-    oa.next({ status: 503 });
-    const res = await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload: { messages: 'x', prefer: 'cheapest', stream } });
-    t.equal(res.statusCode, 200, res.body.slice(0, 300));
-    if (stream) t.match(res.body, /"vendor":"an"/);
-    else t.match(res.json().metadata, { vendor: 'an', byok: true, attempts: [{ vendor: 'oa', status: 'unavailable' }, { vendor: 'an', status: 'ok' }] });
+  t.test(
+    `two BYOK candidates, the first fails over: each adapter gets only its own key (${stream ? 'stream' : 'call'})`,
+    async (t) => {
+      const { app, auth, oa, an } = await byokPair(t);
+      for (const [provider, key] of [
+        ['openai', OA_KEY],
+        ['anthropic', AN_KEY],
+      ]) {
+        const res = await app.inject({
+          method: 'POST',
+          url: '/v1/byok',
+          headers: auth,
+          payload: { provider, alias: provider, credentials: { api_key: key } },
+        });
+        t.equal(res.statusCode, 200, res.body);
+      }
+      const capability = stream ? 'ai.chat.stream' : 'ai.chat';
+      const seenOa = capture(app, 'oa', capability);
+      const seenAn = capture(app, 'an', capability);
+      oa.next({ status: 503 });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/ai/chat',
+        headers: auth,
+        payload: { messages: 'x', prefer: 'cheapest', stream },
+      });
+      t.equal(res.statusCode, 200, res.body.slice(0, 300));
+      if (stream) t.match(res.body, /"vendor":"an"/);
+      else
+        t.match(res.json().metadata, {
+          vendor: 'an',
+          byok: true,
+          attempts: [
+            { vendor: 'oa', status: 'unavailable' },
+            { vendor: 'an', status: 'ok' },
+          ],
+        });
 
-    // On the wire: each fake received its own caller key and never the other's.
-    t.equal(oa.requests.length, 1);
-    t.equal(oa.requests[0].headers.authorization, `Bearer ${OA_KEY}`);
-    t.equal(an.requests.length, 1);
-    t.equal(an.requests[0].headers['x-api-key'], AN_KEY, 'the second vendor got its own key');
-    const anWire = JSON.stringify({ headers: an.requests[0].headers, body: an.requests[0].body });
-    t.notMatch(anWire, OA_KEY, "the first candidate's key never reached the second vendor");
-    t.notMatch(JSON.stringify({ headers: oa.requests[0].headers, body: oa.requests[0].body }), AN_KEY);
+      // On the wire: each fake received its own caller key and never the other's.
+      t.equal(oa.requests.length, 1);
+      t.equal(oa.requests[0].headers.authorization, `Bearer ${OA_KEY}`);
+      t.equal(an.requests.length, 1);
+      t.equal(an.requests[0].headers['x-api-key'], AN_KEY, 'the second vendor got its own key');
+      const anWire = JSON.stringify({ headers: an.requests[0].headers, body: an.requests[0].body });
+      t.notMatch(anWire, OA_KEY, "the first candidate's key never reached the second vendor");
+      t.notMatch(JSON.stringify({ headers: oa.requests[0].headers, body: oa.requests[0].body }), AN_KEY);
 
-    // What the router handed each adapter: its own plan in the invoke options, nothing in the input.
-    t.equal(seenOa.length, 1);
-    t.equal(seenAn.length, 1);
-    t.match(seenOa[0].opts.plan, { model: 'alpha', credentials: { api_key: OA_KEY } });
-    t.match(seenAn[0].opts.plan, { model: 'beta', credentials: { api_key: AN_KEY } });
-    for (const [seen, foreign, own] of [[seenOa[0], AN_KEY, 'oa'], [seenAn[0], OA_KEY, 'an']] as const) {
-      t.notOk('plan' in (seen.input as object), `${own}: the input carries no plan`);
-      t.notMatch(JSON.stringify(seen.input), /sk-caller/, `${own}: no credentials in the input`);
-      t.notMatch(JSON.stringify(seen.opts), foreign, `${own}: no other candidate's key in the invoke options`);
-      t.notMatch(JSON.stringify(seen.opts), own === 'oa' ? /beta/ : /alpha/, `${own}: no other candidate's plan`);
-    }
-  });
+      // What the router handed each adapter: its own plan in the invoke options, nothing in the input.
+      t.equal(seenOa.length, 1);
+      t.equal(seenAn.length, 1);
+      t.match(seenOa[0].opts.plan, { model: 'alpha', credentials: { api_key: OA_KEY } });
+      t.match(seenAn[0].opts.plan, { model: 'beta', credentials: { api_key: AN_KEY } });
+      for (const [seen, foreign, own] of [
+        [seenOa[0], AN_KEY, 'oa'],
+        [seenAn[0], OA_KEY, 'an'],
+      ] as const) {
+        t.notOk('plan' in (seen.input as object), `${own}: the input carries no plan`);
+        t.notMatch(JSON.stringify(seen.input), /sk-caller/, `${own}: no credentials in the input`);
+        t.notMatch(JSON.stringify(seen.opts), foreign, `${own}: no other candidate's key in the invoke options`);
+        t.notMatch(JSON.stringify(seen.opts), own === 'oa' ? /beta/ : /alpha/, `${own}: no other candidate's plan`);
+      }
+    },
+  );
 }
