@@ -63,21 +63,27 @@ export interface VendorContext {
   log: Logger;
 }
 
-export interface InvokeOptions {
+export interface InvokeOptions<P = unknown> {
   signal: AbortSignal;
   /** The account the call is for (an opaque id: adapters never read the database). */
   accountId?: string;
   /** Deadline in ms since epoch, for adapters that pass a timeout on to their API. */
   deadline: number;
+  /**
+   * This instance's own plan from the area's planner (model, prices, the caller's key for it):
+   * never another candidate's, so a caller's credentials reach only the instance they are for.
+   */
+  plan?: P;
 }
 
-export interface CapabilityImpl<I = any, O = any> {
-  invoke(input: I, opts: InvokeOptions): Promise<O>;
+export interface CapabilityImpl<I = any, O = any, P = unknown> {
+  invoke(input: I, opts: InvokeOptions<P>): Promise<O>;
   /**
    * Vendor cost in micro-USD. Called without output before the call (the estimate that is
-   * reserved: must be an upper bound) and with the output after it (what is settled).
+   * reserved: must be an upper bound) and with the output after it (what is settled), with
+   * the instance's own plan either way.
    */
-  price(input: I, output?: O): number;
+  price(input: I, output?: O, plan?: P): number;
   /** Models this instance serves for the capability; empty means any. */
   models?: string[];
 }

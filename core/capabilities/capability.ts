@@ -38,5 +38,5 @@ export function capabilities<T extends Record<string, TypedSpec<any, any>>>(spec
 export type InputOf<C> = C extends TypedSpec<infer I, any> ? I : never;
 export type OutputOf<C> = C extends TypedSpec<any, infer O> ? O : never;
 
-/** What a vendor implements for a capability: `ImplOf<typeof AI_CAPABILITIES['ai.chat']>`. */
-export type ImplOf<C> = CapabilityImpl<InputOf<C>, OutputOf<C>>;
+/** What a vendor implements for a capability: `ImplOf<typeof AI_CAPABILITIES['ai.chat'], CandidatePlan>`. */
+export type ImplOf<C, P = unknown> = CapabilityImpl<InputOf<C>, OutputOf<C>, P>;

@@ -65,8 +65,18 @@ export class VendorRegistry {
     return this.list.find((i) => i.id === id);
   }
 
+  /**
+   * Every instance serving a capability, in config order, whatever `routes` says: what a
+   * `vendor` pin chooses from (a pin names one configured instance; routes order and limit
+   * automatic routing only).
+   */
+  configured(capability: string): RegisteredInstance[] {
+    return this.list.filter((i) => capability in i.instance.capabilities);
+  }
+
+  /** The instances automatic routing tries for a capability: its route's targets in order, else all. */
   serving(capability: string): RegisteredInstance[] {
-    const serving = this.list.filter((i) => capability in i.instance.capabilities);
+    const serving = this.configured(capability);
     const route = this.order.get(capability)?.targets;
     if (!route) return serving;
     return route.map((id) => serving.find((s) => s.id === id)).filter((s): s is RegisteredInstance => !!s);

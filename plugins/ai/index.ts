@@ -4,7 +4,7 @@ import { AI_CAPABILITIES } from '../../core/capabilities/ai/capabilities.js';
 import { ModelEntrySchema } from '../../core/capabilities/ai/models.js';
 import { aiMigrations } from './migrations.js';
 import { AiService } from './service.js';
-import { BYOK_CHANGED } from '../byok/store.js';
+import { catalogPlanner, flatPlanner, PLANNED_CAPABILITIES } from './planner.js';
 import { registerAiRoutes } from './routes.js';
 import { registerOpenAiRoutes } from './openai/routes.js';
 import { BatchStore } from './batch/store.js';
@@ -12,7 +12,7 @@ import { BATCH_JOB, type BatchDeps } from './batch/submit.js';
 import { batchJobHandler, failBatch } from './batch/runner.js';
 import { VENDOR_CANCEL_JOB, vendorCancelJobHandler } from './batch/cancel.js';
 import { registerBatchRoutes } from './batch/routes.js';
-import { RealtimeConfig, registerRealtimeToken } from './realtime-token.js';
+import { REALTIME_CAPABILITY, RealtimeConfig, registerRealtimeToken } from './realtime-token.js';
 import { SpeechService } from './speech/service.js';
 import { registerSpeechRoutes } from './speech/routes.js';
 import { registerOpenAiAudioRoutes } from './openai/audio-routes.js';
@@ -21,6 +21,7 @@ import { registerMediaRoutes } from './media/routes.js';
 import { registerOpenAiImageRoutes } from './openai/images-route.js';
 import { registerOpenAiImageUploadRoutes } from './openai/image-upload-routes.js';
 import { pricedCapabilities } from './list-price.js';
+import { usdToMicros } from '../../core/wallet/money.js';
 
 const ConfigSchema = Type.Object({
   models: Type.Array(ModelEntrySchema, { default: [], description: 'Extra or overriding catalog entries.' }),
@@ -57,8 +58,10 @@ export default defineArea({
       inst.byokOnly = true;
       ai.byokOnly.add(inst.id);
     }
-    const unsubscribe = await svc.bus.subscribe(BYOK_CHANGED, (m) => ai.noByok.changed((m as { accountId: string }).accountId));
-    app.addHook('onClose', async () => unsubscribe().catch(() => undefined));
+    // The router's planner hooks: which model each candidate is asked for, and in what order.
+    const planner = catalogPlanner(ai.catalog);
+    for (const cap of PLANNED_CAPABILITIES) svc.router.planner(cap, planner, { docs: 'docs/ai.md' });
+    svc.router.planner(REALTIME_CAPABILITY, flatPlanner(usdToMicros(ctx.config.realtime.price_usd)));
     const batches: BatchDeps = { svc, ai, store: new BatchStore(svc.db), pollMs: ctx.config.batch_poll_ms, cancelRetryMs: ctx.config.batch_poll_ms, log: ctx.log };
     svc.jobs.register(BATCH_JOB, batchJobHandler(batches), {
       // Its last attempt died with its node: the batch must not wait forever holding money.
@@ -72,7 +75,7 @@ export default defineArea({
     const media = new MediaService(svc, ai);
     registerMediaRoutes(app, media);
     registerBatchRoutes(app, batches);
-    registerRealtimeToken(app, svc, ai, ctx.config.realtime);
+    registerRealtimeToken(app, svc, ctx.config.realtime);
     const speech = new SpeechService(svc, ai);
     registerSpeechRoutes(app, speech);
     await app.register(async (scope) => {

@@ -1,31 +1,37 @@
-import type { RegisteredInstance, VendorRegistry } from '../../core/router/registry.js';
 import { apiError } from '../../core/errors.js';
-import { noVendor } from '../../core/router/no-vendor.js';
+import type { RegisteredInstance } from '../../core/router/registry.js';
+import type { Planned, Planner, PlanRequest, RouteCandidate } from '../../core/router/planner.js';
 import type { Catalog, ModelEntry, ModelKind, Task } from './catalog/catalog.js';
 import type { CandidatePlan } from '../../core/capabilities/ai/chat.js';
-import { credentialsFor } from '../byok/providers.js';
+import type { RealtimePlan } from '../../core/capabilities/ai/realtime.js';
 
 export type Prefer = 'balanced' | 'cheapest' | 'smartest';
 
-export interface PlanRequest {
-  capability: 'ai.chat' | 'ai.chat.stream' | 'ai.embed' | 'ai.tts' | 'ai.asr' | 'ai.vision' | 'ai.vision.stream' | 'ai.image' | 'ai.image.edit' | 'ai.image.variation';
-  model?: string;
-  vendor?: string;
+/** The capabilities the AI area plans by model catalog. */
+export const PLANNED_CAPABILITIES = [
+  'ai.chat',
+  'ai.chat.stream',
+  'ai.embed',
+  'ai.tts',
+  'ai.asr',
+  'ai.vision',
+  'ai.vision.stream',
+  'ai.image',
+  'ai.image.edit',
+  'ai.image.variation',
+] as const;
+export type PlannedCapability = (typeof PLANNED_CAPABILITIES)[number];
+
+/** The AI area's planning input: what the request asks of a model beside the router's pin, model and region. */
+export interface AiPlanInput {
   task: Task;
   prefer: Prefer;
-  /** The account's region (`auto` serves everywhere). */
-  region: string;
   needs: Array<'tools' | 'json'>;
-  /** The caller's active BYOK credentials, by provider. */
-  byok: Map<string, Record<string, string>>;
-  byokFeeMicros: number;
 }
 
-export interface Candidate {
-  instanceId: string;
+export interface Candidate extends Planned<CandidatePlan> {
   entry: ModelEntry;
   plan: CandidatePlan;
-  byok: boolean;
 }
 
 /** The catalog's vendor name for an instance: its openai-compatible preset, else its adapter. */
@@ -35,8 +41,8 @@ export function vendorKey(inst: RegisteredInstance): string {
   return inst.adapter === 'openai-compatible' ? inst.id : inst.adapter;
 }
 
-function inRegion(regions: string[], region: string): boolean {
-  return region === 'auto' || regions.includes('global') || regions.includes(region);
+function inRegion(regions: string[], region: string | undefined): boolean {
+  return !region || region === 'auto' || regions.includes('global') || regions.includes(region);
 }
 
 /** The price a plan carries: per million tokens (chat, embed), characters (tts) or per minute (asr). */
@@ -48,47 +54,74 @@ function unitPrice(e: ModelEntry, kind: ModelKind): { price_in: number; price_ou
 
 /** A model an instance's config names but the catalog does not know: a local model, free. */
 function localEntry(id: string, vendor: string, kind: Kind): ModelEntry {
-  return { id, vendor, family: id, tasks: ['general', 'reasoning', 'coding', 'long_context'], quality: 30, context_window: 8192, max_output: 4096,
-    price: { in: 0, out: 0 }, capabilities: kind === 'chat' ? ['chat', 'tools', 'json'] : kind === 'embed' ? ['embed'] : [], regions: ['global'] };
+  return {
+    id,
+    vendor,
+    family: id,
+    tasks: ['general', 'reasoning', 'coding', 'long_context'],
+    quality: 30,
+    context_window: 8192,
+    max_output: 4096,
+    price: { in: 0, out: 0 },
+    capabilities: kind === 'chat' ? ['chat', 'tools', 'json'] : kind === 'embed' ? ['embed'] : [],
+    regions: ['global'],
+  };
 }
 
 type Kind = ModelEntry['capabilities'][number];
 // Vision, image and speech models are never guessed: an unknown model needs a catalog entry saying it can.
-const KIND: Record<PlanRequest['capability'], Kind> = { 'ai.chat': 'chat', 'ai.chat.stream': 'chat', 'ai.embed': 'embed', 'ai.vision': 'vision', 'ai.vision.stream': 'vision', 'ai.image': 'image',
-  'ai.image.edit': 'image_edit', 'ai.image.variation': 'image_variation', 'ai.tts': 'tts', 'ai.asr': 'asr' };
+const KIND: Record<PlannedCapability, Kind> = {
+  'ai.chat': 'chat',
+  'ai.chat.stream': 'chat',
+  'ai.embed': 'embed',
+  'ai.vision': 'vision',
+  'ai.vision.stream': 'vision',
+  'ai.image': 'image',
+  'ai.image.edit': 'image_edit',
+  'ai.image.variation': 'image_variation',
+  'ai.tts': 'tts',
+  'ai.asr': 'asr',
+};
+
+/** The plan of one catalog row on one instance: the caller's key at the platform fee, else the catalog's prices. */
+function planOf(c: RouteCandidate, entry: ModelEntry, kind: Kind): CandidatePlan {
+  if (c.byok) return { model: entry.id, price_in: 0, price_out: 0, fee: c.byok.fee, credentials: c.byok.credentials };
+  return {
+    model: entry.id,
+    ...unitPrice(entry, kind as ModelKind),
+    fee: 0,
+    ...(entry.price.image !== undefined ? { price_image: entry.price.image } : {}),
+  };
+}
 
 /**
- * Routing for the AI area: which vendor instances, with which model each, in what order.
- * `model` pins a model, else `task` picks the fitting models and `prefer` orders them
- * (cheapest by price, smartest by quality rank, balanced by both); `vendor` pins an instance
- * or adapter; the region filters; the caller's BYOK instances go first at the platform fee.
- * Instances that exist only for BYOK are used only with the caller's credentials.
+ * The AI area's planner hook: which model each candidate instance is asked for, and in what
+ * order. The router has applied the pin, the route and the instance regions, and offers the
+ * caller's BYOK credentials per instance (it puts those candidates first). `model` pins a
+ * model, else `task` picks the fitting models and `prefer` orders them (cheapest by price,
+ * smartest by quality rank, balanced by both); model rows outside the region are dropped.
  */
-export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokOnly: Set<string>, req: PlanRequest): Candidate[] {
-  const kind = KIND[req.capability];
-  let instances = registry.serving(req.capability);
-  if (req.vendor) {
-    instances = instances.filter((i) => i.id === req.vendor || i.adapter === req.vendor || vendorKey(i) === req.vendor);
-    if (!instances.length) {
-      const configured = registry.serving(req.capability).filter((i) => !byokOnly.has(i.id)).map((i) => i.id);
-      throw noVendor({ capability: req.capability, vendor: req.vendor, configured, docs: 'docs/ai.md' });
-    }
-  }
+export function catalogPlanner(catalog: Catalog): Planner<AiPlanInput, Candidate> {
+  return (req, candidates) => planModels(catalog, req, candidates);
+}
+
+function planModels(catalog: Catalog, req: PlanRequest<AiPlanInput>, candidates: RouteCandidate[]): Candidate[] {
+  const kind = KIND[req.capability as PlannedCapability];
   const pairs: Candidate[] = [];
+  const own = new Set<string>();
   let outOfRegion = false; // something the request named was skipped for the account's region
-  for (const inst of instances) {
-    if (!inRegion(inst.regions, req.region)) {
-      outOfRegion = true;
-      continue;
-    }
-    const creds = credentialsFor(inst, req.byok);
-    if (byokOnly.has(inst.id) && !creds) continue;
+  for (const c of candidates) {
+    const inst = c.instance;
+    if (c.byok) own.add(inst.id);
     const key = vendorKey(inst);
     const restricted = inst.instance.capabilities[req.capability]?.models;
     let entries = catalog.forVendor(key, kind);
     if (restricted?.length) {
       // Unknown names are local chat or embedding models; a speech model must be in the catalog.
-      entries = restricted.map((m) => catalog.find(m, key) ?? (kind === 'chat' || kind === 'embed' ? localEntry(m, key, kind) : undefined))
+      entries = restricted
+        .map(
+          (m) => catalog.find(m, key) ?? (kind === 'chat' || kind === 'embed' ? localEntry(m, key, kind) : undefined),
+        )
         .filter((e): e is ModelEntry => !!e && e.capabilities.includes(kind));
     }
     for (const entry of entries) {
@@ -98,38 +131,34 @@ export function planCandidates(registry: VendorRegistry, catalog: Catalog, byokO
         outOfRegion = true;
         continue;
       }
-      pairs.push({
-        instanceId: inst.id, entry, byok: !!creds,
-        plan: creds
-          ? { model: entry.id, price_in: 0, price_out: 0, fee: req.byokFeeMicros, credentials: creds }
-          : { model: entry.id, ...unitPrice(entry, kind), fee: 0, ...(entry.price.image !== undefined ? { price_image: entry.price.image } : {}) },
-      });
+      pairs.push({ id: inst.id, entry, plan: planOf(c, entry, kind) });
     }
   }
   let pool: Candidate[];
   if (req.model) {
     pool = pairs; // only the pinned model's rows were kept
   } else {
-    pool = pairs.filter((p) => p.entry.tasks.includes(req.task));
+    pool = pairs.filter((p) => p.entry.tasks.includes(req.request.task));
     if (!pool.length) pool = pairs;
-    const capable = pool.filter((p) => req.needs.every((n) => p.entry.capabilities.includes(n)));
+    const capable = pool.filter((p) => req.request.needs.every((n) => p.entry.capabilities.includes(n)));
     if (capable.length) pool = capable;
   }
   if (!pool.length && req.vendor && outOfRegion) {
     // A vendor the caller pinned exists but not for this account's region: a refusal, not an outage.
-    throw apiError('region_not_allowed', `Vendor "${req.vendor}" does not serve ${req.model ? `model "${req.model}" ` : ''}in the account's region (${req.region}).`, { param: 'vendor' });
+    const what = req.model ? `model "${req.model}" ` : '';
+    throw apiError(
+      'region_not_allowed',
+      `Vendor "${req.vendor}" does not serve ${what}in the account's region (${req.region}).`,
+      { param: 'vendor' },
+    );
   }
-  if (!pool.length) {
-    const { capability, model, region } = req;
-    throw noVendor({ capability, model, region, param: model ? 'model' : undefined, docs: 'docs/ai.md' });
-  }
-  const ranked = rank(pool, req.prefer);
+  const ranked = rank(pool, req.request.prefer);
   // One model per instance (the router tries each instance once), BYOK instances first.
   const seen = new Set<string>();
   const out: Candidate[] = [];
-  for (const c of [...ranked.filter((c) => c.byok), ...ranked.filter((c) => !c.byok)]) {
-    if (seen.has(c.instanceId)) continue;
-    seen.add(c.instanceId);
+  for (const c of [...ranked.filter((c) => own.has(c.id)), ...ranked.filter((c) => !own.has(c.id))]) {
+    if (seen.has(c.id)) continue;
+    seen.add(c.id);
     out.push(c);
   }
   return out;
@@ -150,31 +179,15 @@ function rank(pool: Candidate[], prefer: Prefer): Candidate[] {
   return [...pool].sort((a, b) => score.get(a)! - score.get(b)! || b.entry.quality - a.entry.quality);
 }
 
-export interface FlatCandidate {
-  instanceId: string;
-  byok: boolean;
-  /** Micro-USD for the call: the area's flat price (0 with BYOK). */
-  price: number;
-  /** The BYOK platform fee (0 without): charged as it is, outside the markup (CallOptions.fees). */
-  fee: number;
-  credentials?: Record<string, string>;
-}
-
 /**
- * Routing for a capability priced per call rather than per model (live session tokens): every
- * instance serving it in the region, in route order, the caller's BYOK instances first at the
- * platform fee with their key, the rest at `priceMicros` with the operator's. BYOK-only
- * instances take part only with the caller's key. An empty list is the router's 503.
+ * The planner hook of a capability priced per call rather than per model (live session
+ * tokens): every candidate the router offers, at `priceMicros` with the operator's key, or
+ * free of the vendor price with the caller's own key (the router adds the platform fee).
  */
-export function planFlatCandidates(registry: VendorRegistry, byokOnly: Set<string>, req: {
-  capability: string; region: string; byok: Map<string, Record<string, string>>; byokFeeMicros: number; priceMicros: number;
-}): FlatCandidate[] {
-  const out: FlatCandidate[] = [];
-  for (const inst of registry.serving(req.capability)) {
-    if (!inRegion(inst.regions, req.region)) continue;
-    const creds = credentialsFor(inst, req.byok);
-    if (creds) out.push({ instanceId: inst.id, byok: true, price: 0, fee: req.byokFeeMicros, credentials: creds });
-    else if (!byokOnly.has(inst.id)) out.push({ instanceId: inst.id, byok: false, price: req.priceMicros, fee: 0 });
-  }
-  return [...out.filter((c) => c.byok), ...out.filter((c) => !c.byok)];
+export function flatPlanner(priceMicros: number): Planner<unknown, Planned<RealtimePlan>> {
+  return (_req, candidates) =>
+    candidates.map((c) => ({
+      id: c.instance.id,
+      plan: c.byok ? { price: 0, credentials: c.byok.credentials } : { price: priceMicros },
+    }));
 }

@@ -2,10 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Svc } from '../../core/context.js';
 import { newId } from '../../core/ids.js';
-import { usdToMicros } from '../../core/wallet/money.js';
-import { credentialValues } from '../../core/router/scrub.js';
-import type { RealtimeTokenInput, RealtimeTokenOutput } from '../../core/capabilities/ai/realtime.js';
-import { feesOf, type AiService } from './service.js';
+import type { Planned } from '../../core/router/planner.js';
+import type { RealtimePlan, RealtimeTokenInput, RealtimeTokenOutput } from '../../core/capabilities/ai/realtime.js';
 
 export const REALTIME_CAPABILITY = 'ai.realtime.token';
 
@@ -41,27 +39,23 @@ const LiveSessionToken = Type.Object({
 });
 
 /** POST /v1/ai/realtime/token: a short-lived vendor client secret for a browser's live (WebRTC) session. */
-export function registerRealtimeToken(app: FastifyInstance, svc: Svc, ai: AiService, cfg: RealtimeConfigT): void {
+export function registerRealtimeToken(app: FastifyInstance, svc: Svc, cfg: RealtimeConfigT): void {
   app.post('/v1/ai/realtime/token', {
     config: { scope: 'ai', operation: REALTIME_CAPABILITY, capability: REALTIME_CAPABILITY, billing: { unit: 'token', price_usd: cfg.price_usd } },
     schema: { summary: 'A short-lived token for a live voice session (WebRTC) with a realtime model', tags: ['ai'], body: RealtimeTokenBody, response: { 200: LiveSessionToken } },
   }, async (req: FastifyRequest<{ Body: RealtimeTokenBodyT }>) => {
     const b = req.body;
     // The caller's own key goes first (charged the platform fee); a revoked or invalid one is not among them.
-    const candidates = await ai.planFlat(req, REALTIME_CAPABILITY, usdToMicros(cfg.price_usd));
+    const { accountId, region } = req.principal!;
+    const route = await svc.router.plan<unknown, Planned<RealtimePlan>>(REALTIME_CAPABILITY, { accountId, region, request: undefined });
     const input: RealtimeTokenInput = {
       model: b.model ?? cfg.default_model, voice: b.voice, ttl_seconds: b.ttl_seconds ?? 3600,
-      plan: Object.fromEntries(candidates.map((c) => [c.instanceId, { price: c.price, ...(c.credentials ? { credentials: c.credentials } : {}) }])),
     };
-    const r = await svc.router.call<RealtimeTokenInput, RealtimeTokenOutput>(REALTIME_CAPABILITY, input, {
-      accountId: req.principal!.accountId, region: req.principal!.region, meter: req.meter, ref: req.id, order: candidates.map((c) => c.instanceId),
-      fees: feesOf(candidates.map((c) => [c.instanceId, c.fee])),
-      secrets: credentialValues(...candidates.map((c) => c.credentials)),
-    });
+    const r = await svc.router.call<RealtimeTokenInput, RealtimeTokenOutput>(REALTIME_CAPABILITY, input, { accountId, meter: req.meter, ref: req.id, route });
     return {
       session_id: r.output.vendor_session_id ?? newId('sess'), ice_servers: cfg.ice_servers, token: r.output.token,
       expires_at: new Date(r.output.expires_at).toISOString(), model: r.output.model, vendor: r.vendor,
-      byok: !!candidates.find((c) => c.instanceId === r.vendor)?.byok,
+      byok: !!route.find((c) => c.id === r.vendor)?.byok,
     };
   });
 }

@@ -3,14 +3,12 @@ import type { Svc } from '../../core/context.js';
 import { apiError, isApiError } from '../../core/errors.js';
 import { microsToUsd, usdToMicros } from '../../core/wallet/money.js';
 import type { Attempt, CallOptions, CallResult } from '../../core/router/router.js';
-import { streamCall, type StreamSession } from '../../core/router/stream-call.js';
-import { credentialValues } from '../../core/router/scrub.js';
-import { ByokStore } from '../byok/store.js';
-import { NoByokCache } from './no-byok-cache.js';
+import type { StreamSession } from '../../core/router/stream.js';
+import type { Routed } from '../../core/router/planner.js';
 import { Catalog, type ModelEntry } from './catalog/catalog.js';
 import { declaredModels } from './catalog/declared-models.js';
 import { ChatCache } from './cache.js';
-import { planCandidates, planFlatCandidates, type Candidate, type FlatCandidate, type PlanRequest } from './planner.js';
+import type { AiPlanInput, Candidate, PlannedCapability } from './planner.js';
 import type { ChatInput, ChatMessage, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput, ToolChoice, Usage } from '../../core/capabilities/ai/chat.js';
 import type { ChatBodyT, ChatResultT, EmbedBodyT } from './schemas.js';
 import { responseFormat, toolChoice } from './chat-options.js';
@@ -22,11 +20,6 @@ export interface AiConfig {
   cache_price_usd: number;
   default_max_tokens: number;
   first_token_timeout_ms: number;
-}
-
-/** CallOptions.fees from (instance id, fee) pairs: only the non-zero ones (BYOK's platform fee). */
-export function feesOf(pairs: Array<[string, number]>): Record<string, number> {
-  return Object.fromEntries(pairs.filter(([, fee]) => fee > 0));
 }
 
 export function toMessages(m: ChatBodyT['messages']): ChatMessage[] {
@@ -41,8 +34,20 @@ export type ChatRequest = ChatBodyT & { tool_choice?: ToolChoice; stop?: string[
 
 export interface Prepared<I> {
   input: I;
-  candidates: Candidate[];
+  candidates: Array<Routed<Candidate>>;
   modelOf(vendor: string): string | undefined;
+}
+
+/** A planned call: its input, and the candidates whose plans the router hands out one by one. */
+export function prepared<I>(input: I, candidates: Array<Routed<Candidate>>): Prepared<I> {
+  return { input, candidates, modelOf: (v) => candidates.find((c) => c.id === v)?.plan.model };
+}
+
+/** What the AI area asks its planner for one call: the capability, and the request's pins and wishes. */
+export interface AiPlanCall extends AiPlanInput {
+  capability: PlannedCapability;
+  model?: string;
+  vendor?: string;
 }
 
 /** Chat and embeddings for both the native /v1/ai surface and the OpenAI-compatible one. */
@@ -50,9 +55,6 @@ export class AiService {
   readonly catalog: Catalog;
   readonly cache: ChatCache;
   readonly byokOnly = new Set<string>();
-  /** Accounts known to have no active BYOK key (the area's index drops them on BYOK_CHANGED). */
-  readonly noByok = new NoByokCache();
-  private store?: ByokStore | null;
 
   constructor(private readonly svc: Svc, readonly cfg: AiConfig) {
     // Assembled from what the configured adapters declare: a third-party chat vendor brings its rows.
@@ -60,51 +62,17 @@ export class AiService {
     this.cache = new ChatCache(svc.db, cfg.cache_ttl_seconds * 1000);
   }
 
-  /** The BYOK store, when the byok area is on. */
-  byok(): ByokStore | null {
-    if (this.store === undefined) {
-      this.store = this.svc.areas.some((a) => a.def.name === 'byok') ? new ByokStore(this.svc.db, this.svc.masterKey) : null;
-    }
-    return this.store;
+  /** The router's candidates for a call, planned by this area's catalog planner (BYOK first). */
+  async plan(req: FastifyRequest, p: AiPlanCall): Promise<Array<Routed<Candidate>>> {
+    const { accountId, region } = req.principal!;
+    const { capability, model, vendor, task, prefer, needs } = p;
+    return this.svc.router.plan<AiPlanInput, Candidate>(capability, { accountId, region, model, vendor, request: { task, prefer, needs } });
   }
 
-  /** The caller's active BYOK credentials; most accounts have none, and that answer is cached. */
-  private async activeByok(accountId: string): Promise<Map<string, Record<string, string>>> {
-    const store = this.byok();
-    if (!store || this.noByok.has(accountId)) return new Map();
-    const epoch = this.noByok.epoch;
-    const keys = await store.active(accountId);
-    if (!keys.size) this.noByok.add(accountId, epoch);
-    return keys;
-  }
-
-  private feeMicros?: number;
-
-  private byokFeeMicros(): number {
-    if (this.feeMicros === undefined) {
-      const cfg = this.svc.areas.find((a) => a.def.name === 'byok')?.config as { platform_fee_usd?: number } | undefined;
-      this.feeMicros = usdToMicros(cfg?.platform_fee_usd ?? 0);
-    }
-    return this.feeMicros;
-  }
-
-  async plan(req: FastifyRequest, p: Omit<PlanRequest, 'region' | 'byok' | 'byokFeeMicros'>): Promise<Candidate[]> {
-    const principal = req.principal!;
-    const byok = await this.activeByok(principal.accountId);
-    return planCandidates(this.svc.vendors, this.catalog, this.byokOnly, { ...p, region: principal.region, byok, byokFeeMicros: this.byokFeeMicros() });
-  }
-
-  /** Candidates for a capability with one flat price a call (live session tokens), BYOK first. */
-  async planFlat(req: FastifyRequest, capability: string, priceMicros: number): Promise<FlatCandidate[]> {
-    const principal = req.principal!;
-    const byok = await this.activeByok(principal.accountId);
-    return planFlatCandidates(this.svc.vendors, this.byokOnly, { capability, region: principal.region, byok, byokFeeMicros: this.byokFeeMicros(), priceMicros });
-  }
-
-  async prepareChat(req: FastifyRequest, body: ChatRequest, stream: boolean, capability: PlanRequest['capability'] = stream ? 'ai.chat.stream' : 'ai.chat'): Promise<Prepared<ChatInput>> {
+  async prepareChat(req: FastifyRequest, body: ChatRequest, stream: boolean, capability: PlannedCapability = stream ? 'ai.chat.stream' : 'ai.chat'): Promise<Prepared<ChatInput>> {
     const response_format = responseFormat(body.response_format);
     const tool_choice = toolChoice(body.tool_choice, body.tools);
-    const needs: PlanRequest['needs'] = [];
+    const needs: AiPlanInput['needs'] = [];
     if (body.tools?.length) needs.push('tools');
     if (body.response_format && body.response_format.type !== 'text') needs.push('json');
     const candidates = await this.plan(req, {
@@ -120,38 +88,22 @@ export class AiService {
       ...(body.stop?.length ? { stop: body.stop } : {}),
       ...(body.openai_params ? { openai_params: body.openai_params } : {}),
       cache_strategy: body.cache_strategy ?? 'vendor',
-      plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
       estimate: { input_tokens: inputTokens, output_tokens: maxTokens },
     };
-    return { input, candidates, modelOf: (v) => input.plan[v]?.model };
+    return prepared(input, candidates);
   }
 
-  callOptions(req: FastifyRequest, candidates: Candidate[], body: { max_cost_multiplier?: number; timeout_seconds?: number }): CallOptions {
-    const accountId = req.principal!.accountId;
-    const byok = candidates.filter((c) => c.byok);
+  callOptions(req: FastifyRequest, candidates: Array<Routed<Candidate>>, body: { max_cost_multiplier?: number; timeout_seconds?: number }): CallOptions {
     return {
-      accountId, meter: req.meter, order: candidates.map((c) => c.instanceId),
+      accountId: req.principal!.accountId, meter: req.meter, route: candidates, ref: req.id,
       maxCostMultiplier: body.max_cost_multiplier ?? 1.5, timeoutMs: body.timeout_seconds ? Math.round(body.timeout_seconds * 1000) : undefined,
-      ref: req.id, fees: feesOf(candidates.map((c) => [c.instanceId, c.plan.fee])),
-      secrets: credentialValues(...candidates.map((c) => c.plan.credentials)),
-      ...(byok.length ? {
-        // The caller's own key failing (refused, over its quota) says nothing about the
-        // operator's key on the same instance: its cooldown is this account's alone.
-        cooldownScope: Object.fromEntries(byok.map((c) => [c.instanceId, `byok:${accountId}`])),
-        onFailure: async (instanceId, kind) => {
-          const c = byok.find((b) => b.instanceId === instanceId);
-          if (kind !== 'auth' || !c?.plan.credentials) return;
-          await this.byok()?.invalidate(accountId, c.plan.credentials, { code: 'vendor_rejected', message: `${instanceId} refused the key on a call (${kind}); test it again once fixed.` })
-            .catch((e) => this.svc.log.warn({ err: e, instanceId }, 'marking a refused BYOK key invalid failed'));
-        },
-      } : {}),
     };
   }
 
   metadata(p: Prepared<unknown>, vendor: string, attempts: Attempt[], latencyMs: number, costMicros: number, cached = false) {
     return {
       vendor, model: p.modelOf(vendor) ?? '', latency_ms: Math.round(latencyMs), cost_usd: microsToUsd(costMicros), cached,
-      byok: !!p.candidates.find((c) => c.instanceId === vendor)?.byok,
+      byok: !!p.candidates.find((c) => c.id === vendor)?.byok,
       attempts: attempts.map((a) => ({ ...a, model: a.model ?? p.modelOf(a.vendor) })),
     };
   }
@@ -221,10 +173,8 @@ export class AiService {
   /** Start a prepared chat's stream on `capability` (chat, or vision with its images in the turns). */
   async startStream(req: FastifyRequest, p: Prepared<ChatInput>, body: ChatBodyT, capability: 'ai.chat.stream' | 'ai.vision.stream'): Promise<StreamSession<ChatStreamEvent, Usage>> {
     try {
-      return await streamCall<ChatInput, ChatStreamEvent, Usage>({
-        registry: this.svc.vendors, wallet: this.svc.wallet, cooldowns: this.svc.router.cooldowns, capabilities: this.svc.capabilities,
-        markup: this.svc.config.wallet.markup, log: this.svc.log,
-      }, capability, p.input, { ...this.callOptions(req, p.candidates, body), firstEventTimeoutMs: this.cfg.first_token_timeout_ms });
+      const opts = { ...this.callOptions(req, p.candidates, body), firstEventTimeoutMs: this.cfg.first_token_timeout_ms };
+      return await this.svc.router.stream<ChatInput, ChatStreamEvent, Usage>(capability, p.input, opts);
     } catch (e) {
       throw this.withModels(e, p);
     }
@@ -234,10 +184,10 @@ export class AiService {
     const candidates = await this.plan(req, { capability: 'ai.embed', model: body.model, vendor: body.vendor, task: 'general', prefer: 'cheapest', needs: [] });
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     const input: EmbedInput = {
-      input: inputs, dimensions: body.dimensions, plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])),
+      input: inputs, dimensions: body.dimensions,
       estimate: { input_tokens: inputs.reduce((n, s) => n + tokenBound(s), 0), output_tokens: 0 },
     };
-    const p: Prepared<EmbedInput> = { input, candidates, modelOf: (v) => input.plan[v]?.model };
+    const p = prepared(input, candidates);
     const started = performance.now();
     let r;
     try {

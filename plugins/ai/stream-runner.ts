@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiError, isApiError, type ApiError } from '../../core/errors.js';
 import { VendorFailure } from '../../core/router/failure.js';
 import { keepIdempotentResponse } from '../../core/http/idempotency.js';
-import type { StreamSession } from '../../core/router/stream-call.js';
+import type { StreamSession } from '../../core/router/stream.js';
 import type { AiService, ChatRequest, Prepared } from './service.js';
 import type { ChatInput, ChatStreamEvent, ToolCall, Usage } from '../../core/capabilities/ai/chat.js';
 import type { ChatResultT } from './schemas.js';

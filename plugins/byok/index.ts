@@ -6,7 +6,9 @@ import { apiError } from '../../core/errors.js';
 import { iso } from '../../core/clock.js';
 import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
 import { servesProvider } from './providers.js';
-import { ByokStore, type ByokRow, type TestResult as TestResultT } from './store.js';
+import { BYOK_CHANGED, ByokStore, type ByokRow, type TestResult as TestResultT } from './store.js';
+import { ByokCredentials } from './credentials-provider.js';
+import { usdToMicros } from '../../core/wallet/money.js';
 import { byokMigrations } from './migrations.js';
 import { Ok } from '../../core/http/ok.js';
 import { ByokIdParams, ByokKey, ByokList, CreateByokBody, TestResult, type CreateByokBodyT } from './schemas.js';
@@ -33,9 +35,14 @@ export default defineArea({
     platform_fee_usd: Type.Number({ minimum: 0, default: 0.0001, description: 'Charged per call served with the caller\'s own key, instead of the vendor price.' }),
     test_timeout_ms: Type.Integer({ minimum: 100, default: 10000 }),
   }, { additionalProperties: false }),
-  register(app, ctx) {
+  async register(app, ctx) {
     const svc = ctx.svc;
     const store = new ByokStore(svc.db, svc.masterKey, svc.bus);
+    // The router asks this provider for a caller's keys on every planned call (BYOK first, at the fee).
+    const provider = new ByokCredentials(store, usdToMicros(ctx.config.platform_fee_usd), ctx.log);
+    svc.router.credentials(provider);
+    const unsubscribe = await svc.bus.subscribe(BYOK_CHANGED, (m) => provider.noByok.changed((m as { accountId: string }).accountId));
+    app.addHook('onClose', async () => unsubscribe().catch(() => undefined));
     const instancesFor = (provider: string) => svc.vendors.all().filter((i) => servesProvider(i, provider));
     const definitionFor = (provider: string): VendorDefinition | undefined => instancesFor(provider)[0]?.def;
 

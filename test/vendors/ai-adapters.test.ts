@@ -12,11 +12,11 @@ import { streamed } from './chat-setup.js';
 
 const ctx = (id: string) => ({ instanceId: id, fetch: globalThis.fetch, publicUrl: 'http://127.0.0.1', dataDir: '/tmp', log: pino({ level: 'silent' }) });
 const plan = { model: 'm-1', price_in: 1_000_000, price_out: 2_000_000, fee: 0 };
-const input = (id: string, extra: Partial<ChatInput> = {}): ChatInput => ({
+const input = (_id: string, extra: Partial<ChatInput> = {}): ChatInput => ({
   messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }],
-  plan: { [id]: plan }, estimate: { input_tokens: 100, output_tokens: 50 }, max_tokens: 50, ...extra,
+  estimate: { input_tokens: 100, output_tokens: 50 }, max_tokens: 50, ...extra,
 });
-const signal = () => ({ signal: new AbortController().signal, deadline: Date.now() + 10_000 });
+const signal = () => ({ signal: new AbortController().signal, deadline: Date.now() + 10_000, plan });
 
 async function collect(it: AsyncIterable<ChatStreamEvent>) {
   const out: ChatStreamEvent[] = [];
@@ -45,8 +45,8 @@ t.test('openai adapter: chat, tools, json, stream with usage, embeddings, health
   const sent = fake.requests.at(-1)!;
   t.equal(sent.headers.authorization, 'Bearer sk-test');
   t.same(sent.body, { model: 'm-1', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], temperature: 0.2, max_completion_tokens: 50 });
-  t.equal(chat.price(input('oa')), 100 + 100, 'estimate: 100 in at 1 USD/M + 50 out at 2 USD/M');
-  t.equal(chat.price(input('oa'), out), 12 + 6);
+  t.equal(chat.price(input('oa'), undefined, plan), 100 + 100, 'estimate: 100 in at 1 USD/M + 50 out at 2 USD/M');
+  t.equal(chat.price(input('oa'), out, plan), 12 + 6);
 
   const tools = [{ type: 'function' as const, function: { name: 'weather', parameters: { type: 'object' } } }];
   const withTool = await chat.invoke(input('oa', { tools, response_format: { type: 'json_object' } }), signal());
@@ -79,7 +79,7 @@ t.test('openai adapter: chat, tools, json, stream with usage, embeddings, health
   t.equal(args, '{"city":"Paris"}');
   t.equal(toolEvents.flatMap((e) => e.tool_calls ?? [])[0].name, 'weather');
 
-  const emb = await inst.capabilities['ai.embed'].invoke({ input: ['a b', 'c'], dimensions: 4, plan: { oa: plan }, estimate: { input_tokens: 4, output_tokens: 0 } }, signal());
+  const emb = await inst.capabilities['ai.embed'].invoke({ input: ['a b', 'c'], dimensions: 4, estimate: { input_tokens: 4, output_tokens: 0 } }, signal());
   t.equal(emb.embeddings.length, 2);
   t.equal(emb.embeddings[0].length, 4);
   t.same(emb.usage, { input_tokens: 3, output_tokens: 0 });
@@ -119,7 +119,7 @@ t.test('openai adapter maps failures to the router kinds', async (t) => {
   fake.next({ stall: true });
   const ctrl = new AbortController();
   setTimeout(() => ctrl.abort(new Error('deadline')), 100);
-  await t.rejects(chat.invoke(input('oa'), { signal: ctrl.signal, deadline: Date.now() + 100 }), /deadline/);
+  await t.rejects(chat.invoke(input('oa'), { signal: ctrl.signal, deadline: Date.now() + 100, plan }), /deadline/);
 
   const gone = await openAiFake().start();
   await gone.close(); // a port nobody listens on any more: connection refused

@@ -5,7 +5,7 @@ import anthropic from '../../vendors/anthropic/index.js';
 import gemini from '../../vendors/gemini/index.js';
 import { VendorFailure } from '../../core/router/failure.js';
 import type { VendorInstance } from '../../core/define.js';
-import type { ChatInput } from '../../core/capabilities/ai/chat.js';
+import type { CandidatePlan, ChatInput } from '../../core/capabilities/ai/chat.js';
 import type { ImageInput } from '../../core/capabilities/ai/image.js';
 import { openAiFake } from '../fakes/openai-fake.js';
 import { anthropicFake } from '../fakes/anthropic-fake.js';
@@ -14,21 +14,21 @@ import type { FakeServer } from '../fakes/script.js';
 import { imageType, makePng, sha12 } from '../fakes/images.js';
 
 const ctx = (id: string) => ({ instanceId: id, fetch: globalThis.fetch, publicUrl: 'http://127.0.0.1', dataDir: '/tmp', log: pino({ level: 'silent' }) });
-const opts = () => ({ signal: new AbortController().signal, deadline: Date.now() + 10_000 });
+const opts = (plan: CandidatePlan) => ({ signal: new AbortController().signal, deadline: Date.now() + 10_000, plan });
 const png = makePng(2, 2, [1, 2, 3]);
-const vision = (id: string, model: string, data = png.toString('base64')): ChatInput => ({
+const vision = (data = png.toString('base64')): ChatInput => ({
   messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'What is it?', images: [{ mime: 'image/png', data }] }],
-  plan: { [id]: { model, price_in: 1_000_000, price_out: 2_000_000, fee: 0 } }, estimate: { input_tokens: 2000, output_tokens: 50 }, max_tokens: 50,
+  estimate: { input_tokens: 2000, output_tokens: 50 }, max_tokens: 50,
 });
-const image = (id: string, model: string, n: number, size?: string): ImageInput => ({
-  prompt: 'a cat', n, ...(size ? { size } : {}), plan: { [id]: { model, price_in: 0, price_out: 0, fee: 0, price_image: 40_000 } },
-});
+const visionPlan = (model: string): CandidatePlan => ({ model, price_in: 1_000_000, price_out: 2_000_000, fee: 0 });
+const image = (n: number, size?: string): ImageInput => ({ prompt: 'a cat', n, ...(size ? { size } : {}) });
+const imagePlan = (model: string): CandidatePlan => ({ model, price_in: 0, price_out: 0, fee: 0, price_image: 40_000 });
 
 /** An adapter instance on a started fake, and what its `ai.vision` makes of the test PNG. */
 async function seeing(t: any, fake: FakeServer, make: (url: string) => Promise<VendorInstance>, id: string, model: string) {
   t.teardown(() => fake.close());
   const inst = await make(fake.url);
-  const out = await inst.capabilities['ai.vision'].invoke(vision(id, model), opts());
+  const out = await inst.capabilities['ai.vision'].invoke(vision(), opts(visionPlan(model)));
   t.equal(out.content, `Saw 1 image(s): image/png ${sha12(png)}`, 'the vendor saw the image, byte for byte');
   return inst;
 }
@@ -44,9 +44,10 @@ t.test('openai ai.image: gpt-image and DALL·E requests, PNGs back, priced per i
   t.teardown(() => fake.close());
   const inst = (await openai.create({ api_key: 'sk', base_url: fake.url } as any, ctx('oa'))) as VendorInstance;
   const cap = inst.capabilities['ai.image'];
-  const input = image('oa', 'gpt-image-1', 2, '1024x1536');
-  t.equal(cap.price(input), 80_000, 'the estimate is n × price_image');
-  const out = await cap.invoke(input, opts());
+  const input = image(2, '1024x1536');
+  const plan = imagePlan('gpt-image-1');
+  t.equal(cap.price(input, undefined, plan), 80_000, 'the estimate is n × price_image');
+  const out = await cap.invoke(input, opts(plan));
   t.same(fake.requests.at(-1)!.body, { model: 'gpt-image-1', prompt: 'a cat', n: 2, size: '1024x1536', quality: 'medium' }, 'no response_format for gpt-image');
   t.equal(out.images.length, 2);
   t.equal(out.model, 'gpt-image-1');
@@ -56,24 +57,24 @@ t.test('openai ai.image: gpt-image and DALL·E requests, PNGs back, priced per i
     t.equal(i.data.readUInt32BE(16), 1024);
     t.equal(i.data.readUInt32BE(20), 1536);
   }
-  t.equal(cap.price(input, { ...out, images: out.images.slice(0, 1) }), 40_000, 'settled per image returned');
+  t.equal(cap.price(input, { ...out, images: out.images.slice(0, 1) }, plan), 40_000, 'settled per image returned');
 
-  const dalle = await cap.invoke(image('oa', 'dall-e-2', 1, '256x256'), opts());
+  const dalle = await cap.invoke(image(1, '256x256'), opts(imagePlan('dall-e-2')));
   t.equal(fake.requests.at(-1)!.body.response_format, 'b64_json', 'DALL·E is asked for base64');
   t.equal(imageType(dalle.images[0].data), 'image/png');
 
-  const bad = await failure(cap.invoke(image('oa', 'dall-e-3', 2), opts()));
+  const bad = await failure(cap.invoke(image(2), opts(imagePlan('dall-e-3'))));
   t.equal(bad.kind, 'client_error', "the vendor's 400 is not retried elsewhere");
   t.match(bad.message, /n=1/);
   fake.next({ status: 503 });
-  t.equal((await failure(cap.invoke(image('oa', 'gpt-image-1', 1), opts()))).kind, 'unavailable');
+  t.equal((await failure(cap.invoke(image(1), opts(imagePlan('gpt-image-1'))))).kind, 'unavailable');
 });
 
 t.test('openai ai.vision: image_url data: parts the vendor decodes', async (t) => {
   const fake = await openAiFake({ key: 'sk' }).start('/v1');
   const inst = await seeing(t, fake, async (url) => (await openai.create({ api_key: 'sk', base_url: url } as any, ctx('oa'))) as VendorInstance, 'oa', 'gpt-4o');
   t.same(fake.requests.at(-1)!.body.messages[0], { role: 'system', content: 'Be brief.' }, 'text-only turns stay strings');
-  const lie = await failure(inst.capabilities['ai.vision'].invoke(vision('oa', 'gpt-4o', Buffer.from('not an image').toString('base64')), opts()));
+  const lie = await failure(inst.capabilities['ai.vision'].invoke(vision(Buffer.from('not an image').toString('base64')), opts(visionPlan('gpt-4o'))));
   t.equal(lie.kind, 'client_error', 'the fake refuses a data: URL that is not the image it says');
 });
 
@@ -87,7 +88,7 @@ t.test('anthropic ai.vision: base64 image blocks, checked by the fake as the Mes
     { type: 'text', text: 'What is it?' },
   ] }]);
   const jpegAsPng = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]).toString('base64');
-  const bad = await failure(inst.capabilities['ai.vision'].invoke(vision('an', 'claude-haiku-4-5', jpegAsPng), opts()));
+  const bad = await failure(inst.capabilities['ai.vision'].invoke(vision(jpegAsPng), opts(visionPlan('claude-haiku-4-5'))));
   t.equal(bad.kind, 'client_error');
   t.match(bad.message, /image\/png media type, but the image appears to be a image\/jpeg image/);
 });

@@ -1,9 +1,9 @@
 import pino from 'pino';
 import type { VendorDefinition, VendorInstance } from '../../core/define.js';
-import type { ChatInput, ChatStreamEvent } from '../../core/capabilities/ai/chat.js';
+import type { CandidatePlan, ChatInput, ChatStreamEvent } from '../../core/capabilities/ai/chat.js';
 
 // What the chat adapter tests share: an instance made straight from a vendor definition,
-// a ChatInput planned for it, and a stream read to the end.
+// a ChatInput, the plan the router would hand the instance, and a stream read to the end.
 
 export const ctx = (id: string) => ({ instanceId: id, fetch: globalThis.fetch, publicUrl: 'http://127.0.0.1', dataDir: '/tmp', log: pino({ level: 'silent' }) });
 
@@ -11,15 +11,19 @@ export async function instance(def: VendorDefinition<any>, id: string, config: R
   return (await def.create(config as never, ctx(id))) as VendorInstance;
 }
 
-/** A system and a user turn for instance `id`, asking model `model`; `extra` overrides. */
-export function chatInput(id: string, model: string, extra: Partial<ChatInput> = {}): ChatInput {
+/** A system and a user turn for instance `id` (its plan names the model: see `signal`); `extra` overrides. */
+export function chatInput(_id: string, _model: string, extra: Partial<ChatInput> = {}): ChatInput {
   return {
     messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }],
-    plan: { [id]: { model, price_in: 1_000_000, price_out: 2_000_000, fee: 0 } }, estimate: { input_tokens: 100, output_tokens: 50 }, max_tokens: 50, ...extra,
+    estimate: { input_tokens: 100, output_tokens: 50 }, max_tokens: 50, ...extra,
   };
 }
 
-export const signal = () => ({ signal: new AbortController().signal, deadline: Date.now() + 10_000 });
+/** The plan the router hands an instance asked for `model`. */
+export const chatPlan = (model: string): CandidatePlan => ({ model, price_in: 1_000_000, price_out: 2_000_000, fee: 0 });
+
+/** Invoke options for a call planned on `model`. */
+export const signal = (model: string) => ({ signal: new AbortController().signal, deadline: Date.now() + 10_000, plan: chatPlan(model) });
 
 export async function collect(it: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
   const out: ChatStreamEvent[] = [];

@@ -17,21 +17,21 @@ async function setup(t: { teardown(fn: () => unknown): void }) {
 
 t.test('json_schema on Gemini 2.5+: responseMimeType and the schema as responseJsonSchema, unchanged', async (t) => {
   const { chat, stream, sent } = await setup(t);
-  const out = await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { response_format: person }), signal());
+  const out = await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { response_format: person }), signal('gemini-2.5-flash'));
   t.same(sent().generationConfig, { maxOutputTokens: 50, responseMimeType: 'application/json', responseJsonSchema: PERSON_SCHEMA });
   t.same(JSON.parse(out.content!), PERSON);
   t.equal(out.finish_reason, 'stop');
-  const s = streamed(await collect(await stream.invoke(chatInput('gm', 'gemini-2.5-flash', { response_format: person }), signal())));
+  const s = streamed(await collect(await stream.invoke(chatInput('gm', 'gemini-2.5-flash', { response_format: person }), signal('gemini-2.5-flash'))));
   t.same(sent().generationConfig.responseJsonSchema, PERSON_SCHEMA);
   t.same(JSON.parse(s.text), PERSON);
   // No schema given: JSON, any shape.
-  await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { response_format: { type: 'json_schema', json_schema: { name: 'free' } } }), signal());
+  await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { response_format: { type: 'json_schema', json_schema: { name: 'free' } } }), signal('gemini-2.5-flash'));
   t.same(sent().generationConfig, { maxOutputTokens: 50, responseMimeType: 'application/json' });
 });
 
 t.test('json_schema on Gemini 2.0 and 1.x: converted to the OpenAPI-subset responseSchema the fake checks key by key', async (t) => {
   const { chat, sent } = await setup(t);
-  const out = await chat.invoke(chatInput('gm', 'gemini-2.0-flash', { response_format: person }), signal());
+  const out = await chat.invoke(chatInput('gm', 'gemini-2.0-flash', { response_format: person }), signal('gemini-2.0-flash'));
   t.same(sent().generationConfig.responseSchema, {
     type: 'OBJECT',
     properties: {
@@ -44,7 +44,7 @@ t.test('json_schema on Gemini 2.0 and 1.x: converted to the OpenAPI-subset respo
   });
   t.notOk('responseJsonSchema' in sent().generationConfig);
   t.same(JSON.parse(out.content!), PERSON);
-  await chat.invoke(chatInput('gm', 'gemini-1.5-pro', { response_format: person }), signal());
+  await chat.invoke(chatInput('gm', 'gemini-1.5-pro', { response_format: person }), signal('gemini-1.5-pro'));
   t.ok(sent().generationConfig.responseSchema);
 });
 
@@ -63,7 +63,7 @@ t.test('the JSON Schema to Gemini Schema conversion: unions, allOf, recursion, u
 
 t.test('json_object: responseMimeType only', async (t) => {
   const { chat, sent } = await setup(t);
-  const out = await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { response_format: { type: 'json_object' } }), signal());
+  const out = await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { response_format: { type: 'json_object' } }), signal('gemini-2.5-flash'));
   t.same(sent().generationConfig, { maxOutputTokens: 50, responseMimeType: 'application/json' });
   t.equal(out.content, '{"ok":true}');
 });
@@ -71,22 +71,22 @@ t.test('json_object: responseMimeType only', async (t) => {
 t.test('stop sequences and tool_choice: stopSequences, toolConfig.functionCallingConfig', async (t) => {
   const { fake, chat, stream, sent } = await setup(t);
   fake.next({ content: 'one two END three' });
-  const out = await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { stop: ['END'] }), signal());
+  const out = await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { stop: ['END'] }), signal('gemini-2.5-flash'));
   t.same(sent().generationConfig.stopSequences, ['END']);
   t.same({ content: out.content, finish: out.finish_reason }, { content: 'one two ', finish: 'stop' });
   fake.next({ content: 'one two END three' });
-  t.equal(streamed(await collect(await stream.invoke(chatInput('gm', 'gemini-2.5-flash', { stop: ['END'] }), signal()))).text, 'one two ');
+  t.equal(streamed(await collect(await stream.invoke(chatInput('gm', 'gemini-2.5-flash', { stop: ['END'] }), signal('gemini-2.5-flash')))).text, 'one two ');
 
-  const none = await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { tools: [weather], tool_choice: 'none' }), signal());
+  const none = await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { tools: [weather], tool_choice: 'none' }), signal('gemini-2.5-flash'));
   t.same(sent().toolConfig, { functionCallingConfig: { mode: 'NONE' } });
   t.same({ content: none.content, calls: none.tool_calls }, { content: 'Hello from fake-gemini.', calls: undefined });
-  await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { tools: [weather], tool_choice: 'auto' }), signal());
+  await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { tools: [weather], tool_choice: 'auto' }), signal('gemini-2.5-flash'));
   t.same(sent().toolConfig, { functionCallingConfig: { mode: 'AUTO' } });
-  await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { tools: [weather], tool_choice: 'required' }), signal());
+  await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { tools: [weather], tool_choice: 'required' }), signal('gemini-2.5-flash'));
   t.same(sent().toolConfig, { functionCallingConfig: { mode: 'ANY' } });
-  const named = await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { tools: [{ type: 'function', function: { name: 'time' } }, weather], tool_choice: { type: 'function', function: { name: 'weather' } } }), signal());
+  const named = await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { tools: [{ type: 'function', function: { name: 'time' } }, weather], tool_choice: { type: 'function', function: { name: 'weather' } } }), signal('gemini-2.5-flash'));
   t.same(sent().toolConfig, { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['weather'] } });
   t.equal(named.tool_calls![0].name, 'weather');
-  await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { tools: [weather] }), signal());
+  await chat.invoke(chatInput('gm', 'gemini-2.5-flash', { tools: [weather] }), signal('gemini-2.5-flash'));
   t.notOk('toolConfig' in sent());
 });

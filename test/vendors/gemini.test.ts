@@ -11,9 +11,9 @@ const ctx = { instanceId: 'gm', fetch: globalThis.fetch, publicUrl: 'http://127.
 const plan = { model: 'gemini-2.5-flash', price_in: 1_000_000, price_out: 2_000_000, fee: 0 };
 const input = (extra: Partial<ChatInput> = {}): ChatInput => ({
   messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }],
-  plan: { gm: plan }, estimate: { input_tokens: 100, output_tokens: 50 }, max_tokens: 50, ...extra,
+  estimate: { input_tokens: 100, output_tokens: 50 }, max_tokens: 50, ...extra,
 });
-const opts = () => ({ signal: new AbortController().signal, deadline: Date.now() + 10_000 });
+const opts = (p: typeof plan & { credentials?: Record<string, string> } = plan) => ({ signal: new AbortController().signal, deadline: Date.now() + 10_000, plan: p });
 
 async function collect(it: AsyncIterable<ChatStreamEvent>) {
   const out: ChatStreamEvent[] = [];
@@ -51,7 +51,7 @@ t.test('gemini adapter: generateContent, tools, SSE stream, embeddings, failures
   t.equal(events.map((e) => e.delta ?? '').join(''), 'Hello from fake-gemini.');
   t.same(events.at(-1), { finish_reason: 'stop', usage: { input_tokens: 9, output_tokens: 3 } });
 
-  const emb = await inst.capabilities['ai.embed'].invoke({ input: ['a', 'b'], dimensions: 3, plan: { gm: plan }, estimate: { input_tokens: 2, output_tokens: 0 } }, opts());
+  const emb = await inst.capabilities['ai.embed'].invoke({ input: ['a', 'b'], dimensions: 3, estimate: { input_tokens: 2, output_tokens: 0 } }, opts());
   t.equal(emb.embeddings.length, 2);
   t.equal(emb.embeddings[0].length, 3);
 
@@ -74,7 +74,7 @@ t.test('gemini adapter: generateContent, tools, SSE stream, embeddings, failures
   t.equal((await fail(inst.capabilities['ai.chat.stream'].invoke(input(), opts()))).kind, 'unavailable');
   fake.next({ cutAfter: 1 });
   t.match((await fail(inst.capabilities['ai.chat.stream'].invoke(input(), opts()))).message, /without a finishReason/);
-  const badKey = await fail(chat.invoke(input({ plan: { gm: { ...plan, credentials: { api_key: 'nope' } } } }), opts()));
+  const badKey = await fail(chat.invoke(input(), opts({ ...plan, credentials: { api_key: 'nope' } })));
   t.equal(badKey.kind, 'client_error', 'the wire says 400');
   t.equal(inst.classify!(badKey), 'auth', 'the adapter knows it is the key');
   t.same(await inst.health!({ signal: new AbortController().signal }), { ok: true });

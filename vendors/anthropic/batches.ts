@@ -1,6 +1,7 @@
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
-import { planFor, planPrice } from '../../plugins/ai/plan-price.js';
+import { planOf, tokenPrice } from '../../core/capabilities/ai/price.js';
+import type { CandidatePlan } from '../../core/capabilities/ai/chat.js';
 import type { BatchCancelInput, BatchCancelOutput, BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../core/capabilities/ai/batch.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 import { messagesRequest, messagesResponse } from './wire.js';
@@ -26,9 +27,9 @@ export function anthropicBatchCapabilities(
   cfg: { base_url: string; default_max_tokens: number }, ctx: VendorContext, headers: (creds?: Record<string, string>) => Record<string, string>,
 ): Record<string, CapabilityImpl> {
   const id = ctx.instanceId;
-  const submit: CapabilityImpl<BatchSubmitInput, BatchSubmitOutput> = {
+  const submit: CapabilityImpl<BatchSubmitInput, BatchSubmitOutput, CandidatePlan> = {
     async invoke(input, opts) {
-      const p = planFor(input, id);
+      const p = planOf(opts.plan, id);
       const params = messagesRequest(input, p.model, input.max_tokens ?? input.estimate.output_tokens ?? cfg.default_max_tokens, false);
       const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/v1/messages/batches'), {
         method: 'POST', headers: headers(p.credentials), body: JSON.stringify({ requests: [{ custom_id: input.custom_id, params }] }), signal: opts.signal,
@@ -37,7 +38,7 @@ export function anthropicBatchCapabilities(
       if (!b.id) throw new VendorFailure('unavailable', `${id} created a message batch without an id`);
       return { vendor_batch_id: b.id };
     },
-    price: (input) => planPrice(input, id),
+    price: (input, _out, plan) => tokenPrice(plan, input.estimate),
   };
   const poll: CapabilityImpl<BatchPollInput, BatchPollOutput> = {
     async invoke(input, opts) {

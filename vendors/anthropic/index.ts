@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor, secret, type CapabilityImpl } from '../../core/define.js';
-import { planFor, planPrice } from '../../plugins/ai/plan-price.js';
-import type { ChatInput, ChatOutput, ChatStreamEvent } from '../../core/capabilities/ai/chat.js';
+import { planOf, tokenPrice } from '../../core/capabilities/ai/price.js';
+import type { CandidatePlan, ChatInput, ChatOutput, ChatStreamEvent } from '../../core/capabilities/ai/chat.js';
 import { vendorFetch, joinUrl } from '../shared/http.js';
 import { PooledHttp } from '../shared/pooled-http.js';
 import { messagesRequest, messagesResponse, messagesStream } from './wire.js';
@@ -32,30 +32,30 @@ export default defineVendor({
     // does (far less CPU a call than fetch); the health check keeps the core's fetch.
     const http = new PooledHttp(id);
     const messagesUrl = joinUrl(config.base_url, '/v1/messages');
-    const post = (input: ChatInput, stream: boolean, signal: AbortSignal) => {
-      const p = planFor(input, id);
+    const post = (input: ChatInput, p: CandidatePlan, stream: boolean, signal: AbortSignal) => {
       const body = messagesRequest(input, p.model, input.max_tokens ?? input.estimate.output_tokens ?? config.default_max_tokens, stream);
       return http.request(messagesUrl, { method: 'POST', headers: headers(p.credentials), body: JSON.stringify(body), signal });
     };
     const models = config.models?.length ? config.models : undefined;
     // Vision is chat whose user turns carry image blocks: the same call.
-    const chat: CapabilityImpl<ChatInput, ChatOutput> = {
+    const chat: CapabilityImpl<ChatInput, ChatOutput, CandidatePlan> = {
       models,
       async invoke(input: ChatInput, opts): Promise<ChatOutput> {
-        const res = await post(input, false, opts.signal);
-        return messagesResponse(await http.json(res, opts.signal), planFor(input, id).model, id, answerTool(input)?.name);
+        const p = planOf(opts.plan, id);
+        const res = await post(input, p, false, opts.signal);
+        return messagesResponse(await http.json(res, opts.signal), p.model, id, answerTool(input)?.name);
       },
-      price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
+      price: (input: ChatInput, out?: ChatOutput, plan?: CandidatePlan) => tokenPrice(plan, out?.usage ?? input.estimate),
     };
     // Streamed vision is the streamed chat, images in the turns.
     // Priced by the usage the stream reports (not by its output), as the streamed chat is.
-    const stream: CapabilityImpl<ChatInput, any> = {
+    const stream: CapabilityImpl<ChatInput, any, CandidatePlan> = {
       models,
       async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
-        const res = await post(input, true, opts.signal);
+        const res = await post(input, planOf(opts.plan, id), true, opts.signal);
         return messagesStream(res.body, id, answerTool(input)?.name);
       },
-      price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
+      price: (input: ChatInput, usage?: ChatOutput['usage'], plan?: CandidatePlan) => tokenPrice(plan, usage ?? input.estimate),
     };
     return {
       capabilities: {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor, secret, VendorFailure, type CapabilityImpl } from '../../core/define.js';
-import { planFor, planPrice } from '../../plugins/ai/plan-price.js';
-import type { ChatInput, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput } from '../../core/capabilities/ai/chat.js';
+import { defineVendor, secret, VendorFailure, type CapabilityImpl, type InvokeOptions } from '../../core/define.js';
+import { planOf, tokenPrice } from '../../core/capabilities/ai/price.js';
+import type { CandidatePlan, ChatInput, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput } from '../../core/capabilities/ai/chat.js';
 import { vendorFetch, joinUrl } from '../shared/http.js';
 import { PooledHttp } from '../shared/pooled-http.js';
 import { generateRequest, generateResponse, generateStream } from './wire.js';
@@ -29,25 +29,25 @@ export default defineVendor({
     const post = (u: string, body: unknown, creds: Record<string, string> | undefined, signal: AbortSignal) =>
       http.request(u, { method: 'POST', headers: headers(creds), body: JSON.stringify(body), signal });
     // Vision is chat whose user turns carry inlineData parts: the same call.
-    const chat: CapabilityImpl<ChatInput, ChatOutput> = {
+    const chat: CapabilityImpl<ChatInput, ChatOutput, CandidatePlan> = {
       models,
       async invoke(input: ChatInput, opts): Promise<ChatOutput> {
-        const p = planFor(input, id);
+        const p = planOf(opts.plan, id);
         const res = await post(url(p.model, 'generateContent'), generateRequest(input, p.model), p.credentials, opts.signal);
         return generateResponse(await http.json(res, opts.signal), p.model, id);
       },
-      price: (input: ChatInput, out?: ChatOutput) => planPrice(input, id, out?.usage),
+      price: (input: ChatInput, out?: ChatOutput, plan?: CandidatePlan) => tokenPrice(plan, out?.usage ?? input.estimate),
     };
     // Streamed vision is the streamed chat, images in the turns.
     // Priced by the usage the stream reports (not by its output), as the streamed chat is.
-    const stream: CapabilityImpl<ChatInput, any> = {
+    const stream: CapabilityImpl<ChatInput, any, CandidatePlan> = {
       models,
       async invoke(input: ChatInput, opts): Promise<AsyncIterable<ChatStreamEvent>> {
-        const p = planFor(input, id);
+        const p = planOf(opts.plan, id);
         const res = await post(url(p.model, 'streamGenerateContent', '?alt=sse'), generateRequest(input, p.model), p.credentials, opts.signal);
         return generateStream(res.body, id);
       },
-      price: (input: ChatInput, usage?: ChatOutput['usage']) => planPrice(input, id, usage),
+      price: (input: ChatInput, usage?: ChatOutput['usage'], plan?: CandidatePlan) => tokenPrice(plan, usage ?? input.estimate),
     };
     return {
       capabilities: {
@@ -57,8 +57,8 @@ export default defineVendor({
         'ai.vision.stream': stream,
         'ai.embed': {
           models,
-          async invoke(input: EmbedInput, opts): Promise<EmbedOutput> {
-            const p = planFor(input, id);
+          async invoke(input: EmbedInput, opts: InvokeOptions<CandidatePlan>): Promise<EmbedOutput> {
+            const p = planOf(opts.plan, id);
             const requests = input.input.map((text) => ({ model: `models/${p.model}`, content: { parts: [{ text }] }, ...(input.dimensions ? { outputDimensionality: input.dimensions } : {}) }));
             const res = await post(url(p.model, 'batchEmbedContents'), { requests }, p.credentials, opts.signal);
             const j = await http.json<{ embeddings?: Array<{ values: number[] }> }>(res, opts.signal);
@@ -66,7 +66,7 @@ export default defineVendor({
             // Gemini reports no token count for embeddings: charge the input bound.
             return { embeddings: j.embeddings.map((e) => e.values), model: p.model, usage: { input_tokens: input.estimate.input_tokens, output_tokens: 0 } };
           },
-          price: (input: EmbedInput, out?: EmbedOutput) => planPrice(input, id, out?.usage),
+          price: (input: EmbedInput, out?: EmbedOutput, plan?: CandidatePlan) => tokenPrice(plan, out?.usage ?? input.estimate),
         },
       },
       // Gemini answers a bad key with 400 INVALID_ARGUMENT: it is the key, not the request.

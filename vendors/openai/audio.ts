@@ -1,7 +1,7 @@
-import type { CapabilityImpl, VendorContext } from '../../core/define.js';
+import type { CapabilityImpl, InvokeOptions, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
-import { planFor } from '../../plugins/ai/plan-price.js';
-import { asrPrice, ttsPrice } from '../../plugins/ai/speech/price.js';
+import { asrPrice, planOf, ttsPrice } from '../../core/capabilities/ai/price.js';
+import type { CandidatePlan } from '../../core/capabilities/ai/chat.js';
 import type { AsrInput, AsrOutput, TtsFormat, TtsInput, TtsOutput } from '../../core/capabilities/ai/speech.js';
 import { joinUrl, readJson, vendorFetch } from '../shared/http.js';
 import { languageCode } from './languages.js';
@@ -40,8 +40,8 @@ export function openAiAudio(cfg: OpenAiAudioConfig, ctx: VendorContext): Record<
   return {
     'ai.tts': {
       models,
-      async invoke(input: TtsInput, opts): Promise<TtsOutput> {
-        const p = planFor(input, id);
+      async invoke(input: TtsInput, opts: InvokeOptions<CandidatePlan>): Promise<TtsOutput> {
+        const p = planOf(opts.plan, id);
         const body = {
           model: p.model, input: input.text, voice: input.voice ?? 'alloy', response_format: RESPONSE_FORMAT[input.format],
           ...(input.speed !== undefined ? { speed: input.speed } : {}),
@@ -56,12 +56,12 @@ export function openAiAudio(cfg: OpenAiAudioConfig, ctx: VendorContext): Record<
         if (!audio.length || /json|html/.test(type)) throw new VendorFailure('unavailable', `${id} answered /audio/speech without audio (${type || 'no content type'})`);
         return { audio, format: input.format, model: p.model };
       },
-      price: (input: TtsInput) => ttsPrice(input, id),
+      price: (input: TtsInput, _out?: TtsOutput, plan?: CandidatePlan) => ttsPrice(plan, input.text),
     },
     'ai.asr': {
       models,
-      async invoke(input: AsrInput, opts): Promise<AsrOutput> {
-        const p = planFor(input, id);
+      async invoke(input: AsrInput, opts: InvokeOptions<CandidatePlan>): Promise<AsrOutput> {
+        const p = planOf(opts.plan, id);
         const verbose = p.model.startsWith('whisper');
         const form = new FormData();
         form.append('file', new Blob([new Uint8Array(input.audio)], { type: input.mime }), input.filename);
@@ -82,7 +82,7 @@ export function openAiAudio(cfg: OpenAiAudioConfig, ctx: VendorContext): Record<
           ...(Array.isArray(j.segments) ? { segments: j.segments.map((s) => ({ start: s.start, end: s.end, text: s.text })) } : {}),
         };
       },
-      price: (input: AsrInput, out?: AsrOutput) => asrPrice(input, id, out),
+      price: (input: AsrInput, out?: AsrOutput, plan?: CandidatePlan) => asrPrice(plan, input.estimate_seconds, out),
     },
   };
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
-import { planFor, planPrice } from '../../plugins/ai/plan-price.js';
+import { planOf, tokenPrice } from '../../core/capabilities/ai/price.js';
+import type { CandidatePlan } from '../../core/capabilities/ai/chat.js';
 import type { BatchCancelInput, BatchCancelOutput, BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../core/capabilities/ai/batch.js';
 import { vendorFetch, readJson, joinUrl, errorMessage } from '../shared/http.js';
 import { chatRequest, chatResponse } from './wire.js';
@@ -58,9 +59,9 @@ export function openAiBatchCapabilities(cfg: OpenAiBatchConfig, ctx: VendorConte
     return undefined;
   };
 
-  const submit: CapabilityImpl<BatchSubmitInput, BatchSubmitOutput> = {
+  const submit: CapabilityImpl<BatchSubmitInput, BatchSubmitOutput, CandidatePlan> = {
     async invoke(input, opts) {
-      const p = planFor(input, id);
+      const p = planOf(opts.plan, id);
       const line = { custom_id: input.custom_id, method: 'POST', url: '/v1/chat/completions', body: chatRequest(input, p.model, false, 'max_completion_tokens') };
       const form = multipart({ purpose: 'batch' }, { name: `${input.custom_id}.jsonl`, type: 'application/jsonl', content: `${JSON.stringify(line)}\n` });
       const file = await readJson<{ id?: string }>(await call('/files', { method: 'POST', headers: { 'content-type': form.type }, body: form.body, signal: opts.signal }, p.credentials), id);
@@ -72,7 +73,7 @@ export function openAiBatchCapabilities(cfg: OpenAiBatchConfig, ctx: VendorConte
       if (!batch.id) throw new VendorFailure('unavailable', `${id} created a batch without an id`);
       return { vendor_batch_id: batch.id };
     },
-    price: (input) => planPrice(input, id),
+    price: (input, _out, plan) => tokenPrice(plan, input.estimate),
   };
 
   const poll: CapabilityImpl<BatchPollInput, BatchPollOutput> = {

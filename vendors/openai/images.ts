@@ -1,6 +1,7 @@
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
-import { imagePrice, planFor } from '../../plugins/ai/plan-price.js';
+import { imagePrice, planOf } from '../../core/capabilities/ai/price.js';
+import type { CandidatePlan } from '../../core/capabilities/ai/chat.js';
 import type { ImageInput, ImageOutput } from '../../core/capabilities/ai/image.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 import { openAiHeaders, type OpenAiClientConfig } from './client.js';
@@ -38,17 +39,17 @@ export function imagesResponse(j: ImagesResponse, model: string, vendor: string)
 }
 
 /** `ai.image` on an OpenAI instance, priced per image from the plan. */
-export function openAiImages(cfg: OpenAiClientConfig, ctx: VendorContext): CapabilityImpl<ImageInput, ImageOutput> {
+export function openAiImages(cfg: OpenAiClientConfig, ctx: VendorContext): CapabilityImpl<ImageInput, ImageOutput, CandidatePlan> {
   const id = ctx.instanceId;
   return {
     models: cfg.models?.length ? cfg.models : undefined,
     async invoke(input, opts) {
-      const p = planFor(input, id);
+      const p = planOf(opts.plan, id);
       const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/images/generations'), {
         method: 'POST', headers: openAiHeaders(cfg, p.credentials), body: JSON.stringify(imagesRequest(input, p.model)), signal: opts.signal,
       }, id);
       return imagesResponse(await readJson(res, id), p.model, id);
     },
-    price: (input, out) => imagePrice(input, id, out),
+    price: (input, out, plan) => imagePrice(plan, input.n, out),
   };
 }

@@ -1,7 +1,7 @@
 import type { CapabilityImpl, VendorContext } from '../../core/define.js';
 import { VendorFailure } from '../../core/router/failure.js';
-import { realtimePlanFor } from '../../plugins/ai/realtime-plan.js';
-import type { RealtimeTokenInput, RealtimeTokenOutput } from '../../core/capabilities/ai/realtime.js';
+import { planOf } from '../../core/capabilities/ai/price.js';
+import type { RealtimePlan, RealtimeTokenInput, RealtimeTokenOutput } from '../../core/capabilities/ai/realtime.js';
 import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
 import { openAiHeaders } from './client.js';
 
@@ -20,11 +20,11 @@ interface ClientSecret {
   session?: { id?: string; model?: string };
 }
 
-export function openAiRealtimeCapability(cfg: { base_url: string; api_key: string; organization?: string }, ctx: VendorContext): CapabilityImpl<RealtimeTokenInput, RealtimeTokenOutput> {
+export function openAiRealtimeCapability(cfg: { base_url: string; api_key: string; organization?: string }, ctx: VendorContext): CapabilityImpl<RealtimeTokenInput, RealtimeTokenOutput, RealtimePlan> {
   const id = ctx.instanceId;
   return {
     async invoke(input, opts) {
-      const p = realtimePlanFor(input, id);
+      const p = planOf(opts.plan, id);
       const model = input.model ?? OPENAI_REALTIME_DEFAULT_MODEL;
       const session: Record<string, unknown> = { type: 'realtime', model };
       if (input.voice) session.audio = { output: { voice: input.voice } };
@@ -37,6 +37,6 @@ export function openAiRealtimeCapability(cfg: { base_url: string; api_key: strin
       if (typeof j.value !== 'string' || typeof j.expires_at !== 'number') throw new VendorFailure('unavailable', `${id} answered without a client secret`);
       return { token: j.value, expires_at: j.expires_at * 1000, vendor_session_id: j.session?.id, model: j.session?.model ?? model };
     },
-    price: (input) => realtimePlanFor(input, id).price,
+    price: (_input, _out, plan) => planOf(plan, id).price,
   };
 }

@@ -62,8 +62,8 @@ export interface CandidatePlan {
   price_in: number;
   price_out: number;
   /**
-   * A flat fee in micro-USD per call (BYOK platform fee). Not part of the vendor's price: the
-   * area passes it to the router as CallOptions.fees, charged without the operator's markup.
+   * A flat fee in micro-USD per call (BYOK platform fee), for the area's own records. Not part
+   * of the vendor's price: the router adds the credentials provider's fee, without the markup.
    */
   fee: number;
   /** The caller's own credentials for this vendor (BYOK), decrypted for this call only. */
@@ -90,8 +90,6 @@ export interface ChatInput {
   openai_params?: Record<string, unknown>;
   /** `vendor`: let the vendor cache the prompt (Anthropic gets cache_control hints). */
   cache_strategy?: 'vendor' | 'service' | 'none';
-  /** Per vendor instance id: which model, at what price, with whose key. */
-  plan: Record<string, CandidatePlan>;
   /** Token counts the reservation is made for: an upper bound of the input, and the output cap. */
   estimate: Usage;
 }
@@ -116,7 +114,6 @@ export interface ChatStreamEvent {
 export interface EmbedInput {
   input: string[];
   dimensions?: number;
-  plan: Record<string, CandidatePlan>;
   estimate: Usage;
 }
 

@@ -1,4 +1,3 @@
-import type { CandidatePlan } from './chat.js';
 
 // The image contracts: `ai.image` (ImageInput -> ImageOutput), `ai.image.edit`
 // (ImageEditInput -> ImageOutput) and `ai.image.variation` (ImageVariationInput -> ImageOutput).
@@ -9,7 +8,6 @@ export interface ImageInput {
   n: number;
   /** `WIDTHxHEIGHT` or `auto`; the vendor's default when absent. */
   size?: string;
-  plan: Record<string, CandidatePlan>;
 }
 
 export interface ImageOutput {
@@ -39,5 +37,4 @@ export interface ImageVariationInput {
   image: ImageFile;
   n: number;
   size?: string;
-  plan: Record<string, CandidatePlan>;
 }

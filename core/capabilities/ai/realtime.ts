@@ -3,7 +3,7 @@
 
 /** What one candidate instance is asked to do, decided by the area: a flat price, and whose key. */
 export interface RealtimePlan {
-  /** Flat charge in micro-USD: the area's price (0 with the caller's key: its fee is CallOptions.fees). */
+  /** Flat charge in micro-USD: the area's price (0 with the caller's key: the credentials provider adds its fee). */
   price: number;
   /** The caller's own credentials for this vendor (BYOK), decrypted for this call only. */
   credentials?: Record<string, string>;
@@ -13,8 +13,6 @@ export interface RealtimeTokenInput {
   model?: string;
   voice?: string;
   ttl_seconds: number;
-  /** Per vendor instance id; the router is given exactly these instances, in order. */
-  plan: Record<string, RealtimePlan>;
 }
 
 export interface RealtimeTokenOutput {

@@ -1,4 +1,3 @@
-import type { CandidatePlan } from './chat.js';
 
 // The capability contracts of speech: `ai.tts` (TtsInput -> TtsOutput) and `ai.asr`
 // (AsrInput -> AsrOutput). Plans reuse CandidatePlan: `price_in` is micro-USD per million
@@ -21,7 +20,6 @@ export interface TtsInput {
   speed?: number;
   /** Style instructions for models that take them (gpt-4o-mini-tts). */
   instructions?: string;
-  plan: Record<string, CandidatePlan>;
 }
 
 export interface TtsOutput {
@@ -46,7 +44,6 @@ export interface AsrInput {
   prompt?: string;
   /** Seconds of audio the gateway measured or bounded from the bytes: reserved, and settled when the vendor names none. */
   estimate_seconds: number;
-  plan: Record<string, CandidatePlan>;
 }
 
 export interface AsrOutput {

@@ -1,7 +1,5 @@
 import { apiError, isApiError } from '../../../core/errors.js';
 import type { JobHandler } from '../../../core/jobs/engine.js';
-import { credentialValues } from '../../../core/router/scrub.js';
-import { credentialsFor } from '../../byok/providers.js';
 import { BATCH_CANCEL_CAPABILITY, type BatchCancelInput, type BatchCancelOutput } from '../../../core/capabilities/ai/batch.js';
 import { FINAL, batchRecord, holdOf, parseRoute, type BatchRow } from './store.js';
 import type { BatchDeps } from './submit.js';
@@ -10,8 +8,8 @@ import type { BatchDeps } from './submit.js';
 async function keyFor(d: BatchDeps, row: BatchRow, vendor: string): Promise<Record<string, string> | undefined | null> {
   if (!parseRoute(row).byok.includes(vendor)) return undefined;
   const inst = d.svc.vendors.get(vendor);
-  const byok = (await d.ai.byok()?.active(row.account_id)) ?? new Map();
-  return (inst && credentialsFor(inst, byok)) || null;
+  const byok = await d.svc.router.callerCredentials(row.account_id, inst ? [inst] : []);
+  return byok.get(vendor) ?? null;
 }
 
 /** Retries of a vendor cancel that failed on the vendor's side (down, 5xx, a timeout): ~7 hours with the engine's backoff. */
@@ -40,10 +38,9 @@ async function tryCancel(d: BatchDeps, row: BatchRow, c: VendorCancel): Promise<
       d.log.warn(log, 'chat batch left to run at its vendor: the key it was submitted with is no longer active');
       return 'done';
     }
-    const r = await d.svc.router.call<BatchCancelInput, BatchCancelOutput>(BATCH_CANCEL_CAPABILITY, { vendor_batch_id: c.vendor_batch_id, credentials }, {
-      accountId: row.account_id, order: [c.vendor], charge: false, ref: row.batch_id,
-      secrets: credentialValues(credentials),
-    });
+    const route = [{ id: c.vendor, ...(credentials ? { byok: { credentials, fee: 0 } } : {}) }];
+    const input = { vendor_batch_id: c.vendor_batch_id, credentials };
+    const r = await d.svc.router.call<BatchCancelInput, BatchCancelOutput>(BATCH_CANCEL_CAPABILITY, input, { accountId: row.account_id, route, charge: false, ref: row.batch_id });
     d.log.info({ ...log, vendor_status: r.output.vendor_status }, 'chat batch canceled at its vendor');
     return 'done';
   } catch (e) {

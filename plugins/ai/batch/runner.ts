@@ -1,13 +1,11 @@
 import { isApiError, type ErrorCode } from '../../../core/errors.js';
 import { microsToUsd } from '../../../core/wallet/money.js';
 import type { Attempt, CallOptions } from '../../../core/router/router.js';
-import { credentialValues } from '../../../core/router/scrub.js';
 import type { JobHandler } from '../../../core/jobs/engine.js';
-import { credentialsFor } from '../../byok/providers.js';
 import type { ChatInput, ChatOutput } from '../../../core/capabilities/ai/chat.js';
 import type { ChatResultT } from '../schemas.js';
 import type { BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../../core/capabilities/ai/batch.js';
-import { BATCH_CAPABILITY, FINAL, holdOf, parseInput, parseRoute, type BatchRoute, type BatchRow } from './store.js';
+import { BATCH_CAPABILITY, FINAL, holdOf, parseInput, parseRoute, type BatchRoute, type BatchRow, type StoredBatchInput } from './store.js';
 import { BATCH_JOB, charged, type BatchDeps } from './submit.js';
 import { cancelAtVendor } from './cancel.js';
 
@@ -16,22 +14,31 @@ import { cancelAtVendor } from './cancel.js';
 // many nodes there are and a restart picks up where the database says the batch is.
 
 /** The caller's BYOK keys, read again: a batch stores none. A key revoked meanwhile drops its vendor. */
-async function restoreCredentials(d: BatchDeps, row: BatchRow, input: ChatInput, route: BatchRoute): Promise<string[]> {
+async function restoreCredentials(d: BatchDeps, row: BatchRow, input: StoredBatchInput, route: BatchRoute): Promise<string[]> {
   if (!route.byok.length) return route.order;
-  const byok = (await d.ai.byok()?.active(row.account_id)) ?? new Map();
+  const instances = route.byok.map((id) => d.svc.vendors.get(id)).filter((i) => !!i);
+  const byok = await d.svc.router.callerCredentials(row.account_id, instances);
   return route.order.filter((id) => {
     if (!route.byok.includes(id)) return true;
-    const inst = d.svc.vendors.get(id);
-    const creds = inst && credentialsFor(inst, byok);
+    const creds = byok.get(id);
     if (creds) input.plan[id] = { ...input.plan[id], credentials: creds };
     return !!creds;
   });
 }
 
-function callOpts(row: BatchRow, order: string[], input: ChatInput): CallOptions {
+function callOpts(row: BatchRow, order: string[], input: StoredBatchInput): CallOptions {
   // charge: false — the batch's own hold is settled when the answer arrives.
-  const secrets = credentialValues(...order.map((id) => input.plan[id]?.credentials));
-  return { accountId: row.account_id, order, charge: false, ref: row.batch_id, secrets };
+  const route = order.map((id) => {
+    const plan = input.plan[id];
+    return { id, plan, ...(plan?.credentials ? { byok: { credentials: plan.credentials, fee: plan.fee } } : {}) };
+  });
+  return { accountId: row.account_id, route, charge: false, ref: row.batch_id };
+}
+
+/** The capability input of a stored batch: its plans go to the router, never into the input. */
+function chatOf(input: StoredBatchInput): ChatInput {
+  const { plan: _plans, ...chat } = input;
+  return chat;
 }
 
 /** A poll that fails is retried with backoff for about an hour: a vendor's blip must not fail a day-long batch. */
@@ -41,7 +48,7 @@ async function nextStep(d: BatchDeps, row: BatchRow, step: number): Promise<void
   await d.svc.jobs.enqueue({ kind: BATCH_JOB, payload: { batch_id: row.batch_id }, runAt: Date.now() + d.pollMs, maxAttempts: POLL_ATTEMPTS, uniqueKey: `${BATCH_JOB}:${row.batch_id}:${step}` });
 }
 
-async function succeed(d: BatchDeps, row: BatchRow, input: ChatInput, vendor: string, out: ChatOutput, attempts: Attempt[]): Promise<void> {
+async function succeed(d: BatchDeps, row: BatchRow, input: StoredBatchInput, vendor: string, out: ChatOutput, attempts: Attempt[]): Promise<void> {
   const cost = charged(d.svc, input, vendor, out.usage);
   const now = Date.now();
   const result: ChatResultT = {
@@ -70,15 +77,15 @@ async function giveUp(d: BatchDeps, row: BatchRow, code: ErrorCode, message: str
   if (await fail(d, row, code, message)) await cancelAtVendor(d, row);
 }
 
-async function runDirect(d: BatchDeps, row: BatchRow, input: ChatInput, order: string[]): Promise<void> {
+async function runDirect(d: BatchDeps, row: BatchRow, input: StoredBatchInput, order: string[]): Promise<void> {
   // Canceled before it started: make no call.
   if (row.state === 'queued' && !(await d.store.move(row.batch_id, ['queued'], { state: 'running' }))) return;
-  const r = await d.svc.router.call<ChatInput, ChatOutput>('ai.chat', input, callOpts(row, order, input));
+  const r = await d.svc.router.call<ChatInput, ChatOutput>('ai.chat', chatOf(input), callOpts(row, order, input));
   await succeed(d, row, input, r.vendor, r.output, r.attempts);
 }
 
-async function submit(d: BatchDeps, row: BatchRow, input: ChatInput, route: BatchRoute, order: string[]): Promise<void> {
-  const r = await d.svc.router.call<BatchSubmitInput, BatchSubmitOutput>(BATCH_CAPABILITY, { ...input, custom_id: row.batch_id }, callOpts(row, order, input));
+async function submit(d: BatchDeps, row: BatchRow, input: StoredBatchInput, route: BatchRoute, order: string[]): Promise<void> {
+  const r = await d.svc.router.call<BatchSubmitInput, BatchSubmitOutput>(BATCH_CAPABILITY, { ...chatOf(input), custom_id: row.batch_id }, callOpts(row, order, input));
   const moved = await d.store.move(row.batch_id, ['queued'], {
     state: 'running', vendor: r.vendor, vendor_batch_id: r.output.vendor_batch_id, step: 1, route: JSON.stringify({ ...route, attempts: r.attempts }),
   });
@@ -87,7 +94,7 @@ async function submit(d: BatchDeps, row: BatchRow, input: ChatInput, route: Batc
   else await cancelAtVendor(d, row, r.vendor, r.output.vendor_batch_id);
 }
 
-async function poll(d: BatchDeps, row: BatchRow, input: ChatInput): Promise<void> {
+async function poll(d: BatchDeps, row: BatchRow, input: StoredBatchInput): Promise<void> {
   const vendor = row.vendor!;
   // Hours may pass: keep the hold from being taken for one a dead call left behind.
   await d.svc.wallet.refresh(holdOf(row));

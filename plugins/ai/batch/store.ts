@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { CursorPos } from '../../../core/http/pagination.js';
 import type { Hold } from '../../../core/wallet/wallet.js';
 import type { Attempt } from '../../../core/router/router.js';
-import type { ChatInput } from '../../../core/capabilities/ai/chat.js';
+import type { CandidatePlan, ChatInput } from '../../../core/capabilities/ai/chat.js';
 import type { ChatResultT } from '../schemas.js';
 
 export type BatchState = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
@@ -79,7 +79,13 @@ export class BatchStore {
   }
 }
 
-export const parseInput = (row: BatchRow): ChatInput => JSON.parse(row.input) as ChatInput;
+/**
+ * A batch's chat as stored: the capability input and, beside it, each candidate's plan (its
+ * batch prices, never a credential), handed to the router as CallOptions.plans when it runs.
+ */
+export type StoredBatchInput = ChatInput & { plan: Record<string, CandidatePlan> };
+
+export const parseInput = (row: BatchRow): StoredBatchInput => JSON.parse(row.input) as StoredBatchInput;
 export const parseRoute = (row: BatchRow): BatchRoute => JSON.parse(row.route) as BatchRoute;
 
 /** The wire record of GET /v1/ai/batches/{id}. */

@@ -3,11 +3,11 @@ import type { Logger } from 'pino';
 import type { Svc } from '../../../core/context.js';
 import { apiError } from '../../../core/errors.js';
 import { newId } from '../../../core/ids.js';
-import { planPrice } from '../plan-price.js';
+import { tokenPrice } from '../../../core/capabilities/ai/price.js';
 import type { CandidatePlan, ChatInput } from '../../../core/capabilities/ai/chat.js';
 import type { AiService } from '../service.js';
 import type { ChatBodyT } from '../schemas.js';
-import { BATCH_CAPABILITY, BatchStore, type BatchRoute } from './store.js';
+import { BATCH_CAPABILITY, BatchStore, type BatchRoute, type StoredBatchInput } from './store.js';
 
 export const BATCH_JOB = 'ai.batch';
 
@@ -22,8 +22,9 @@ export interface BatchDeps {
 }
 
 /** Vendor cost with the operator's markup, plus the BYOK fee as it is: as the router charges it. */
-export function charged(svc: Svc, input: ChatInput, instanceId: string, usage?: ChatInput['estimate']): number {
-  return Math.ceil(planPrice(input, instanceId, usage) * svc.config.wallet.markup) + (input.plan[instanceId]?.fee ?? 0);
+export function charged(svc: Svc, input: StoredBatchInput, instanceId: string, usage?: ChatInput['estimate']): number {
+  const plan = input.plan[instanceId];
+  return Math.ceil(tokenPrice(plan, usage ?? input.estimate) * svc.config.wallet.markup) + (plan?.fee ?? 0);
 }
 
 /** The caller's key is stored nowhere: a batch reads it again from the BYOK store when it runs. */
@@ -44,20 +45,20 @@ export async function submitBatch(d: BatchDeps, req: FastifyRequest, body: ChatB
   const p = await d.ai.prepareChat(req, body, false);
   const plan: Record<string, CandidatePlan> = {};
   for (const c of p.candidates) {
-    plan[c.instanceId] = c.byok ? c.plan : { ...c.plan, price_in: c.entry.price.batch_in ?? c.entry.price.in, price_out: c.entry.price.batch_out ?? c.entry.price.out };
+    plan[c.id] = c.byok ? c.plan : { ...c.plan, price_in: c.entry.price.batch_in ?? c.entry.price.in, price_out: c.entry.price.batch_out ?? c.entry.price.out };
   }
-  const input: ChatInput = { ...p.input, plan };
+  const input: StoredBatchInput = { ...p.input, plan };
   // The primary decides the route: its vendor's batch API when it has one, else a background call.
   const serving = (id: string) => !!d.svc.vendors.get(id)?.instance.capabilities[BATCH_CAPABILITY];
-  const mode: BatchRoute['mode'] = serving(p.candidates[0].instanceId) ? 'vendor' : 'direct';
-  let order = p.candidates.map((c) => c.instanceId).filter((id) => mode === 'direct' || serving(id));
+  const mode: BatchRoute['mode'] = serving(p.candidates[0].id) ? 'vendor' : 'direct';
+  let order = p.candidates.map((c) => c.id).filter((id) => mode === 'direct' || serving(id));
   const primary = charged(d.svc, input, order[0]);
   order = order.filter((id, i) => i === 0 || charged(d.svc, input, id) <= primary * (body.max_cost_multiplier ?? 1.5));
   const reserve = Math.max(...order.map((id) => charged(d.svc, input, id)));
   const accountId = req.principal!.accountId;
   const hold = await d.svc.wallet.reserve(accountId, reserve, BATCH_CAPABILITY);
   const batchId = newId('batch');
-  const route: BatchRoute = { mode, order, byok: p.candidates.filter((c) => c.byok).map((c) => c.instanceId) };
+  const route: BatchRoute = { mode, order, byok: p.candidates.filter((c) => c.byok).map((c) => c.id) };
   const now = Date.now();
   try {
     await d.svc.db.transaction().execute(async (trx) => {

@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { Svc } from '../../../core/context.js';
 import type { CallResult } from '../../../core/router/router.js';
-import type { StreamSession } from '../../../core/router/stream-call.js';
-import type { CandidatePlan, ChatInput, ChatOutput, ChatStreamEvent, Usage } from '../../../core/capabilities/ai/chat.js';
+import type { StreamSession } from '../../../core/router/stream.js';
+import type { ChatInput, ChatOutput, ChatStreamEvent, Usage } from '../../../core/capabilities/ai/chat.js';
 import type { ImageEditInput, ImageFile, ImageInput, ImageOutput, ImageVariationInput } from '../../../core/capabilities/ai/image.js';
 import type { ChatResultT } from '../schemas.js';
-import type { AiService, ChatRequest, Prepared } from '../service.js';
+import { prepared, type AiService, type ChatRequest, type Prepared } from '../service.js';
 import { resolveImages, sniffImage, type ImageRef, type ParamOf } from './image-input.js';
 import type { ImageBodyT, ImageEditBodyT, ImageResultT, ImageVariationBodyT, VisionBodyT } from './schemas.js';
 import { imageFile, MAX_MASK_BYTES } from './image-files.js';
@@ -116,13 +116,12 @@ export class MediaService {
   }
 
   /** Route, call and save: the images of any image capability, priced per image by the plan. */
-  private async makeImages<I extends { n: number; plan: Record<string, CandidatePlan> }>(
+  private async makeImages<I extends { n: number }>(
     req: FastifyRequest, capability: 'ai.image' | 'ai.image.edit' | 'ai.image.variation', opts: ImageUploadOptions,
-    fields: Omit<I, 'plan'> | (() => Promise<Omit<I, 'plan'>>),
+    fields: I | (() => Promise<I>),
   ): Promise<ImageResultT> {
     const candidates = await this.ai.plan(req, { capability, model: opts.model, vendor: opts.vendor, task: 'general', prefer: opts.prefer ?? 'balanced', needs: [] });
-    const input = { ...(typeof fields === 'function' ? await fields() : fields), plan: Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])) } as I;
-    const p: Prepared<I> = { input, candidates, modelOf: (v) => input.plan[v]?.model };
+    const p = prepared(typeof fields === 'function' ? await fields() : fields, candidates);
     const started = performance.now();
     const r = await this.call<I, ImageOutput>(capability, req, p, IMAGE_TIMEOUT_MS);
     const accountId = req.principal!.accountId;

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Svc } from '../../../core/context.js';
-import type { AiService, Prepared } from '../service.js';
+import { prepared, type AiService } from '../service.js';
 import type { Prefer } from '../planner.js';
-import { characters } from './price.js';
+import { characters } from '../../../core/capabilities/ai/price.js';
 import { TTS_MIME, type AsrInput, type AsrOutput, type TtsFormat, type TtsInput, type TtsOutput } from '../../../core/capabilities/ai/speech.js';
 import { estimateSeconds } from './audio-format.js';
 import { audioKind, decodeBase64, fetchAudio } from './audio-input.js';
@@ -41,11 +41,9 @@ export interface TranscribeRequest {
 export class SpeechService {
   constructor(private readonly svc: Svc, private readonly ai: AiService) {}
 
-  private async call<I extends { plan: TtsInput['plan'] }, O>(req: FastifyRequest, capability: 'ai.tts' | 'ai.asr', r: { model?: string; vendor?: string; prefer?: Prefer },
-    build: (plan: I['plan']) => I) {
+  private async call<I, O>(req: FastifyRequest, capability: 'ai.tts' | 'ai.asr', r: { model?: string; vendor?: string; prefer?: Prefer }, input: I) {
     const candidates = await this.ai.plan(req, { capability, model: r.model, vendor: r.vendor, task: 'general', prefer: r.prefer ?? 'balanced', needs: [] });
-    const input = build(Object.fromEntries(candidates.map((c) => [c.instanceId, c.plan])));
-    const p: Prepared<I> = { input, candidates, modelOf: (v) => input.plan[v]?.model };
+    const p = prepared(input, candidates);
     const started = performance.now();
     try {
       const res = await this.svc.router.call<I, O>(capability, input, this.ai.callOptions(req, candidates, {}));
@@ -57,9 +55,9 @@ export class SpeechService {
 
   /** The audio bytes of a text, from the routed vendor. */
   speak(req: FastifyRequest, r: SpeakRequest) {
-    return this.call<TtsInput, TtsOutput>(req, 'ai.tts', r, (plan) => ({
-      text: r.input, voice: r.voice, format: r.format, speed: r.speed, instructions: r.instructions, plan,
-    }));
+    return this.call<TtsInput, TtsOutput>(req, 'ai.tts', r, {
+      text: r.input, voice: r.voice, format: r.format, speed: r.speed, instructions: r.instructions,
+    });
   }
 
   /** POST /v1/ai/tts: the audio is saved as a result and handed back as a signed URL (and inline when asked). */
@@ -79,9 +77,9 @@ export class SpeechService {
   async transcribe(req: FastifyRequest, r: TranscribeRequest) {
     const kind = audioKind(r.audio, r.param, { mime: r.mime, filename: r.filename });
     const estimate = estimateSeconds(r.audio, kind);
-    const res = await this.call<AsrInput, AsrOutput>(req, 'ai.asr', r, (plan) => ({
-      audio: r.audio, filename: `audio.${kind.ext}`, mime: kind.mime, language: r.language, prompt: r.prompt, estimate_seconds: estimate, plan,
-    }));
+    const res = await this.call<AsrInput, AsrOutput>(req, 'ai.asr', r, {
+      audio: r.audio, filename: `audio.${kind.ext}`, mime: kind.mime, language: r.language, prompt: r.prompt, estimate_seconds: estimate,
+    });
     return { ...res, seconds: res.output.duration_seconds ?? estimate };
   }
 

@@ -88,6 +88,20 @@ t.test('routes: order the candidates and leave out the others', async (t) => {
   t.equal((await meterCall(app, acct.auth, { input: 'x' }, 'send')).json().vendor, 'b');
 });
 
+t.test('a pin names one configured instance, inside the route or not; routes limit automatic routing only', async (t) => {
+  const { app } = await scriptedApp(t, [{ id: 'a' }, { id: 'b' }, { id: 'c' }], {
+    routes: { 'test.run': { strategy: 'fallback', targets: ['c', 'a'] } },
+  });
+  const acct = await activate(app);
+  const pinned = await meterCall(app, acct.auth, { input: 'x', vendor: 'b' });
+  t.equal(pinned.statusCode, 200, pinned.body);
+  t.equal(pinned.json().vendor, 'b', 'b serves test.run though the route leaves it out');
+  t.equal((await meterCall(app, acct.auth, { input: 'x' })).json().vendor, 'c', 'unpinned calls keep the route');
+  const missing = await meterCall(app, acct.auth, { input: 'x', vendor: 'nope' });
+  t.equal(missing.statusCode, 503);
+  t.match(missing.json().error.message, 'Configured for it: a, b, c.');
+});
+
 t.test('nothing serves the capability: 503 that says how to add a vendor, nothing charged', async (t) => {
   const { app } = await scriptedApp(t, [{ id: 'a', capabilities: ['test.run'] }]);
   const acct = await activate(app);

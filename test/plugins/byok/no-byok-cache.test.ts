@@ -1,5 +1,5 @@
 import t from 'tap';
-import { NoByokCache, NO_BYOK_TTL_MS } from '../../../plugins/ai/no-byok-cache.js';
+import { NoByokCache, NO_BYOK_TTL_MS } from '../../../plugins/byok/no-byok-cache.js';
 
 t.test('an empty lookup is remembered until a change or the expiry', async (t) => {
   let now = 1_000;
