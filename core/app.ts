@@ -23,9 +23,8 @@ import { installAuth } from './http/auth-hook.js';
 import { installIdempotency } from './http/idempotency.js';
 import { installMeterHeaders } from './http/meter-headers.js';
 import { installApiCors } from './http/cors.js';
-import { loadAreas, resolveVendor, checkConfig, redact } from './plugin-loader.js';
+import { loadAreas, resolveVendor, checkConfig, redact, unconfiguredBuiltins } from './plugin-loader.js';
 import { secretValues } from './router/scrub.js';
-import { builtinVendors } from '../vendors/builtin.js';
 import { registerSystemRoutes } from './system-routes.js';
 import { collectRoutes } from './discovery/route-registry.js';
 import { registerOpenApi } from './openapi/register.js';
@@ -39,7 +38,7 @@ import { registerHoldSweep } from './wallet/hold-sweep.js';
 import { Retention } from './retention/retention.js';
 import { ResultStore } from './results/result-store.js';
 import { coreModules } from './db/core-modules.js';
-import type { CapabilitySpec } from './define.js';
+import type { CapabilitySpec } from './capability-spec.js';
 import type { Svc } from './context.js';
 import { ConfigError } from '../config/load.js';
 
@@ -82,7 +81,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
       redactedConfig: redact(def.configSchema, vcfg), secrets: secretValues(def.configSchema, vcfg) });
   }
   // Embedded defaults serve every capability no configured instance of theirs already serves.
-  for (const def of builtinVendors.filter((d) => d.embedded && !configuredAdapters.has(d.name))) {
+  for (const def of unconfiguredBuiltins(configuredAdapters).filter((d) => d.embedded)) {
     const vcfg = checkConfig(def.configSchema, {}, `vendors.${def.name}`);
     const instance = await def.create(vcfg as any, { instanceId: def.name, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: def.name }) });
     vendors.add({ id: def.name, adapter: def.name, regions: instance.regions ?? def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg) });
@@ -90,7 +89,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   // Adapters that take BYOK credentials but that the operator did not configure still serve
   // callers who register their own key (POST /v1/byok): one BYOK-only instance each, at the
   // vendor's public endpoint. openai-compatible has no public endpoint of its own.
-  for (const def of builtinVendors.filter((d) => d.byok && d.name !== 'openai-compatible' && !configuredAdapters.has(d.name))) {
+  for (const def of unconfiguredBuiltins(configuredAdapters).filter((d) => d.byok && d.name !== 'openai-compatible')) {
     const id = `byok-${def.name}`;
     const vcfg = checkConfig(def.configSchema, {}, `vendors.${id}`);
     const instance = await def.create(vcfg as any, { instanceId: id, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: id }) });

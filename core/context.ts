@@ -11,7 +11,10 @@ import type { VendorRegistry } from './router/registry.js';
 import type { RateDecision } from './http/rate-limit.js';
 import type { TierConfig } from '../config/schema.js';
 import type { Bus } from './bus/bus.js';
-import type { AreaDefinition, CapabilitySpec } from './define.js';
+import type { CapabilitySpec } from './capability-spec.js';
+import type { FastifyInstance } from 'fastify';
+import type { Migration } from 'kysely';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { ErrorCode } from './errors.js';
 import type { Egress } from './egress/egress.js';
 import type { JobsEngine } from './jobs/engine.js';
@@ -91,4 +94,30 @@ declare module 'fastify' {
     /** Error codes beyond those the core derives from the route, for discovery and OpenAPI. */
     errors?: ErrorCode[];
   }
+}
+
+// The area half of the plugin API (svc-gateway/define re-exports it). It lives beside Svc, which
+// an area is given and which holds the loaded areas: the two refer to each other.
+
+export interface AreaContext<C = Record<string, unknown>> {
+  svc: Svc;
+  config: C;
+  log: Logger;
+}
+
+export interface AreaDefinition<S extends TSchema = TSchema> {
+  kind: 'area';
+  apiVersion: number;
+  /** Area name, the key under `plugins:` in the config. */
+  name: string;
+  configSchema?: S;
+  /** Ordered by key; applied once each, recorded in the area's own migration table. */
+  migrations?: Record<string, Migration>;
+  /** Vendor capabilities this area calls, with whether failover may resend them. */
+  capabilities?: Record<string, CapabilitySpec>;
+  /** Registers the area's routes. Runs inside its own Fastify plugin scope. */
+  register(app: FastifyInstance, ctx: AreaContext<Static<S>>): Promise<void> | void;
+  /** Background work to start once every area is registered (jobs, timers). */
+  start?(ctx: AreaContext<Static<S>>): Promise<void> | void;
+  stop?(): Promise<void> | void;
 }

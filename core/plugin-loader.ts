@@ -8,7 +8,9 @@ import { Kind, type TSchema } from '@sinclair/typebox';
 import type { CoreConfig } from '../config/schema.js';
 import { ConfigError, validateSection } from '../config/load.js';
 import { didYouMean, nearest } from '../config/suggest.js';
-import { PLUGIN_API_VERSION, SECRET, type AreaDefinition, type VendorDefinition } from './define.js';
+import { PLUGIN_API_VERSION } from './define.js';
+import { SECRET, type VendorDefinition } from './vendor-api.js';
+import type { AreaDefinition } from './context.js';
 import type { LoadedArea } from './context.js';
 import { builtinAreas } from '../plugins/builtin.js';
 import { builtinVendors } from '../vendors/builtin.js';
@@ -192,4 +194,13 @@ export function redact(schema: TSchema | undefined, value: unknown): any {
     out[k] = s?.[SECRET] ? (v === '' || v === undefined ? v : '[redacted]') : redact(s, v);
   }
   return out;
+}
+
+/**
+ * The built-in adapters the operator did not configure: the app adds the embedded defaults
+ * among them and a BYOK-only instance of each that takes callers' keys. The loader is the one
+ * core file that knows the built-in registries.
+ */
+export function unconfiguredBuiltins(configured: Set<string>): VendorDefinition[] {
+  return builtinVendors.filter((d) => !configured.has(d.name));
 }

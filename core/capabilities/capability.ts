@@ -1,4 +1,5 @@
-import type { CapabilityImpl, CapabilitySpec } from '../define.js';
+import type { CapabilityImpl } from '../vendor-api.js';
+import type { CapabilitySpec } from '../capability-spec.js';
 
 // A capability's contract, shared by the area that calls it and every vendor that serves it:
 // its name, whether a second vendor may be tried after the first may have acted, and its

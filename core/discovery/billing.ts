@@ -1,5 +1,5 @@
 import type { Svc } from '../context.js';
-import type { ListPrice } from '../define.js';
+import type { ListPrice } from '../capability-spec.js';
 import type { RouteEntry } from './route-registry.js';
 import type { DiscoveryItemT } from './schemas.js';
 

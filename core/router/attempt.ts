@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { CapabilityImpl, CapabilitySpec } from '../define.js';
+import type { CapabilityImpl } from '../vendor-api.js';
+import type { CapabilitySpec } from '../capability-spec.js';
 import type { Hold, Wallet } from '../wallet/wallet.js';
 import { apiError } from '../errors.js';
 import { classifyGeneric, isGatewayFault, retryAfterOf, type FailureKind } from './failure.js';

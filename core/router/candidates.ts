@@ -1,5 +1,5 @@
 import { apiError } from '../errors.js';
-import type { CapabilityImpl } from '../define.js';
+import type { CapabilityImpl } from '../vendor-api.js';
 import type { CredentialsProvider } from './credentials.js';
 import type { Planned, Planner, PlannerOptions, Routed } from './planner.js';
 import type { RegisteredInstance, VendorRegistry } from './registry.js';

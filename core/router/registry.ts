@@ -1,5 +1,5 @@
 import { ConfigError } from '../../config/load.js';
-import type { VendorDefinition, VendorInstance } from '../define.js';
+import type { VendorDefinition, VendorInstance } from '../vendor-api.js';
 
 /** `routes.<capability>.strategy`: the targets in the order given, or cheapest estimate first. */
 export type RouteStrategy = 'fallback' | 'cheapest';

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { CapabilitySpec, CapabilityImpl } from '../define.js';
+import type { CapabilityImpl } from '../vendor-api.js';
+import type { CapabilitySpec } from '../capability-spec.js';
 import type { Wallet } from '../wallet/wallet.js';
 import { VendorFailure } from './failure.js';
 import type { VendorRegistry, RegisteredInstance } from './registry.js';

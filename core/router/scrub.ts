@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { SECRET } from '../define.js';
+import { SECRET } from '../vendor-api.js';
 
 /** How much of a vendor's failure text a response carries: an excerpt, never the vendor's whole body. */
 export const SHOWN_CHARS = 200;

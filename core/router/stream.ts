@@ -1,4 +1,4 @@
-import type { CapabilityImpl } from '../define.js';
+import type { CapabilityImpl } from '../vendor-api.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { Meter } from './meter.js';
 import { classifyGeneric, VendorFailure } from './failure.js';
