@@ -39,7 +39,7 @@ function toolUse(b: any, s: Script): { name: string; arguments: string } | undef
 
 /** A tool input as the stream sends it: input_json_delta fragments of a few characters. */
 function fragments(json: string): string[] {
-  return json.match(/[^]{1,6}/g) ?? [];
+  return json.match(/[\s\S]{1,6}/g) ?? [];
 }
 
 /**

@@ -98,10 +98,10 @@ export class GroupCommit {
       return;
     }
     if (!this.durable) {
-      batch.forEach((p, i) => p.resolve(done[i]));
+      for (const [i, p] of batch.entries()) p.resolve(done[i]);
       return;
     }
-    batch.forEach((p, i) => (p.done = done[i]));
+    for (const [i, p] of batch.entries()) p.done = done[i];
     this.committed.push(...batch);
     if (!this.syncing) this.syncing = this.syncLoop();
   }

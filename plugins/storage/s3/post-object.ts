@@ -147,7 +147,7 @@ function cappedFile(file: Readable, cap: UploadCap, min: number, onError: (e: Er
 }
 
 export async function postObject(r: S3Request): Promise<unknown> {
-  const { req, reply, storage } = r;
+  const { reply, storage } = r;
   const form = await readForm(r);
   const { fields, file, filename, mime } = await form.upload;
   refuseUnimplemented(fields.keys(), 'form field');

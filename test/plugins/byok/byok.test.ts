@@ -74,7 +74,7 @@ t.test("bad input is rejected without echoing secrets; another account's keys ar
 });
 
 t.test("chat uses the caller's own key first and charges only the platform fee; revoked keys are never used", async (t) => {
-  const { app, oa, an, auth, accountId } = await byokApp(t);
+  const { app, oa, auth, accountId } = await byokApp(t);
   // Without a key of their own the OpenAI instance is not a candidate.
   const before = (await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: auth, payload: { messages: 'x', prefer: 'cheapest' } })).json();
   t.equal(before.metadata.vendor, 'an');
