@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// The test files whose run can differ under a suite variable, for the suites that re-run them
+// (package.json): `database` for test:pg, `storage` for test:storage-s3. A file outside the
+// list runs exactly the same code either way, so a second run would only cost time (two CI
+// runs of ~140 files on 2 cores). Decided from the sources, not a hand list, and on the safe
+// side: any doubt keeps a file in. Prints one path a line.
+//   database: the file's imports (followed through the repository's own modules) reach
+//             test/helpers/app.ts, the only reader of SVC_TEST_DATABASE_URL.
+//   storage:  they reach test/plugins/storage/helpers.ts (the only reader of SVC_TEST_STORAGE
+//             besides the tests that name it), and some file on the way names STORAGE_VENDOR or
+//             SVC_TEST_STORAGE, or calls listeningApp() without naming `vendors` in the call
+//             (named vendors keep an app on them whatever the variable says; s3BackedApp() is
+//             always s3), or with options held in a variable, which it cannot read.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const DB_HELPER = 'test/helpers/app.ts';
+const STORAGE_HELPER = 'test/plugins/storage/helpers.ts';
+
+function* testFiles(dir) {
+  for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+    const p = `${dir}/${e.name}`;
+    if (e.isDirectory()) yield* testFiles(p);
+    else if (e.name.endsWith('.test.ts')) yield p;
+  }
+}
+
+const sources = new Map();
+function source(file) {
+  if (!sources.has(file)) {
+    try {
+      sources.set(file, readFileSync(join(ROOT, file), 'utf8'));
+    } catch {
+      sources.set(file, ''); // a package or a generated file: not ours to follow
+    }
+  }
+  return sources.get(file);
+}
+
+/** The file and every repository module it imports, statically or with import('…'). */
+function closure(file, seen = new Set()) {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const m of source(file).matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)) {
+    const target = relative(ROOT, resolve(ROOT, dirname(file), m[1])).replace(/\.js$/, '.ts');
+    if (target.endsWith('.ts')) closure(target, seen);
+  }
+  return seen;
+}
+
+/** Each `listeningApp(…)` call's argument text, parentheses balanced. */
+function* listeningAppArgs(text) {
+  for (const m of text.matchAll(/\blisteningApp\(/g)) {
+    let depth = 1;
+    let i = m.index + m[0].length;
+    const start = i;
+    for (; i < text.length && depth > 0; i++) {
+      if (text[i] === '(') depth++;
+      else if (text[i] === ')') depth--;
+    }
+    yield text.slice(start, i - 1);
+  }
+}
+
+function storageDependent(text) {
+  if (/\bSTORAGE_VENDOR\b|SVC_TEST_STORAGE/.test(text)) return true;
+  // `listeningApp(t)`, or options without vendors, or options held in a name: on the suite's vendor.
+  for (const args of listeningAppArgs(text)) {
+    if (!/^\s*[\w.]+\s*(,\s*\{[\s\S]*\}\s*)?,?\s*$/.test(args) || !/\bvendors\s*:/.test(args)) return true;
+  }
+  return false;
+}
+
+const mode = process.argv[2];
+if (mode !== 'database' && mode !== 'storage') {
+  console.error('usage: node scripts/test-files.mjs database|storage');
+  process.exit(2);
+}
+for (const file of [...testFiles('test')].sort()) {
+  const files = closure(file);
+  const keep = mode === 'database'
+    ? files.has(DB_HELPER)
+    : files.has(STORAGE_HELPER) && [...files].some((f) => f !== STORAGE_HELPER && storageDependent(source(f)));
+  if (keep) console.log(file);
+}
