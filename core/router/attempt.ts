@@ -121,22 +121,23 @@ export async function runAttempts<S, R>(
 ): Promise<R> {
   const spec = deps.capabilities.get(capability) ?? { idempotent: false };
   const implOf = (s: Step) => s.cand.instance.capabilities[capability] as CapabilityImpl;
-  const estimate = new Map(
-    steps.map((s) => [
-      s,
-      charged(deps.markup, s.cand.id, implOf(s).price(input, undefined, s.plan)) + (s.byok?.fee ?? 0),
-    ]),
-  );
+  const estimate = new Map<Step, number>();
+  for (const s of steps) {
+    estimate.set(s, charged(deps.markup, s.cand.id, implOf(s).price(input, undefined, s.plan)) + (s.byok?.fee ?? 0));
+  }
   const sorted = opts.cheapest ? [...steps].sort((a, b) => estimate.get(a)! - estimate.get(b)!) : steps;
   // Cooling vendors go last rather than away: if all are cooling, still try.
   const cooling = (s: Step) => deps.cooldowns.cooling(cooldownKey(deps, opts.accountId, s));
-  const ordered = [...sorted.filter((s) => !cooling(s)), ...sorted.filter(cooling)];
+  const ordered = orderByCooldown(sorted, cooling);
   const cap = opts.maxCostMultiplier ?? 1.5;
   const estimates = ordered.map((s) => estimate.get(s)!);
   const withinCap = ordered.map((_, i) => i === 0 || estimates[i] <= estimates[0] * cap);
   const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   opts.onDeadline?.(deadline);
-  const secrets = [...deps.registry.secrets(), ...credentialValues(...steps.map((s) => s.byok?.credentials))];
+  // Only a failure's text is scrubbed: built on the first one that needs it, not on every call.
+  let secrets: string[] | undefined;
+  const secretsOf = () =>
+    (secrets ??= [...deps.registry.secrets(), ...credentialValues(...steps.map((s) => s.byok?.credentials))]);
   const signal = opts.signal;
   const attempts: Attempt[] = [];
 
@@ -166,7 +167,9 @@ export async function runAttempts<S, R>(
       budgetMs: attemptBudget(remaining, left),
       started: performance.now(),
       attempts,
-      secrets,
+      get secrets() {
+        return secretsOf();
+      },
       cleanup: [() => signal?.removeEventListener('abort', onAbort)],
     };
     let started: S;
@@ -181,7 +184,7 @@ export async function runAttempts<S, R>(
       // The gateway's own exception is not the vendor's: no cooldown, no failover, a 500.
       if (isGatewayFault(err)) throw err;
       const failure = step.cand.instance.classify?.(err) ?? classifyGeneric(err);
-      const { shown, logged } = failureText(err, secrets);
+      const { shown, logged } = failureText(err, secretsOf());
       attempts.push({
         vendor: id,
         model: opts.model,
@@ -211,6 +214,19 @@ export async function runAttempts<S, R>(
     return kind.finish(a, started);
   }
   throw allFailed(capability, attempts, cap, kind);
+}
+
+/** The steps not cooling down, then the cooling ones, each group in its order (one pass, no copy when none cools). */
+function orderByCooldown(steps: Step[], cooling: (s: Step) => boolean): Step[] {
+  let cool: Step[] | undefined;
+  let warm: Step[] | undefined;
+  for (let i = 0; i < steps.length; i++) {
+    if (cooling(steps[i])) {
+      warm ??= steps.slice(0, i);
+      (cool ??= []).push(steps[i]);
+    } else warm?.push(steps[i]);
+  }
+  return cool ? [...warm!, ...cool] : steps;
 }
 
 function allFailed(capability: string, attempts: Attempt[], cap: number, kind: AttemptKind<unknown, unknown>) {

@@ -27,6 +27,9 @@ export interface RegisteredInstance {
 export class VendorRegistry {
   private readonly list: RegisteredInstance[] = [];
   private readonly order = new Map<string, { targets: string[]; strategy: RouteStrategy }>();
+  // Asked on every routed call: kept per capability until an instance or a route is added (boot).
+  private readonly memo = new Map<string, RegisteredInstance[]>();
+  private secretValues?: string[];
 
   /** Check what the adapter's create() returned, so a wrong plugin fails at boot, not at the first call. */
   add(inst: RegisteredInstance): void {
@@ -41,11 +44,24 @@ export class VendorRegistry {
     }
     if (this.get(inst.id)) throw new ConfigError(`${where}: the instance id "${inst.id}" is used twice`);
     this.list.push(inst);
+    this.forget();
   }
 
   /** Route order for a capability from the config's `routes:`. */
   setRoute(capability: string, targets: string[], strategy: RouteStrategy = 'fallback'): void {
     this.order.set(capability, { targets, strategy });
+    this.forget();
+  }
+
+  private forget(): void {
+    this.memo.clear();
+    this.secretValues = undefined;
+  }
+
+  private memoized(key: string, make: () => RegisteredInstance[]): readonly RegisteredInstance[] {
+    let list = this.memo.get(key);
+    if (!list) this.memo.set(key, (list = make()));
+    return list;
   }
 
   strategy(capability: string): RouteStrategy {
@@ -57,8 +73,8 @@ export class VendorRegistry {
   }
 
   /** Every configured secret value, of every instance: what no vendor's error text may carry on. */
-  secrets(): string[] {
-    return this.list.flatMap((i) => i.secrets ?? []);
+  secrets(): readonly string[] {
+    return (this.secretValues ??= this.list.flatMap((i) => i.secrets ?? []));
   }
 
   get(id: string): RegisteredInstance | undefined {
@@ -70,16 +86,18 @@ export class VendorRegistry {
    * `vendor` pin chooses from (a pin names one configured instance; routes order and limit
    * automatic routing only).
    */
-  configured(capability: string): RegisteredInstance[] {
-    return this.list.filter((i) => capability in i.instance.capabilities);
+  configured(capability: string): readonly RegisteredInstance[] {
+    return this.memoized(`c:${capability}`, () => this.list.filter((i) => capability in i.instance.capabilities));
   }
 
   /** The instances automatic routing tries for a capability: its route's targets in order, else all. */
-  serving(capability: string): RegisteredInstance[] {
-    const serving = this.configured(capability);
-    const route = this.order.get(capability)?.targets;
-    if (!route) return serving;
-    return route.map((id) => serving.find((s) => s.id === id)).filter((s): s is RegisteredInstance => !!s);
+  serving(capability: string): readonly RegisteredInstance[] {
+    return this.memoized(`s:${capability}`, () => {
+      const serving = this.configured(capability);
+      const route = this.order.get(capability)?.targets;
+      if (!route) return [...serving];
+      return route.map((id) => serving.find((s) => s.id === id)).filter((s): s is RegisteredInstance => !!s);
+    });
   }
 
   async closeAll(): Promise<void> {

@@ -102,7 +102,30 @@ function planOf(c: RouteCandidate, entry: ModelEntry, kind: Kind): CandidatePlan
  * smartest by quality rank, balanced by both); model rows outside the region are dropped.
  */
 export function catalogPlanner(catalog: Catalog): Planner<AiPlanInput, Candidate> {
-  return (req, candidates) => planModels(catalog, req, candidates);
+  // Without a caller's key, a plan follows from the request and the instances offered alone, and
+  // the catalog and the instances are fixed at boot: each distinct call is planned once, not on
+  // every request. Frozen, as calls share it. Bounded, since `model` is whatever the caller sent.
+  const memo = new Map<string, Candidate[]>();
+  return (req, candidates) => {
+    if (candidates.some((c) => c.byok)) return planModels(catalog, req, candidates);
+    const { capability, region, vendor, model, request } = req;
+    const ids = candidates.map((c) => c.instance.id).join('\u0001');
+    const key = [capability, region, vendor, model, request?.task, request?.prefer, request?.needs?.join(','), ids].join('\u0000');
+    let planned = memo.get(key);
+    if (!planned) {
+      planned = Object.freeze(planModels(catalog, req, candidates).map(frozen)) as Candidate[];
+      if (memo.size >= PLAN_MEMO_SIZE) memo.clear();
+      memo.set(key, planned);
+    }
+    return planned;
+  };
+}
+
+const PLAN_MEMO_SIZE = 1000;
+
+function frozen(c: Candidate): Candidate {
+  Object.freeze(c.plan);
+  return Object.freeze(c);
 }
 
 function planModels(catalog: Catalog, req: PlanRequest<AiPlanInput>, candidates: RouteCandidate[]): Candidate[] {
