@@ -22,7 +22,7 @@ export const ImageRef = Type.Object(
       Type.String({ minLength: 1, description: 'The image bytes, base64 (a `data:` URL prefix is accepted).' })
     ),
   },
-  { ...strict, description: 'Exactly one of `url` or `base64`.' }
+  { ...strict, description: 'Exactly one of `url` or `base64`.', examples: [{ url: 'https://example.com/photo.jpg' }] }
 );
 export type ImageRefT = Static<typeof ImageRef>;
 
