@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TUnion } from '@sinclair/typebox';
 import { IdempotencyKey } from '../../core/http/idempotency.js';
 import { IMAGE_FITS, IMAGE_FORMATS, WATERMARK_POSITIONS } from '../../core/capabilities/image.js';
 
@@ -26,7 +26,7 @@ export const ImageRef = Type.Object(
 );
 export type ImageRefT = Static<typeof ImageRef>;
 
-export const Operation = Type.Union([
+const OPERATIONS = [
   Type.Object(
     {
       op: Type.Literal('resize'),
@@ -77,7 +77,16 @@ export const Operation = Type.Union([
   Type.Object({ op: Type.Literal('compress'), quality: Type.Optional(Quality) }, strict),
   Type.Object({ op: Type.Literal('convert'), format: Format, quality: Type.Optional(Quality) }, strict),
   Type.Object({ op: Type.Literal('remove_background') }, strict),
-]);
+];
+/**
+ * One of the operations, told apart by `op` (Ajv's discriminator): a bad field is reported
+ * against its own operation's schema, and an unknown `op` as such, not as a mismatch of the first.
+ */
+export const Operation = Type.Unsafe<Static<TUnion<typeof OPERATIONS>>>({
+  oneOf: OPERATIONS,
+  discriminator: { propertyName: 'op' },
+  description: 'One operation: `op` says which.',
+});
 export type OperationT = Static<typeof Operation>;
 
 export const ProcessBody = Type.Object(
