@@ -23,7 +23,8 @@ function issueMessage(v: AjvIssue): string {
   if (v.keyword === 'additionalProperties') return 'is not a known field';
   if (v.keyword === 'required') return 'is required';
   if (v.keyword === 'discriminator') {
-    return v.params.tagValue === undefined ? 'is required' : `is not a known ${v.params.tag}: ${JSON.stringify(v.params.tagValue)}`;
+    if (v.params.tagValue === undefined) return 'is required';
+    return `is not a known ${v.params.tag}: ${JSON.stringify(v.params.tagValue)}`;
   }
   if (v.keyword === 'enum') return `must be one of ${(v.params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`;
   return v.message ?? 'is invalid';

@@ -21,8 +21,20 @@ t.test('bad input: the right 4xx, nothing stored, nothing charged', async (t) =>
       'validation_failed',
       /^operations\[0\]\.op is not a known op: "blur"/,
     ],
-    ['/v1/image/process', { input: { base64: png }, operations: [{ width: 2 }] }, 400, 'validation_failed', /\.op is required/],
-    ['/v1/image/process', { input: { base64: png }, quality: 101 }, 400, 'validation_failed', /^quality must be <= 100/],
+    [
+      '/v1/image/process',
+      { input: { base64: png }, operations: [{ width: 2 }] },
+      400,
+      'validation_failed',
+      /op is required/,
+    ],
+    [
+      '/v1/image/process',
+      { input: { base64: png }, quality: 101 },
+      400,
+      'validation_failed',
+      /^quality must be <= 100\./,
+    ],
     ['/v1/image/process', { input: { base64: png }, operations: [{ op: 'resize' }] }, 400, 'validation_failed'],
     [
       '/v1/image/process',
