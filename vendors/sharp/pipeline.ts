@@ -21,7 +21,7 @@ interface Raw {
 }
 
 /** Input formats written back as they came; any other (GIF, TIFF, HEIC) becomes PNG. */
-const KEPT: Record<string, ImageFormat> = { jpeg: 'jpeg', png: 'png', webp: 'webp' };
+const KEPT: Record<string, ImageFormat> = { jpeg: 'jpeg', png: 'png', webp: 'webp', avif: 'avif' };
 
 /** The size a resize makes of a `width` × `height` image, as sharp computes it. */
 export function resized(op: ResizeOp, width: number, height: number): { width: number; height: number } {
@@ -58,7 +58,7 @@ function checkOutput(size: { width: number; height: number }, op: string): void 
 
 /** The output's format and quality: the last convert's, a later compress's quality, else the input's. */
 function encoding(ops: ImageOp[], inputFormat: string): { format: ImageFormat; quality?: number } {
-  let format: ImageFormat = KEPT[inputFormat] ?? (inputFormat === 'heif' ? 'avif' : 'png');
+  let format: ImageFormat = KEPT[inputFormat] ?? 'png';
   let quality: number | undefined;
   for (const op of ops) {
     if (op.op === 'convert') ({ format, quality } = op);
@@ -90,7 +90,9 @@ export async function processImage(
   const pixelOps = input.operations.filter(
     (o): o is PixelOp => o.op !== 'compress' && o.op !== 'convert' && !(o.op === 'rotate' && o.angle === undefined)
   );
-  const { format, quality } = encoding(input.operations, meta.format!);
+  // AVIF is HEIF with AV1 inside: written back as AVIF; HEIC (HEVC) is not one of the four.
+  const inputFormat = meta.format === 'heif' && meta.compression === 'av1' ? 'avif' : meta.format!;
+  const { format, quality } = encoding(input.operations, inputFormat);
   let size = { width, height };
   let raw: Raw | undefined;
   const start = (): Sharp =>
