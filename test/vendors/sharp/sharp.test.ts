@@ -50,7 +50,9 @@ t.test('resize then convert: the dimensions and format read back; EXIF and GPS g
   t.equal((await sharpLib(avif.data).metadata()).compression, 'av1');
   const again = await e.process(avif.data, [{ op: 'resize', width: 50 }]);
   t.match(again, { format: 'avif', mime: 'image/avif', width: 50 }, 'AVIF in, AVIF out');
-  const gif = await sharpLib({ create: { width: 8, height: 8, channels: 3, background: '#fff' } }).gif().toBuffer();
+  const gif = await sharpLib({ create: { width: 8, height: 8, channels: 3, background: '#fff' } })
+    .gif()
+    .toBuffer();
   t.match(await e.process(gif, []), { format: 'png' }, 'GIF in, PNG out');
 });
 
