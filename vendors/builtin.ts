@@ -7,6 +7,7 @@ import gemini from './gemini/index.js';
 import localStorage from './local-storage/index.js';
 import s3 from './s3/index.js';
 import minio from './minio/index.js';
+import sharp from './sharp/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
-export const builtinVendors: VendorDefinition<any>[] = [sandboxPayments, openai, openaiCompatible, anthropic, gemini, localStorage, s3, minio];
+export const builtinVendors: VendorDefinition<any>[] = [sandboxPayments, openai, openaiCompatible, anthropic, gemini, localStorage, s3, minio, sharp];

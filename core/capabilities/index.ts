@@ -16,6 +16,7 @@ export * from './ai/price.js';
 export * from './ai/capabilities.js';
 export * from './ai/models.js';
 export * from './payments.js';
+export * from './image.js';
 export type { CallOptions, StreamOptions, CallResult } from '../router/router.js';
 export type { Attempt } from '../router/attempt.js';
 export type { StreamSession } from '../router/stream.js';

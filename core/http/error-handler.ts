@@ -12,7 +12,9 @@ interface AjvIssue {
 /** `/messages/0/role` → `messages[0].role`; a missing or unknown property names itself. */
 function paramOf(v: AjvIssue, part: string | undefined): string {
   let p = v.instancePath.replace(/^\//, '').replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.').replace(/^(\d+)/, '[$1]');
-  const extra = (v.params.missingProperty ?? v.params.additionalProperty) as string | undefined;
+  // A discriminated union (`oneOf` + `discriminator`) blames its tag field.
+  const tag = v.keyword === 'discriminator' ? v.params.tag : undefined;
+  const extra = (v.params.missingProperty ?? v.params.additionalProperty ?? tag) as string | undefined;
   if (extra) p = p ? `${p}.${extra}` : extra;
   return p || (part === 'body' ? 'body' : part ?? 'request');
 }
@@ -20,6 +22,10 @@ function paramOf(v: AjvIssue, part: string | undefined): string {
 function issueMessage(v: AjvIssue): string {
   if (v.keyword === 'additionalProperties') return 'is not a known field';
   if (v.keyword === 'required') return 'is required';
+  if (v.keyword === 'discriminator') {
+    if (v.params.tagValue === undefined) return 'is required';
+    return `is not a known ${v.params.tag}: ${JSON.stringify(v.params.tagValue)}`;
+  }
   if (v.keyword === 'enum') return `must be one of ${(v.params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`;
   return v.message ?? 'is invalid';
 }

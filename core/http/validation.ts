@@ -9,7 +9,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 // nothing is coerced or removed), while query strings and path parameters arrive as
 // strings and are coerced to the schema's numbers and booleans.
 function make(opts: Options): Ajv {
-  const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, strict: false, ...opts });
+  const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, strict: false, discriminator: true, ...opts });
   addFormats(ajv);
   ajv.addKeyword('x-secret');
   return ajv;

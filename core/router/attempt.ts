@@ -198,8 +198,11 @@ export async function runAttempts<S, R>(
         await deps.provider.invalidate(opts.accountId, id, step.byok.credentials, failure);
       deps.log.warn({ capability, vendor: id, kind: failure, latency_ms: latency, err: logged }, 'vendor call failed');
       // The request itself is wrong: another vendor would say the same, and a retry will too.
-      if (failure === 'client_error')
-        throw apiError('unprocessable', `${id} rejected the request: ${shown}`, { details: { attempts } });
+      // A request over the vendor's size cap (HTTP 413, or an engine's own cap) is the caller's 413.
+      if (failure === 'client_error') {
+        const code = (err as { status?: unknown }).status === 413 ? 'payload_too_large' : 'unprocessable';
+        throw apiError(code, `${id} rejected the request: ${shown}`, { details: { attempts } });
+      }
       // A vendor that may have acted must not be doubled by a second one.
       if (!spec.idempotent && failure !== 'not_sent') break;
       continue;

@@ -25,13 +25,13 @@ interface Seen {
 /** An in-process adapter: answers, fails as told (one behaviour per call, then `ok`), records what it got. */
 class Unit {
   readonly seen: Seen[] = [];
-  readonly next: Array<FailureKind | 'ok'> = [];
+  readonly next: Array<FailureKind | 'ok' | VendorFailure> = [];
   constructor(
     readonly id: string,
     readonly price: number,
   ) {}
 
-  private outcome(capability: string, input: unknown, opts: InvokeOptions): FailureKind | 'ok' {
+  private outcome(capability: string, input: unknown, opts: InvokeOptions): FailureKind | 'ok' | VendorFailure {
     this.seen.push({ capability, input, plan: opts.plan });
     return this.next.shift() ?? 'ok';
   }
@@ -40,6 +40,7 @@ class Unit {
     return {
       invoke: async (input, opts) => {
         const r = this.outcome(capability, input, opts);
+        if (r instanceof VendorFailure) throw r;
         if (r !== 'ok') throw new VendorFailure(r, `${this.id} says ${r}`);
         return { text: `${this.id}:${input.text}` };
       },
@@ -52,6 +53,7 @@ class Unit {
     return {
       invoke: async (input, opts) => {
         const r = this.outcome(capability, input, opts);
+        if (r instanceof VendorFailure) throw r;
         if (r !== 'ok') throw new VendorFailure(r, `${id} says ${r}`);
         return (async function* events() {
           yield `${id}:1`;
@@ -168,6 +170,19 @@ t.test('a client error stops the loop: 422, no failover, no cooldown', async (t)
   t.equal(unit('b').seen.length, 0);
   t.notOk(app.svc.router.cooldowns.cooling('a'));
   t.equal(await balance(), before, 'every hold released');
+});
+
+t.test('a client error with status 413 (over the vendor\'s size cap) is 413 payload_too_large', async (t) => {
+  const { app, unit, accountId, balance } = await loopApp(t, { a: 100, b: 100 });
+  const before = await balance();
+  for (const capability of ['unit.run', 'unit.stream']) {
+    unit('a').next.push(new VendorFailure('client_error', 'over 40 MP', { status: 413 }));
+    const e = await rejection(app, capability, { accountId });
+    t.equal(e.code, 'payload_too_large', capability);
+    t.match(e.message, /over 40 MP/);
+  }
+  t.equal(unit('b').seen.length, 0);
+  t.equal(await balance(), before);
 });
 
 t.test(

@@ -1,0 +1,26 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** `plugins.image` in the config file. */
+export const ImageConfig = Type.Object(
+  {
+    price_usd: Type.Number({
+      minimum: 0,
+      default: 0.001,
+      description: 'Charged for each POST /v1/image/process (before wallet.markup).',
+    }),
+    metadata_price_usd: Type.Number({
+      minimum: 0,
+      default: 0.0001,
+      description: 'Charged for each POST /v1/image/metadata (before wallet.markup).',
+    }),
+    timeout_seconds: Type.Number({
+      minimum: 1,
+      maximum: 600,
+      default: 60,
+      description: 'Longest an image call may take, queueing included.',
+    }),
+  },
+  { additionalProperties: false, default: {} }
+);
+
+export type ImageConfigT = Static<typeof ImageConfig>;

@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ErrorCode } from '../../core/errors.js';
+import type { ImageService } from './service.js';
+import {
+  ImageMetadata,
+  ImageOpResult,
+  MetadataBody,
+  ProcessBody,
+  type MetadataBodyT,
+  type ProcessBodyT,
+} from './schemas.js';
+
+const ERRORS: ErrorCode[] = ['unprocessable', 'payload_too_large', 'fetch_failed', 'fetch_timeout'];
+
+/** POST /v1/image/process and /v1/image/metadata: base64 payloads, so the large body limit (25 MiB by default). */
+export function registerImageRoutes(app: FastifyInstance, images: ImageService): void {
+  const bodyLimit = app.svc.config.limits.large_body_bytes;
+
+  app.post(
+    '/v1/image/process',
+    {
+      bodyLimit,
+      config: {
+        scope: 'image',
+        operation: 'image.process',
+        capability: 'image.process',
+        idempotent: true,
+        errors: ERRORS,
+      },
+      schema: {
+        summary: 'Resize, rotate, watermark, compress or convert an image; the result is saved and returned as a URL',
+        tags: ['image'],
+        body: ProcessBody,
+        response: { 200: ImageOpResult },
+      },
+    },
+    async (req: FastifyRequest<{ Body: ProcessBodyT }>) => images.process(req, req.body)
+  );
+
+  app.post(
+    '/v1/image/metadata',
+    {
+      bodyLimit,
+      config: {
+        scope: 'image',
+        operation: 'image.metadata',
+        capability: 'image.metadata',
+        idempotent: true,
+        errors: ERRORS,
+      },
+      schema: {
+        summary: 'Dimensions, type and EXIF of an image',
+        tags: ['image'],
+        body: MetadataBody,
+        response: { 200: ImageMetadata },
+      },
+    },
+    async (req: FastifyRequest<{ Body: MetadataBodyT }>) => images.metadata(req, req.body)
+  );
+}

@@ -1,0 +1,53 @@
+import { deflateSync } from 'node:zlib';
+import sharp from 'sharp';
+import { pngChunk } from './images.js';
+
+// Real images for the image area's tests, made with sharp: with EXIF (GPS included) and an
+// orientation tag, and broken ones (truncated, a pixel bomb).
+
+/** GPS as sharp writes EXIF (rationals), near Greenwich. */
+export const GPS_EXIF = {
+  IFD0: { Make: 'TestCam', Model: 'T-1' },
+  IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '51/1 28/1 0/1', GPSLongitudeRef: 'W', GPSLongitude: '0/1 0/1 5/1' },
+};
+
+/** A `width`×`height` JPEG of one colour carrying camera and GPS tags, and `orientation` when given. */
+export async function jpegWithGps(width: number, height: number, orientation?: number): Promise<Buffer> {
+  let p = sharp({ create: { width, height, channels: 3, background: '#3366cc' } })
+    .jpeg({ quality: 90 })
+    .withExif(GPS_EXIF);
+  if (orientation) p = p.withMetadata({ orientation });
+  return p.toBuffer();
+}
+
+/** A PNG of one colour. */
+export function solidPng(width: number, height: number, background = '#808080'): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background } })
+    .png()
+    .toBuffer();
+}
+
+/** The RGB of one pixel. */
+export async function pixel(image: Buffer, x: number, y: number): Promise<[number, number, number]> {
+  const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const i = (y * info.width + x) * info.channels;
+  return [data[i], data[i + 1], data[i + 2]];
+}
+
+/**
+ * A decompression bomb: a few hundred bytes whose header says 16384×16384 RGBA (1 GiB of
+ * pixels) and whose data is a short run of zeros. Decoding it would allocate the gigabyte.
+ */
+export function pngBomb(): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(16384, 0);
+  ihdr.writeUInt32BE(16384, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(Buffer.alloc(4096))),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}

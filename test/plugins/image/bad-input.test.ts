@@ -1,0 +1,85 @@
+import t from 'tap';
+import { pngBomb, solidPng } from '../../fakes/test-images.js';
+import { imageApp, serveBytes } from './setup.js';
+
+const b64 = (b: Buffer) => b.toString('base64');
+
+// Bad input on every endpoint: 4xx in the conventions' shape, nothing stored, nothing charged.
+t.test('bad input: the right 4xx, nothing stored, nothing charged', async (t) => {
+  const { post, balance, results } = await imageApp(t);
+  const before = await balance();
+  const png = b64(await solidPng(8, 8));
+  const truncated = b64((await solidPng(300, 300, '#123456')).subarray(0, 120));
+  const cases: Array<[string, unknown, number, string, RegExp?]> = [
+    ['/v1/image/process', { input: { base64: b64(Buffer.from('plain text, not an image')) } }, 422, 'unprocessable'],
+    ['/v1/image/process', { input: { base64: truncated } }, 422, 'unprocessable'],
+    ['/v1/image/process', { input: { base64: b64(pngBomb()) }, width: 10 }, 413, 'payload_too_large', /40 megapixels/],
+    [
+      '/v1/image/process',
+      { input: { base64: png }, operations: [{ op: 'blur', sigma: 2 }] },
+      400,
+      'validation_failed',
+      /^operations\[0\]\.op is not a known op: "blur"/,
+    ],
+    [
+      '/v1/image/process',
+      { input: { base64: png }, operations: [{ width: 2 }] },
+      400,
+      'validation_failed',
+      /op is required/,
+    ],
+    [
+      '/v1/image/process',
+      { input: { base64: png }, quality: 101 },
+      400,
+      'validation_failed',
+      /^quality must be <= 100\./,
+    ],
+    ['/v1/image/process', { input: { base64: png }, operations: [{ op: 'resize' }] }, 400, 'validation_failed'],
+    [
+      '/v1/image/process',
+      { input: { base64: png }, operations: [{ op: 'watermark', opacity: 2, text: 'x' }] },
+      400,
+      'validation_failed',
+      /^operations\[0\]\.opacity must be <= 1\.$/,
+    ],
+    ['/v1/image/process', { input: { base64: png, url: 'http://example.com/a.png' } }, 400, 'validation_failed'],
+    ['/v1/image/process', { input: { base64: '@@not base64@@' } }, 400, 'validation_failed'],
+    ['/v1/image/metadata', { input: { base64: b64(Buffer.from('%PDF-1.7 not an image')) } }, 422, 'unprocessable'],
+    ['/v1/image/metadata', { input: { base64: b64(pngBomb()) } }, 413, 'payload_too_large'],
+    ['/v1/image/metadata', { input: {} }, 400, 'validation_failed'],
+  ];
+  for (const [url, body, status, code, message] of cases) {
+    const res = await post(url, body);
+    t.equal(res.statusCode, status, `${url} ${JSON.stringify(body).slice(0, 90)}: ${res.body.slice(0, 200)}`);
+    t.match(res.json(), { error: { code, status, request_id: /^req_/, message: message ?? String } });
+  }
+  t.equal(await balance(), before, 'nothing charged');
+  t.equal(await results(), 0, 'nothing stored');
+});
+
+t.test('a url at loopback or the metadata service is refused by egress under the default config', async (t) => {
+  const { post, balance, results } = await imageApp(t, { egress: { allow_private: false, allow_loopback: false } });
+  const before = await balance();
+  const local = await serveBytes(t, await solidPng(8, 8));
+  for (const url of [local, 'http://169.254.169.254/latest/meta-data/']) {
+    for (const [path, body] of [
+      ['/v1/image/process', { input: { url } }],
+      ['/v1/image/metadata', { input: { url } }],
+      [
+        '/v1/image/process',
+        { input: { base64: b64(await solidPng(8, 8)) }, operations: [{ op: 'watermark', image: { url } }] },
+      ],
+    ] as const) {
+      const res = await post(path, body);
+      t.equal(res.statusCode, 400, res.body);
+      t.match(res.json().error, {
+        code: 'validation_failed',
+        param: /^(input|operations\[0\]\.image)\.url$/,
+        message: /(loopback|metadata|link-local) address/,
+      });
+    }
+  }
+  t.equal(await balance(), before);
+  t.equal(await results(), 0);
+});

@@ -1,0 +1,66 @@
+import t from 'tap';
+import { SharpEngine } from '../../../vendors/sharp/engine.js';
+import { until } from '../../helpers/wait.js';
+
+// The queue that bounds how many images are worked on at once.
+
+t.test('at most `concurrency` images at once; the next starts when one is done', async (t) => {
+  const engine = new SharpEngine(2);
+  const signal = new AbortController().signal;
+  let running = 0;
+  let peak = 0;
+  const gates: Array<() => void> = [];
+  const work = () =>
+    engine.run(signal, async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      running--;
+      return 'done';
+    });
+  const calls = [work(), work(), work(), work()];
+  await until('two started', () => gates.length === 2);
+  t.equal(running, 2, 'two run, two wait');
+  gates.shift()!();
+  await until('a waiting one to start', () => gates.length === 2);
+  t.equal(running, 2, 'a waiting one took the free slot');
+  for (let done = 0; done < 3; done++) {
+    await until('a gate', () => gates.length > 0);
+    gates.shift()!();
+  }
+  t.same(await Promise.all(calls), ['done', 'done', 'done', 'done']);
+  t.equal(peak, 2);
+});
+
+t.test('a call whose caller went away while it waited never starts', async (t) => {
+  const engine = new SharpEngine(1);
+  let release!: () => void;
+  const first = engine.run(new AbortController().signal, () => new Promise<void>((r) => (release = r)));
+  const gone = new AbortController();
+  let started = false;
+  const second = engine.run(gone.signal, async () => {
+    started = true;
+  });
+  await until('the first to start', () => release !== undefined);
+  gone.abort(new Error('client went away'));
+  await t.rejects(second);
+  release();
+  await first;
+  t.notOk(started, 'the waiting work was dropped');
+});
+
+t.test("a bug in the gateway's own code stays a TypeError (500), not the caller's 422", async (t) => {
+  const engine = new SharpEngine(1);
+  await t.rejects(
+    engine.run(new AbortController().signal, async () => {
+      throw new TypeError('x is not a function');
+    }),
+    TypeError
+  );
+  await t.rejects(
+    engine.run(new AbortController().signal, async () => {
+      throw new Error('Input buffer contains unsupported image format');
+    }),
+    { name: 'VendorFailure', kind: 'client_error', status: 422 }
+  );
+});

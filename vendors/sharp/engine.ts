@@ -1,0 +1,87 @@
+import { availableParallelism } from 'node:os';
+import PQueue from 'p-queue';
+import type { Sharp, SharpOptions } from 'sharp';
+import { VendorFailure } from '../../core/define.js';
+import { IMAGE_MAX_INPUT_BYTES, IMAGE_MAX_INPUT_PIXELS } from '../../core/capabilities/image.js';
+
+type SharpFn = (input?: Buffer | SharpOptions, options?: SharpOptions) => Sharp;
+
+/** Input types decoded; SVG, PDF and the rest are refused (an SVG may name other files). */
+const DECODED = new Set(['jpeg', 'png', 'webp', 'gif', 'heif', 'tiff']);
+
+/** The input as decoded: the caps enforced, the first frame only (an animation's later frames are dropped). */
+export const DECODE: SharpOptions = { limitInputPixels: IMAGE_MAX_INPUT_PIXELS, failOn: 'error', pages: 1 };
+
+/** The caller's image is wrong (413 over a cap, else 422): no other engine would do better. */
+export function refused(message: string, status: 413 | 422 = 422): VendorFailure {
+  return new VendorFailure('client_error', message, { status });
+}
+
+/**
+ * sharp, loaded on the first image call (not at boot: most gateways never process one), and a
+ * queue that bounds how many images are worked on at once. libvips does the pixel work on
+ * libuv's thread pool, off the event loop; the queue keeps a burst of 40-MP resizes from
+ * holding every thread and all the memory at once, so other requests are still answered.
+ */
+export class SharpEngine {
+  private lib?: Promise<SharpFn>;
+  private readonly queue: PQueue;
+
+  constructor(concurrency: number) {
+    this.queue = new PQueue({ concurrency: concurrency || Math.max(1, availableParallelism()) });
+  }
+
+  sharp(): Promise<SharpFn> {
+    this.lib ??= import('sharp').then((m) => m.default as unknown as SharpFn);
+    return this.lib;
+  }
+
+  /** Run `work` when a slot is free; a caller gone while it waits never starts it. */
+  async run<T>(signal: AbortSignal, work: (sharp: SharpFn) => Promise<T>): Promise<T> {
+    const sharp = await this.sharp();
+    return this.queue.add(
+      async () => {
+        try {
+          return await work(sharp);
+        } catch (e) {
+          throw mapped(e);
+        }
+      },
+      { signal }
+    ) as Promise<T>;
+  }
+
+  /** The input's header: refused before any pixel is decoded when it is too big or not an image. */
+  async probe(sharp: SharpFn, data: Buffer, what = 'input') {
+    if (data.length > IMAGE_MAX_INPUT_BYTES) {
+      throw refused(`The ${what} is ${data.length} bytes, over the cap of ${IMAGE_MAX_INPUT_BYTES} bytes.`, 413);
+    }
+    const meta = await sharp(data, DECODE).metadata();
+    if (!meta.format || !DECODED.has(meta.format)) {
+      throw refused(
+        `The ${what} is ${meta.format ?? 'an unknown'} data; JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF is decoded.`
+      );
+    }
+    const swapped = (meta.orientation ?? 1) >= 5;
+    const width = swapped ? meta.height! : meta.width!;
+    const height = swapped ? meta.width! : meta.height!;
+    return { meta, width, height };
+  }
+
+  async close(): Promise<void> {
+    this.queue.clear();
+    await this.queue.onIdle();
+  }
+}
+
+/** sharp's errors are about the input (or the operations asked of it); the caps are 413. */
+function mapped(e: unknown): unknown {
+  if (e instanceof VendorFailure || (e as Error)?.name === 'AbortError') return e;
+  const message = String((e as Error)?.message ?? e).split('\n')[0];
+  if (/exceeds pixel limit/i.test(message)) {
+    return refused(`The image is over the cap of ${IMAGE_MAX_INPUT_PIXELS / 1e6} megapixels.`, 413);
+  }
+  // The gateway's own bug (a TypeError…) stays one: the router answers 500 and cools nothing down.
+  if (e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError) return e;
+  return refused(`The image cannot be processed: ${message}`);
+}
