@@ -197,8 +197,8 @@ function rank(pool: Candidate[], prefer: Prefer): Candidate[] {
   if (prefer === 'cheapest') return byPrice;
   if (prefer === 'smartest') return bySmarts;
   const score = new Map<Candidate, number>();
-  byPrice.forEach((c, i) => score.set(c, i));
-  bySmarts.forEach((c, i) => score.set(c, (score.get(c) ?? 0) + i));
+  for (const [i, c] of byPrice.entries()) score.set(c, i);
+  for (const [i, c] of bySmarts.entries()) score.set(c, (score.get(c) ?? 0) + i);
   return [...pool].sort((a, b) => score.get(a)! - score.get(b)! || b.entry.quality - a.entry.quality);
 }
 

@@ -68,7 +68,7 @@ export class MediaService {
     const p = await this.ai.prepareChat(req, { ...body, cache_strategy: 'none' }, capability === 'ai.vision.stream', capability);
     const inline = await resolveImages(images.map((i) => i.ref), this.svc.egress, (i, field) => images[i].param(field));
     const messages = p.input.messages.map((m) => ({ ...m }));
-    inline.forEach((img, i) => (messages[images[i].message].images ??= []).push(img));
+    for (const [i, img] of inline.entries()) (messages[images[i].message].images ??= []).push(img);
     p.input.messages = messages;
     p.input.estimate.input_tokens += inline.length * VISION_TOKENS_PER_IMAGE;
     return p;
