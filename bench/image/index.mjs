@@ -1,0 +1,200 @@
+// The image bench: POST /v1/image/process resizing a 1600-px JPEG to 400 px through the gateway
+// against raw sharp doing the same pipeline in this process, at the same concurrency, in
+// alternating rounds; then the p99 of a small resize while 40-MP resizes run against its p99
+// when idle, same run. Run it with `npm run bench -- image`; see BENCHMARKS.md.
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { Pool } from 'undici';
+import { activate, cleanup, cpuSeconds, startGateway, stop } from '../core/processes.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PHASE_S = Number(process.env.BENCH_P99_PHASE ?? 8);
+const BIG_CONNECTIONS = Number(process.env.BENCH_BIG_CONNECTIONS ?? 2);
+const SMALL_CONNECTIONS = 2;
+const PROF = process.env.BENCH_GATEWAY_PROF;
+// The sharp vendor's queue (images at once); unset: its default, one a CPU core.
+const SHARP_CONCURRENCY = process.env.BENCH_SHARP_CONCURRENCY;
+// The output settings both sides use: the gateway's top-level width + format + quality.
+const WIDTH = 400;
+const QUALITY = 80;
+// The decode options the sharp engine uses (vendors/sharp/engine.ts DECODE), so both sides decode alike.
+const DECODE = { limitInputPixels: 40_000_000, failOn: 'error', pages: 1 };
+
+const fmt = (n, d = 0) => n.toFixed(d);
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+
+function line(name, figure, anchor, ratio, goal, ok) {
+  process.stdout.write(`target ${name}: ${figure} vs ${anchor} → ${fmt(ratio, 2)}× (goal ${goal}) ${ok ? 'ok' : 'short'}\n`);
+}
+
+/**
+ * A JPEG of Gaussian noise, so decoding and encoding do real work (a flat image compresses to
+ * nothing). `grain` > 1 makes the noise at 1/grain the size and scales it up: the 40-MP input
+ * stays a few MB (its base64 must fit the 25 MiB body cap) while every pixel is still decoded.
+ */
+async function noiseJpeg(width, height, grain = 1) {
+  const w = Math.ceil(width / grain);
+  const h = Math.ceil(height / grain);
+  let img = sharp({ create: { width: w, height: h, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } });
+  if (grain > 1) img = sharp(await img.png().toBuffer()).resize(width, height, { fit: 'fill' });
+  return img.jpeg({ quality: 90 }).toBuffer();
+}
+
+/** Raw sharp: what the gateway's engine does for a width + format + quality request. */
+function rawResize(input) {
+  return sharp(input, DECODE).autoOrient().resize({ width: WIDTH, fit: 'cover' }).jpeg({ quality: QUALITY }).toBuffer();
+}
+
+function processBody(input, width) {
+  return JSON.stringify({ input: { base64: input.toString('base64') }, width, format: 'jpeg', quality: QUALITY });
+}
+
+/** POST one process call; throws on anything but a 200 with an image_url. */
+async function post(pool, key, body) {
+  const res = await pool.request({
+    method: 'POST', path: '/v1/image/process', body,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`/v1/image/process answered ${res.statusCode}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** `n` loops calling `once` until `seconds` pass; returns how many calls completed and each one's time. */
+async function loops(n, seconds, once) {
+  const end = performance.now() + seconds * 1000;
+  const times = [];
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      await once();
+      times.push(performance.now() - t0);
+    }
+  }));
+  return times;
+}
+
+/** Images a second and CPU per image (ms) of `cpu()` over one timed run of `n` loops. */
+async function throughput(n, seconds, once, cpu) {
+  const c0 = cpu();
+  const t0 = performance.now();
+  const times = await loops(n, seconds, once);
+  const wall = (performance.now() - t0) / 1000;
+  return { rate: times.length / wall, cpuMs: ((cpu() - c0) * 1000) / Math.max(1, times.length) };
+}
+
+const selfCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+async function main() {
+  process.stdout.write(`bench image: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ` +
+    `load ${loadavg().map((l) => fmt(l, 2)).join(' ')}; ` +
+    `sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}, ` +
+    `${sharp.concurrency()} threads); resize 1600→${WIDTH} JPEG q${QUALITY}, ${CONNECTIONS} at once, ` +
+    `${ROUNDS} rounds × ${DURATION_S} s a side; p99 of a 256→64 resize on ${SMALL_CONNECTIONS} connections, ` +
+    `${PHASE_S} s idle / ${PHASE_S} s beside ${BIG_CONNECTIONS} 40-MP resizes, 2 rounds\n`);
+  const medium = await noiseJpeg(1600, 1200);
+  const small = await noiseJpeg(256, 192);
+  const big = await noiseJpeg(7296, 5472, 8);
+  process.stdout.write(`inputs: 1600×1200 ${fmt(medium.length / 1024)} KiB, 256×192 ${fmt(small.length / 1024)} KiB, ` +
+    `7296×5472 (39.9 MP) ${fmt(big.length / 1048576, 1)} MiB\n`);
+
+  const gw = await startGateway(root, {
+    nodeArgs: PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF}`] : [],
+    config: [
+      'wallet: { trial_credit_usd: 100000 }',
+      ...(SHARP_CONCURRENCY
+        ? ['vendors:', `  - { id: sharp, use: sharp, config: { concurrency: ${Number(SHARP_CONCURRENCY)} } }`]
+        : []),
+    ],
+  });
+  const connections = CONNECTIONS + BIG_CONNECTIONS + SMALL_CONNECTIONS;
+  const pool = new Pool(gw.base, { connections, keepAliveTimeout: 60_000 });
+  try {
+    const key = await activate(gw.base);
+    const mediumBody = processBody(medium, WIDTH);
+    const smallBody = processBody(small, 64);
+    const bigBody = processBody(big, WIDTH);
+    // Every request must really give the image asked for before it is timed.
+    for (const [body, w] of [[mediumBody, WIDTH], [smallBody, 64], [bigBody, WIDTH]]) {
+      const out = await post(pool, key, body);
+      if (out.width !== w || out.mime !== 'image/jpeg') throw new Error(`unexpected result ${JSON.stringify(out)}`);
+    }
+    const rawOut = await sharp(await rawResize(medium)).metadata();
+    if (rawOut.width !== WIDTH || rawOut.format !== 'jpeg') throw new Error(`raw sharp made ${JSON.stringify(rawOut)}`);
+
+    const gwOnce = () => post(pool, key, mediumBody);
+    const rawOnce = () => rawResize(medium);
+    const gwCpu = () => cpuSeconds(gw.child.pid);
+    await throughput(CONNECTIONS, 2, gwOnce, gwCpu);
+    await throughput(CONNECTIONS, 2, rawOnce, selfCpu);
+    const g = [];
+    const r = [];
+    // Alternate, so a neighbour's burst of CPU lands on both sides rather than one.
+    for (let i = 0; i < ROUNDS; i++) {
+      g.push(await throughput(CONNECTIONS, DURATION_S, gwOnce, gwCpu));
+      r.push(await throughput(CONNECTIONS, DURATION_S, rawOnce, selfCpu));
+      const s = (x) => `${fmt(x.rate, 1)} images/s (${fmt(x.cpuMs, 1)} ms CPU/image)`;
+      process.stdout.write(`round ${i + 1}: gateway ${s(g[i])}, raw sharp ${s(r[i])}\n`);
+    }
+    const mean = (xs, f) => xs.reduce((acc, x) => acc + f(x), 0) / xs.length;
+    const gRate = mean(g, (x) => x.rate);
+    const rRate = mean(r, (x) => x.rate);
+
+    // Small resizes alone, then beside 40-MP resizes, twice, so a slow spell lands on both.
+    const idle = [];
+    const loaded = [];
+    let bigDone = 0;
+    const smallOnce = () => post(pool, key, smallBody);
+    for (let i = 0; i < 2; i++) {
+      idle.push(...(await loops(SMALL_CONNECTIONS, PHASE_S, smallOnce)));
+      let running = true;
+      const bigLoops = Promise.all(Array.from({ length: BIG_CONNECTIONS }, async () => {
+        while (running) {
+          await post(pool, key, bigBody);
+          bigDone++;
+        }
+      }));
+      // Let the big resizes start before the small ones are timed.
+      await new Promise((res) => setTimeout(res, 500));
+      loaded.push(...(await loops(SMALL_CONNECTIONS, PHASE_S, smallOnce)));
+      running = false;
+      await bigLoops;
+    }
+    idle.sort((a, b) => a - b);
+    loaded.sort((a, b) => a - b);
+    for (const [name, t] of [['idle', idle], ['beside 40-MP resizes', loaded]]) {
+      process.stdout.write(`small resize ${name}: ${t.length} calls, p50 ${fmt(pct(t, 0.5), 1)} ms, ` +
+        `p99 ${fmt(pct(t, 0.99), 1)} ms, max ${fmt(t[t.length - 1], 1)} ms\n`);
+    }
+    process.stdout.write(`40-MP resizes completed: ${bigDone}; bench image: load at the end ` +
+      `${loadavg().map((l) => fmt(l, 2)).join(' ')}\n`);
+
+    line('resize-throughput', `${fmt(gRate, 1)} images/s (${fmt(mean(g, (x) => x.cpuMs), 1)} ms CPU/image)`,
+      `${fmt(rRate, 1)} images/s (${fmt(mean(r, (x) => x.cpuMs), 1)} ms CPU/image, raw sharp)`,
+      gRate / rRate, '≥ 0.85×', gRate >= 0.85 * rRate);
+    const p99Idle = pct(idle, 0.99);
+    const p99Loaded = pct(loaded, 0.99);
+    line('small-p99-under-load', `${fmt(p99Loaded, 1)} ms p99 beside 40-MP resizes`, `${fmt(p99Idle, 1)} ms idle`,
+      p99Loaded / p99Idle, '≤ 3×', p99Loaded <= 3 * p99Idle);
+  } finally {
+    await pool.close();
+    await stop(gw.child);
+  }
+}
+
+main().then(() => {
+  cleanup();
+  process.exit(0);
+}, (e) => {
+  process.stderr.write(`bench image: ${e?.stack ?? e}\n`);
+  cleanup();
+  process.exit(1);
+});
