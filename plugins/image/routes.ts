@@ -33,8 +33,8 @@ export function registerImageRoutes(app: FastifyInstance, images: ImageService, 
       schema: {
         summary: 'Resize, rotate, watermark, compress or convert an image; the result is saved and returned as a URL',
         description:
-          `Each \`remove_background\` operation (capability image.remove_background) is charged ${removeUsd} USD `
-          + 'on top of the call, whichever engine serves it.',
+          `Each \`remove_background\` operation (capability image.remove_background) is charged ${removeUsd} USD, `
+          + 'whichever engine serves it; the other operations, when there are any, the price listed here.',
         tags: ['image'],
         body: ProcessBody,
         response: { 200: ImageOpResult },
