@@ -3,6 +3,14 @@ import sharp from 'sharp';
 import { alphaAt, subjectOnFlat } from '../../fakes/test-images.js';
 import { REMOVE_BG_KEY, removeBgFake } from '../../fakes/remove-bg-fake.js';
 import { imageApp } from './setup.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../../config/load.js';
+import { buildApp } from '../../../core/app.js';
+import { createLogger } from '../../../core/logger.js';
+import { activate, freshDatabaseUrl } from '../../helpers/app.js';
+import { captureLog } from '../../helpers/log-lines.js';
 
 // Routing and charging of remove_background between the embedded engine and remove.bg (a fake
 // on loopback). The embedded engine's model is exercised in test/vendors/imgly-background/ alone
@@ -105,4 +113,39 @@ t.test('failover: remove.bg out of credits (402) then the next candidate serves,
   t.equal(fake.requests.length, 1);
   t.equal(second.requests.length, 1);
   t.equal(before - (await balance()), 10_000, 'the default price, once');
+});
+
+t.test('at log level trace, the remove.bg key is in no log line, on success or failure', async (t) => {
+  const fake = await removeBgFake(t);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-rbg-log-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const config = loadConfig({
+    object: {
+      data_dir: dir,
+      database: { url: await freshDatabaseUrl(t, dir) },
+      vendors: [rbg('rbg', fake.baseUrl)],
+      routes: { 'image.remove_background': { strategy: 'fallback', targets: ['rbg'] } },
+    },
+    env: {},
+  });
+  const { lines, stream } = captureLog();
+  const app = await buildApp(config, { logger: createLogger('trace', stream) });
+  t.teardown(() => app.close());
+  await app.ready();
+  const { auth } = await activate(app);
+  const call = async () =>
+    app.inject({ method: 'POST', url: '/v1/image/process', headers: auth, payload: await removal() });
+  t.equal((await call()).statusCode, 200);
+  fake.failNext(429);
+  const limited = await call();
+  t.equal(limited.statusCode, 502, 'rate limited, no other candidate: vendor_error');
+  t.match(limited.json().error.details.attempts, [{ vendor: 'rbg', status: 'rate_limited' }]);
+  t.ok(
+    lines.some((l) => l.includes('vendor call failed')),
+    'the failure was logged'
+  );
+  t.same(
+    lines.filter((l) => l.includes(REMOVE_BG_KEY)),
+    []
+  );
 });
