@@ -13,7 +13,7 @@ import { activate, freshDatabaseUrl } from '../../helpers/app.js';
 import { captureLog } from '../../helpers/log-lines.js';
 
 // Routing and charging of remove_background between the embedded engine and remove.bg (a fake
-// on loopback). The embedded engine's model is exercised in test/vendors/imgly-background/ alone
+// on loopback). The embedded engine's model runs in remove-background-local.test.ts alone
 // (it takes tens of seconds to load): here it is only listed, never invoked.
 
 const b64 = (b: Buffer) => b.toString('base64');
