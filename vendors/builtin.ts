@@ -8,6 +8,20 @@ import localStorage from './local-storage/index.js';
 import s3 from './s3/index.js';
 import minio from './minio/index.js';
 import sharp from './sharp/index.js';
+import imglyBackground from './imgly-background/index.js';
+import removeBg from './remove-bg/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
-export const builtinVendors: VendorDefinition<any>[] = [sandboxPayments, openai, openaiCompatible, anthropic, gemini, localStorage, s3, minio, sharp];
+export const builtinVendors: VendorDefinition<any>[] = [
+  sandboxPayments,
+  openai,
+  openaiCompatible,
+  anthropic,
+  gemini,
+  localStorage,
+  s3,
+  minio,
+  sharp,
+  imglyBackground,
+  removeBg,
+];

@@ -13,6 +13,11 @@ export const ImageConfig = Type.Object(
       default: 0.0001,
       description: 'Charged for each POST /v1/image/metadata (before wallet.markup).',
     }),
+    remove_background_price_usd: Type.Number({
+      minimum: 0,
+      default: 0.01,
+      description: 'Charged for each remove_background operation (before wallet.markup), whichever engine serves it.',
+    }),
     timeout_seconds: Type.Number({
       minimum: 1,
       maximum: 600,

@@ -11,7 +11,8 @@ function flatPrice(price: number): Planner<unknown, Planned<ImagePlan>> {
   return (_req, candidates) => candidates.map((c) => ({ id: c.instance.id, plan: { price } }));
 }
 
-/** Image processing: resize, rotate, watermark, compress, convert, metadata; on the embedded sharp engine. */
+/** Image processing: resize, rotate, watermark, compress, convert, metadata, background removal; on the embedded
+ * sharp and imgly-background engines, or a configured vendor. */
 export default defineArea({
   name: 'image',
   configSchema: ImageConfig,
@@ -21,6 +22,7 @@ export default defineArea({
     const prices = {
       'image.process': usdToMicros(ctx.config.price_usd),
       'image.metadata': usdToMicros(ctx.config.metadata_price_usd),
+      'image.remove_background': usdToMicros(ctx.config.remove_background_price_usd),
     } as const;
     for (const [cap, micros] of Object.entries(prices)) {
       svc.router.planner(cap, flatPrice(micros), { docs: 'docs/image.md' });
@@ -30,6 +32,6 @@ export default defineArea({
         listPrice: () => ({ unit: 'call', micros }),
       });
     }
-    registerImageRoutes(app, new ImageService(svc, ctx.config));
+    registerImageRoutes(app, new ImageService(svc, ctx.config), prices['image.remove_background']);
   },
 });

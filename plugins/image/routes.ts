@@ -13,8 +13,11 @@ import {
 const ERRORS: ErrorCode[] = ['unprocessable', 'payload_too_large', 'fetch_failed', 'fetch_timeout'];
 
 /** POST /v1/image/process and /v1/image/metadata: base64 payloads, so the large body limit (25 MiB by default). */
-export function registerImageRoutes(app: FastifyInstance, images: ImageService): void {
+export function registerImageRoutes(app: FastifyInstance, images: ImageService, removeMicros: number): void {
   const bodyLimit = app.svc.config.limits.large_body_bytes;
+  // Discovery prices a route by its one capability; background removal is a second one inside
+  // this route, so its price (with the markup, as charged) is told in the description.
+  const removeUsd = Math.ceil(removeMicros * app.svc.config.wallet.markup) / 1_000_000;
 
   app.post(
     '/v1/image/process',
@@ -29,6 +32,9 @@ export function registerImageRoutes(app: FastifyInstance, images: ImageService):
       },
       schema: {
         summary: 'Resize, rotate, watermark, compress or convert an image; the result is saved and returned as a URL',
+        description:
+          `Each \`remove_background\` operation (capability image.remove_background) is charged ${removeUsd} USD, `
+          + 'whichever engine serves it; the other operations, when there are any, the price listed here.',
         tags: ['image'],
         body: ProcessBody,
         response: { 200: ImageOpResult },

@@ -51,3 +51,24 @@ export function pngBomb(): Buffer {
     pngChunk('IEND', Buffer.alloc(0)),
   ]);
 }
+
+/**
+ * A subject on a flat background: a `size`² white-ish image with a dark red disc in the middle
+ * (radius a quarter of the side), for background removal. A disc, not a square, so the model
+ * sees an object rather than a frame.
+ */
+export function subjectOnFlat(size = 320): Promise<Buffer> {
+  const r = size / 4;
+  const disc = `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}">
+    <circle cx="${size / 2}" cy="${size / 2}" r="${r}" fill="#b01818"/></svg>`;
+  return sharp({ create: { width: size, height: size, channels: 3, background: '#f4f4f4' } })
+    .composite([{ input: Buffer.from(disc) }])
+    .png()
+    .toBuffer();
+}
+
+/** The alpha (0–255) of one pixel; 255 for an image without an alpha channel. */
+export async function alphaAt(image: Buffer, x: number, y: number): Promise<number> {
+  const { data, info } = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return data[(y * info.width + x) * info.channels + 3];
+}

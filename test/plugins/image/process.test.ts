@@ -73,19 +73,6 @@ t.test(
   }
 );
 
-t.test('remove_background: no vendor for it, 503 before anything is fetched or charged', async (t) => {
-  const { post, balance, results } = await imageApp(t);
-  const before = await balance();
-  const res = await post('/v1/image/process', {
-    input: { url: 'http://127.0.0.1:9/never' },
-    operations: [{ op: 'remove_background' }],
-  });
-  t.equal(res.statusCode, 503, res.body);
-  t.match(res.json().error, { code: 'no_vendor_available', message: /image\.remove_background.*docs\/image\.md/ });
-  t.equal(await balance(), before);
-  t.equal(await results(), 0);
-});
-
 t.test('POST /v1/image/metadata: width, height, mime, flat EXIF', async (t) => {
   const { post, balance } = await imageApp(t);
   const before = await balance();
