@@ -8,7 +8,8 @@ import { binNodeFlags, cpuSeconds, start, startBare, startGateway, stop, tempDir
 
 /** Packages that must not load before their first use (a vendor SDK the default config does not configure). */
 const HEAVY = [
-  '@aws-sdk/', '@smithy/', 'minio', 'openai', 'pg', 'ioredis', 'sharp', 'playwright-core', 'twilio', 'stripe',
+  '@aws-sdk/', '@smithy/', 'minio', 'openai', 'pg', 'ioredis', 'sharp', 'exifr', '@imgly/', 'onnxruntime-node',
+  'playwright-core', 'twilio', 'stripe',
 ];
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
