@@ -16,8 +16,11 @@ t.test('every vendor times out: 504 vendor_timeout within the caller\'s timeout,
   t.equal(e.code, 'vendor_timeout');
   t.equal(e.message, 'No vendor answered test.run in time (a, b).');
   t.same(attemptsOf(res.json()), ['a:timeout', 'b:timeout']);
-  // The deadline is shared: each of the two gets about half, and the whole call ends on time.
-  for (const at of e.details.attempts) t.ok(at.latency_ms >= 100 && at.latency_ms < 400, `latency ${at.latency_ms}`);
+  // The deadline is shared: the first gets about half, the second what is left of it (less
+  // than half when the first timer fired late on a busy machine), and the call ends on time.
+  const [first, second] = e.details.attempts;
+  t.ok(first.latency_ms >= 100 && first.latency_ms < 400, `first latency ${first.latency_ms}`);
+  t.ok(second.latency_ms > 0 && second.latency_ms < 400, `second latency ${second.latency_ms}`);
   t.ok(took < 2000, `answered in ${took} ms`);
   t.same(await money(app, acct.account_id), { balance: 5_000_000, usage: [], holds: 0 });
 });
