@@ -22,7 +22,10 @@ function newestMtime(path) {
 /** dist is stale when a source file (or the compiler config) changed after the last build. */
 function ensureBuilt() {
   const built = join(root, 'dist', 'bin', 'svc-gateway.js');
-  const sources = Math.max(...SOURCE_DIRS.map((d) => newestMtime(join(root, d))), newestMtime(join(root, 'tsconfig.json')));
+  const sources = Math.max(
+    ...SOURCE_DIRS.map((d) => newestMtime(join(root, d))),
+    newestMtime(join(root, 'tsconfig.json'))
+  );
   if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
   process.stdout.write('bench: building dist (npx tsc -p tsconfig.json)\n');
   const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
@@ -33,14 +36,19 @@ function ensureBuilt() {
 }
 
 const name = process.argv[2];
-const benches = readdirSync(join(root, 'bench'), { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(join(root, 'bench', d.name, 'index.mjs'))).map((d) => d.name);
+const benches = readdirSync(join(root, 'bench'), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(join(root, 'bench', d.name, 'index.mjs')))
+  .map((d) => d.name);
 if (!name || !benches.includes(name)) {
   process.stderr.write(`usage: npm run bench -- NAME   (one of: ${benches.join(', ') || 'none'})\n`);
   process.exit(2);
 }
 ensureBuilt();
 
-const child = spawn(process.execPath, [join(root, 'bench', name, 'index.mjs'), ...process.argv.slice(3)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [join(root, 'bench', name, 'index.mjs'), ...process.argv.slice(3)], {
+  cwd: root,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const results = [];
 let pending = '';
 child.stdout.on('data', (chunk) => {

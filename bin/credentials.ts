@@ -12,7 +12,7 @@ export interface Credentials {
 
 /** `$XDG_CONFIG_HOME/svc-gateway/credentials.json`, `~/.config/svc-gateway/credentials.json` without it. */
 export function credentialsPath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), '.config');
+  const base = env.XDG_CONFIG_HOME?.startsWith('/') ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), '.config');
   return join(base, 'svc-gateway', 'credentials.json');
 }
 

@@ -30,7 +30,11 @@ Exit codes: 0 ok, 1 failure, 2 usage or config error.
 // By name: config/load.js is loaded only by the commands that read a config.
 const isConfigError = (e: unknown): e is Error => (e as Error)?.name === 'ConfigError';
 
-const USAGE_CODES = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
+const USAGE_CODES = new Set([
+  'ERR_PARSE_ARGS_UNKNOWN_OPTION',
+  'ERR_PARSE_ARGS_INVALID_OPTION_VALUE',
+  'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL',
+]);
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
@@ -47,7 +51,12 @@ async function main(argv: string[]): Promise<number> {
   const args = named ? argv.slice(1) : argv;
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: !!command.positionals, strict: true });
+    parsed = parseArgs({
+      args,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: !!command.positionals,
+      strict: true,
+    });
   } catch (e) {
     if (!USAGE_CODES.has((e as { code?: string }).code ?? '')) throw e;
     process.stderr.write(`svc-gateway ${command.name}: ${(e as Error).message}\n\n${command.help}`);
@@ -76,20 +85,26 @@ function exit(code: number): void {
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 }
 
-main(process.argv.slice(2)).then((code) => {
-  if (code >= 0) exit(code);
-}, (e) => {
-  if (e instanceof UsageError) {
-    process.stderr.write(`svc-gateway: ${e.message}\n\n${MAIN_HELP}`);
-    exit(2);
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) exit(code);
+  },
+  (e) => {
+    if (e instanceof UsageError) {
+      process.stderr.write(`svc-gateway: ${e.message}\n\n${MAIN_HELP}`);
+      exit(2);
+    }
+    if (isConfigError(e)) {
+      process.stderr.write(`svc-gateway: ${e.message}\n`);
+      exit(2);
+    }
+    // SvcError and the like carry a message meant for people; anything else is a bug worth a stack.
+    const err = e as { name?: string; message?: string; stack?: string; code?: string; requestId?: string };
+    if (err?.name === 'SvcError')
+      process.stderr.write(
+        `svc-gateway: ${err.message} (${err.code}${err.requestId ? `, request ${err.requestId}` : ''})\n`
+      );
+    else process.stderr.write(`svc-gateway: ${err?.stack ?? e}\n`);
+    exit(1);
   }
-  if (isConfigError(e)) {
-    process.stderr.write(`svc-gateway: ${e.message}\n`);
-    exit(2);
-  }
-  // SvcError and the like carry a message meant for people; anything else is a bug worth a stack.
-  const err = e as { name?: string; message?: string; stack?: string; code?: string; requestId?: string };
-  if (err?.name === 'SvcError') process.stderr.write(`svc-gateway: ${err.message} (${err.code}${err.requestId ? `, request ${err.requestId}` : ''})\n`);
-  else process.stderr.write(`svc-gateway: ${err?.stack ?? e}\n`);
-  exit(1);
-});
+);

@@ -13,7 +13,16 @@ export class SvcError extends Error {
   /** Seconds from `retry-after`, when the gateway sent it (429, 409 idempotency_in_progress). */
   readonly retryAfter?: number;
 
-  constructor(init: { code: string; status: number; message: string; requestId?: string; param?: string; details?: Record<string, unknown>; retryAfter?: number; cause?: unknown }) {
+  constructor(init: {
+    code: string;
+    status: number;
+    message: string;
+    requestId?: string;
+    param?: string;
+    details?: Record<string, unknown>;
+    retryAfter?: number;
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'SvcError';
     this.code = init.code;
@@ -26,11 +35,21 @@ export class SvcError extends Error {
 }
 
 interface ErrorBody {
-  error?: { code?: unknown; message?: unknown; status?: unknown; request_id?: unknown; param?: unknown; details?: unknown };
+  error?: {
+    code?: unknown;
+    message?: unknown;
+    status?: unknown;
+    request_id?: unknown;
+    param?: unknown;
+    details?: unknown;
+  };
 }
 
 /** Build the SvcError for a non-2xx response from its (already read) text. */
-export function errorFromResponse(res: { status: number; statusText: string; headers: Headers }, text: string): SvcError {
+export function errorFromResponse(
+  res: { status: number; statusText: string; headers: Headers },
+  text: string
+): SvcError {
   const requestId = res.headers.get('x-request-id') ?? undefined;
   const ra = Number(res.headers.get('retry-after'));
   const retryAfter = Number.isFinite(ra) && res.headers.has('retry-after') ? ra : undefined;

@@ -1,8 +1,23 @@
 import { SvcError, errorFromResponse } from './errors.js';
 import type {
-  AccountSummaryResponse, ActivateRequest, ActivateResponse, BalanceResponse, CallCost, CreateKeyRequest, CreatedKeyResponse,
-  KeyPage, ListQuery, OkResponse, ProjectKeyItem, RequestOptions, RotatedKeyResponse, TopupRecord, TopupRequest,
-  UpgradeTierRequest, UsageQuery, UsageReport,
+  AccountSummaryResponse,
+  ActivateRequest,
+  ActivateResponse,
+  BalanceResponse,
+  CallCost,
+  CreateKeyRequest,
+  CreatedKeyResponse,
+  KeyPage,
+  ListQuery,
+  OkResponse,
+  ProjectKeyItem,
+  RequestOptions,
+  RotatedKeyResponse,
+  TopupRecord,
+  TopupRequest,
+  UpgradeTierRequest,
+  UsageQuery,
+  UsageReport,
 } from './types.js';
 
 export interface SvcClientOptions {
@@ -76,7 +91,9 @@ export class SvcClient {
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (init.auth !== false && this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (init.idempotencyKey) headers['idempotency-key'] = init.idempotencyKey;
-    const signals = [init.signal, this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined].filter((s): s is AbortSignal => !!s);
+    const signals = [init.signal, this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined].filter(
+      (s): s is AbortSignal => !!s
+    );
     let res: Response;
     try {
       res = await this.fetchImpl(url, {
@@ -88,7 +105,7 @@ export class SvcClient {
     } catch (e) {
       const err = e as Error & { cause?: { code?: string } };
       const timedOut = err?.name === 'TimeoutError';
-      const why = err?.cause?.code ? `${err.message} (${err.cause.code})` : err?.message ?? String(e);
+      const why = err?.cause?.code ? `${err.message} (${err.cause.code})` : (err?.message ?? String(e));
       throw new SvcError({
         code: timedOut ? 'timeout' : err?.name === 'AbortError' ? 'aborted' : 'network_error',
         status: 0,
@@ -98,19 +115,28 @@ export class SvcClient {
     }
     this.lastRequestId = res.headers.get('x-request-id') ?? undefined;
     const cost = num(res.headers.get('x-svc-cost-usd'));
-    this.lastCost = cost === undefined ? undefined : {
-      cost_usd: cost,
-      balance_usd: num(res.headers.get('x-svc-balance-usd')),
-      vendor: res.headers.get('x-svc-vendor') ?? undefined,
-      latency_ms: num(res.headers.get('x-svc-latency-ms')),
-    };
+    this.lastCost =
+      cost === undefined
+        ? undefined
+        : {
+            cost_usd: cost,
+            balance_usd: num(res.headers.get('x-svc-balance-usd')),
+            vendor: res.headers.get('x-svc-vendor') ?? undefined,
+            latency_ms: num(res.headers.get('x-svc-latency-ms')),
+          };
     const text = await res.text();
     if (!res.ok) throw errorFromResponse(res, text);
     if (!text) return undefined as T;
     try {
       return JSON.parse(text) as T;
     } catch (e) {
-      throw new SvcError({ code: 'invalid_response', status: res.status, message: `${method} ${path}: the response is not JSON`, requestId: this.lastRequestId, cause: e });
+      throw new SvcError({
+        code: 'invalid_response',
+        status: res.status,
+        message: `${method} ${path}: the response is not JSON`,
+        requestId: this.lastRequestId,
+        cause: e,
+      });
     }
   }
 
@@ -165,12 +191,17 @@ export class SvcClient {
   }
 
   usage(query: UsageQuery = {}, opts: RequestOptions = {}): Promise<UsageReport> {
-    return this.request('GET', '/v1/account/usage', { ...opts, query: { from: query.from, to: query.to, group_by: query.group_by } });
+    return this.request('GET', '/v1/account/usage', {
+      ...opts,
+      query: { from: query.from, to: query.to, group_by: query.group_by },
+    });
   }
 }
 
 /** Walk a `{ items, next_cursor }` list to its end, one request a page, as late as possible. */
-export async function* paginate<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; next_cursor: string | null }>): AsyncIterableIterator<T> {
+export async function* paginate<T>(
+  page: (cursor: string | undefined) => Promise<{ items: T[]; next_cursor: string | null }>
+): AsyncIterableIterator<T> {
   let cursor: string | undefined;
   do {
     const p = await page(cursor);

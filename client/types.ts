@@ -1,12 +1,28 @@
 import type { Static } from '@sinclair/typebox';
 // Type-only: erased at build time, so the client carries no server code at run time.
 import type {
-  ActivateBody, ActivateResult, AccountSummary, Balance, CreateKeyBody, CreatedKey, KeyList, ProjectKey, RotatedKey,
+  ActivateBody,
+  ActivateResult,
+  AccountSummary,
+  Balance,
+  CreateKeyBody,
+  CreatedKey,
+  KeyList,
+  ProjectKey,
+  RotatedKey,
 } from '../plugins/account/schemas.js';
 import type { Ok } from '../core/http/ok.js';
-import type { topupBody, TopupList, TopupRecord as TopupRecordSchema, TopupState as TopupStateSchema } from '../plugins/account/topup-schemas.js';
+import type {
+  topupBody,
+  TopupList,
+  TopupRecord as TopupRecordSchema,
+  TopupState as TopupStateSchema,
+} from '../plugins/account/topup-schemas.js';
 import type { TierUpgradeBody } from '../plugins/account/tier-routes.js';
-import type { UsageQuery as UsageQuerySchema, UsageReport as UsageReportSchema } from '../plugins/account/usage-schemas.js';
+import type {
+  UsageQuery as UsageQuerySchema,
+  UsageReport as UsageReportSchema,
+} from '../plugins/account/usage-schemas.js';
 
 // The account area's wire, from the TypeBox schemas the server validates and serializes with.
 

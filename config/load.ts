@@ -32,7 +32,9 @@ export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, path = '')
       const v = env[name];
       if (v !== undefined) return v;
       if (def !== undefined) return def;
-      throw new ConfigError(`${path || '(root)'}: environment variable ${name} is not set and has no default (write \${${name}:-default} to give one)`);
+      throw new ConfigError(
+        `${path || '(root)'}: environment variable ${name} is not set and has no default (write \${${name}:-default} to give one)`
+      );
     });
   }
   if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${path}[${i}]`));
@@ -68,14 +70,20 @@ export function applyDefaults(schema: any, value: unknown): unknown {
  * Numbers that Value.Convert changed: it truncates 90.5 (or "90.5" from an environment
  * variable) to 90 for an integer, which would silently run with a value nobody wrote.
  */
-function truncatedNumbers(before: unknown, after: unknown, path: string, out: Array<{ path: string; value: unknown }>): void {
+function truncatedNumbers(
+  before: unknown,
+  after: unknown,
+  path: string,
+  out: Array<{ path: string; value: unknown }>
+): void {
   // Only a number that came out as another number: 12345 for a string option becomes "12345", as before.
   if (typeof after === 'number' && (typeof before === 'number' || typeof before === 'string')) {
     if (Number(before) !== after) out.push({ path, value: before });
     return;
   }
   if (!before || typeof before !== 'object' || !after || typeof after !== 'object') return;
-  for (const [k, v] of Object.entries(before)) truncatedNumbers(v, (after as Record<string, unknown>)[k], `${path}/${k}`, out);
+  for (const [k, v] of Object.entries(before))
+    truncatedNumbers(v, (after as Record<string, unknown>)[k], `${path}/${k}`, out);
 }
 
 /** What is wrong, in the words an operator needs: the allowed values, the key a typo meant. */
@@ -98,11 +106,16 @@ export function validateSection<T>(schema: TSchema, value: unknown, where: strin
   truncatedNumbers(filled, v, '', truncated);
   const errors = [
     ...truncated.map((t) => ({ path: t.path, message: 'Expected integer', value: t.value })),
-    ...[...Value.Errors(schema, v)].filter((e) => !truncated.some((t) => t.path === e.path)).map((e) => ({ ...e, message: issueMessage(e) })),
+    ...[...Value.Errors(schema, v)]
+      .filter((e) => !truncated.some((t) => t.path === e.path))
+      .map((e) => ({ ...e, message: issueMessage(e) })),
   ];
   if (errors.length) {
     const lines = errors.slice(0, 10).map((e) => {
-      const p = e.path.replace(/^\//, '').replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.');
+      const p = e.path
+        .replace(/^\//, '')
+        .replace(/\/(\d+)(?=\/|$)/g, '[$1]')
+        .replace(/\//g, '.');
       const full = [where, p].filter(Boolean).join('.').replace(/\.\[/g, '[');
       return `  ${full || '(root)'}: ${e.message}${e.value !== undefined && typeof e.value !== 'object' ? ` (got ${JSON.stringify(e.value)})` : ''}`;
     });
@@ -119,8 +132,12 @@ export function validateSection<T>(schema: TSchema, value: unknown, where: strin
 function vendorsMustBeAList(vendors: unknown): void {
   if (!vendors || typeof vendors !== 'object' || Array.isArray(vendors)) return;
   const names = Object.keys(vendors);
-  const lines = (names.length ? names : ['openai']).slice(0, 5).map((n) => `    - { id: ${n}, use: ${n}, config: { ... } }`);
-  throw new ConfigError(`vendors: is a list of vendor instances, not a map. Write each as an item with its id, its adapter (use) and its config:\n  vendors:\n${lines.join('\n')}\n(see docs/configuration.md)`);
+  const lines = (names.length ? names : ['openai'])
+    .slice(0, 5)
+    .map((n) => `    - { id: ${n}, use: ${n}, config: { ... } }`);
+  throw new ConfigError(
+    `vendors: is a list of vendor instances, not a map. Write each as an item with its id, its adapter (use) and its config:\n  vendors:\n${lines.join('\n')}\n(see docs/configuration.md)`
+  );
 }
 
 function setIfDefined(obj: Record<string, any>, path: string[], value: unknown) {
@@ -148,7 +165,8 @@ export function loadConfig(opts: LoadOptions = {}): CoreConfig {
       throw new ConfigError(`config file ${file} is not valid YAML: ${(e as Error).message}`);
     }
   }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('the config must be a mapping at the top level');
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw new ConfigError('the config must be a mapping at the top level');
   const doc = substituteEnv(raw, env) as Record<string, any>;
   vendorsMustBeAList(doc.vendors);
 
@@ -168,12 +186,17 @@ export function loadConfig(opts: LoadOptions = {}): CoreConfig {
   const cfg = validateSection<CoreConfig>(CoreConfigSchema, doc, '');
   cfg.data_dir = resolve(cfg.data_dir);
   if (!cfg.database.url) cfg.database.url = `sqlite:${resolve(cfg.data_dir, 'gateway.db')}`;
-  if (!cfg.server.public_url) cfg.server.public_url = `http://${cfg.server.host.includes(':') ? `[${cfg.server.host}]` : cfg.server.host}:${cfg.server.port}`;
+  if (!cfg.server.public_url)
+    cfg.server.public_url = `http://${cfg.server.host.includes(':') ? `[${cfg.server.host}]` : cfg.server.host}:${cfg.server.port}`;
   cfg.server.public_url = cfg.server.public_url.replace(/\/+$/, '');
-  if (!cfg.tiers[cfg.default_tier]) throw new ConfigError(`default_tier: "${cfg.default_tier}" is not one of the tiers (${Object.keys(cfg.tiers).join(', ')})`);
+  if (!cfg.tiers[cfg.default_tier])
+    throw new ConfigError(
+      `default_tier: "${cfg.default_tier}" is not one of the tiers (${Object.keys(cfg.tiers).join(', ')})`
+    );
   for (const [name, target] of Object.entries(cfg.routes)) {
     for (const t of target.targets) {
-      if (!cfg.vendors.some((v) => v.id === t)) throw new ConfigError(`routes.${name}.targets: "${t}" is not the id of a configured vendor instance`);
+      if (!cfg.vendors.some((v) => v.id === t))
+        throw new ConfigError(`routes.${name}.targets: "${t}" is not the id of a configured vendor instance`);
     }
   }
   const ids = new Set<string>();

@@ -73,18 +73,44 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     configuredAdapters.add(def.name);
     let instance;
     try {
-      instance = await def.create(vcfg as any, { instanceId: v.id, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: v.id }) });
+      instance = await def.create(vcfg as any, {
+        instanceId: v.id,
+        fetch: globalThis.fetch,
+        publicUrl: config.server.public_url,
+        dataDir: config.data_dir,
+        log: log.child({ vendor: v.id }),
+      });
     } catch (e) {
       throw new ConfigError(`${where}: vendor "${v.id}" (${v.use}) failed to start: ${(e as Error).message}`);
     }
-    vendors.add({ id: v.id, adapter: def.name, regions: v.regions ?? instance.regions ?? def.regions ?? ['global'], def, instance,
-      redactedConfig: redact(def.configSchema, vcfg), secrets: secretValues(def.configSchema, vcfg) });
+    vendors.add({
+      id: v.id,
+      adapter: def.name,
+      regions: v.regions ?? instance.regions ?? def.regions ?? ['global'],
+      def,
+      instance,
+      redactedConfig: redact(def.configSchema, vcfg),
+      secrets: secretValues(def.configSchema, vcfg),
+    });
   }
   // Embedded defaults serve every capability no configured instance of theirs already serves.
   for (const def of unconfiguredBuiltins(configuredAdapters).filter((d) => d.embedded)) {
     const vcfg = checkConfig(def.configSchema, {}, `vendors.${def.name}`);
-    const instance = await def.create(vcfg as any, { instanceId: def.name, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: def.name }) });
-    vendors.add({ id: def.name, adapter: def.name, regions: instance.regions ?? def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg) });
+    const instance = await def.create(vcfg as any, {
+      instanceId: def.name,
+      fetch: globalThis.fetch,
+      publicUrl: config.server.public_url,
+      dataDir: config.data_dir,
+      log: log.child({ vendor: def.name }),
+    });
+    vendors.add({
+      id: def.name,
+      adapter: def.name,
+      regions: instance.regions ?? def.regions ?? ['global'],
+      def,
+      instance,
+      redactedConfig: redact(def.configSchema, vcfg),
+    });
   }
   // Adapters that take BYOK credentials but that the operator did not configure still serve
   // callers who register their own key (POST /v1/byok): one BYOK-only instance each, at the
@@ -92,8 +118,22 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   for (const def of unconfiguredBuiltins(configuredAdapters).filter((d) => d.byok && d.name !== 'openai-compatible')) {
     const id = `byok-${def.name}`;
     const vcfg = checkConfig(def.configSchema, {}, `vendors.${id}`);
-    const instance = await def.create(vcfg as any, { instanceId: id, fetch: globalThis.fetch, publicUrl: config.server.public_url, dataDir: config.data_dir, log: log.child({ vendor: id }) });
-    vendors.add({ id, adapter: def.name, regions: instance.regions ?? def.regions ?? ['global'], def, instance, redactedConfig: redact(def.configSchema, vcfg), byokOnly: true });
+    const instance = await def.create(vcfg as any, {
+      instanceId: id,
+      fetch: globalThis.fetch,
+      publicUrl: config.server.public_url,
+      dataDir: config.data_dir,
+      log: log.child({ vendor: id }),
+    });
+    vendors.add({
+      id,
+      adapter: def.name,
+      regions: instance.regions ?? def.regions ?? ['global'],
+      def,
+      instance,
+      redactedConfig: redact(def.configSchema, vcfg),
+      byokOnly: true,
+    });
   }
   for (const [cap, route] of Object.entries(config.routes)) vendors.setRoute(cap, route.targets, route.strategy);
 
@@ -110,14 +150,19 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   let rateLimits: Svc['rateLimits'] = new RateLimiter();
   if (config.redis.url) {
     // Loaded only when configured: a one-node gateway never pays for the Redis client.
-    const [{ RedisBus }, { RedisRateLimiter }] = await Promise.all([import('./bus/redis-bus.js'), import('./http/redis-rate-limit.js')]);
+    const [{ RedisBus }, { RedisRateLimiter }] = await Promise.all([
+      import('./bus/redis-bus.js'),
+      import('./http/redis-rate-limit.js'),
+    ]);
     const rb = new RedisBus(config.redis.url, log.child({ part: 'bus' }));
     try {
       await rb.connect();
     } catch (e) {
       await rb.close();
       await database.close();
-      throw new ConfigError(`redis.url: cannot connect to ${config.redis.url.replace(/\/\/[^@]*@/, '//***@')}: ${(e as Error).message}`);
+      throw new ConfigError(
+        `redis.url: cannot connect to ${config.redis.url.replace(/\/\/[^@]*@/, '//***@')}: ${(e as Error).message}`
+      );
     }
     bus = rb;
     rateLimits = new RedisRateLimiter(rb.client);
@@ -127,8 +172,11 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   const wallet = new Wallet(database.db, database.sync, config.wallet.hold_grace_seconds * 1000);
   const keys = new KeyStore(database.db);
   // Key revocation, rotation and tier changes reach every node's key cache at once.
-  keys.onInvalidate = (accountId) => void bus.publish('keys.invalidate', { accountId }).catch((e) => log.warn({ err: e }, 'bus publish failed'));
-  const unsubscribeKeys = await bus.subscribe('keys.invalidate', (m) => keys.dropAccount((m as { accountId: string }).accountId));
+  keys.onInvalidate = (accountId) =>
+    void bus.publish('keys.invalidate', { accountId }).catch((e) => log.warn({ err: e }, 'bus publish failed'));
+  const unsubscribeKeys = await bus.subscribe('keys.invalidate', (m) =>
+    keys.dropAccount((m as { accountId: string }).accountId)
+  );
   const jobs = new JobsEngine(database.db, database.dialect, config.jobs, log.child({ part: 'jobs' }));
   const router = new Router(vendors, wallet, capabilities, config.wallet.markup, log.child({ part: 'router' }));
   const svc: Svc = {
@@ -156,13 +204,18 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   };
 
   const loopback = svc.egress.loopback;
-  log.info({ allow_loopback: loopback.allowed }, `egress: loopback targets ${loopback.allowed ? 'allowed' : 'refused'} (${loopback.why})`);
+  log.info(
+    { allow_loopback: loopback.allowed },
+    `egress: loopback targets ${loopback.allowed ? 'allowed' : 'refused'} (${loopback.why})`
+  );
 
   const app = Fastify({
     loggerInstance: log,
     childLoggerFactory: lazyChildLogger,
     // Fastify's two log lines a request are built even when their level is off.
-    logController: new LogController({ disableRequestLogging: !(log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('info') }),
+    logController: new LogController({
+      disableRequestLogging: !(log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('info'),
+    }),
     bodyLimit: config.limits.body_bytes,
     trustProxy: config.server.trust_proxy,
     requestIdHeader: false,

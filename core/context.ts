@@ -45,7 +45,9 @@ export interface Svc {
   results: ResultStore;
   vendors: VendorRegistry;
   /** Token buckets per key: in memory on one node, in Redis when redis.url is set. */
-  rateLimits: { take(id: string, tier: Pick<TierConfig, 'rate_per_minute' | 'burst'>): RateDecision | Promise<RateDecision> };
+  rateLimits: {
+    take(id: string, tier: Pick<TierConfig, 'rate_per_minute' | 'burst'>): RateDecision | Promise<RateDecision>;
+  };
   bus: Bus;
   /** The guarded fetcher for every URL a caller hands the gateway. */
   egress: Egress;
@@ -84,7 +86,11 @@ declare module 'fastify' {
      * return false to have the stored body sent as JSON. Such a route stores its own answer
      * with keepIdempotentResponse (core/http/idempotency.ts).
      */
-    replayIdempotent?: (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply, stored: { status: number; body: string }) => boolean;
+    replayIdempotent?: (
+      req: import('fastify').FastifyRequest,
+      reply: import('fastify').FastifyReply,
+      stored: { status: number; body: string }
+    ) => boolean;
     /** Discovery id of this operation (`account.topup`). */
     operation?: string;
     /** Vendor capability the operation needs, for discovery's `available`. */

@@ -11,7 +11,9 @@ export function defineArea<S extends TSchema>(def: Omit<AreaDefinition<S>, 'kind
   return { kind: 'area', apiVersion: PLUGIN_API_VERSION, ...def };
 }
 
-export function defineVendor<S extends TSchema>(def: Omit<VendorDefinition<S>, 'kind' | 'apiVersion'>): VendorDefinition<S> {
+export function defineVendor<S extends TSchema>(
+  def: Omit<VendorDefinition<S>, 'kind' | 'apiVersion'>
+): VendorDefinition<S> {
   return { kind: 'vendor', apiVersion: PLUGIN_API_VERSION, ...def };
 }
 

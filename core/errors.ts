@@ -4,31 +4,108 @@
 // by test/docs/errors-doc.test.ts.
 
 export const ERRORS = {
-  invalid_request: { status: 400, retryable: false, meaning: 'The request is malformed: bad JSON, a wrong content type, or two sources where one is allowed.' },
-  validation_failed: { status: 400, retryable: false, meaning: 'One or more fields are missing, of the wrong type, out of range or unknown; `details.errors` lists every one.' },
-  unauthenticated: { status: 401, retryable: false, meaning: 'The key or token is missing, unknown, revoked or expired.' },
-  insufficient_balance: { status: 402, retryable: false, meaning: 'The wallet cannot cover what this call reserves. Top up with POST /v1/account/topup.' },
+  invalid_request: {
+    status: 400,
+    retryable: false,
+    meaning: 'The request is malformed: bad JSON, a wrong content type, or two sources where one is allowed.',
+  },
+  validation_failed: {
+    status: 400,
+    retryable: false,
+    meaning:
+      'One or more fields are missing, of the wrong type, out of range or unknown; `details.errors` lists every one.',
+  },
+  unauthenticated: {
+    status: 401,
+    retryable: false,
+    meaning: 'The key or token is missing, unknown, revoked or expired.',
+  },
+  insufficient_balance: {
+    status: 402,
+    retryable: false,
+    meaning: 'The wallet cannot cover what this call reserves. Top up with POST /v1/account/topup.',
+  },
   forbidden: { status: 403, retryable: false, meaning: "The key's scopes do not allow this call." },
-  domain_not_verified: { status: 403, retryable: false, meaning: 'The `from` address is on a domain that has not been verified.' },
-  region_not_allowed: { status: 403, retryable: false, meaning: "The pinned vendor does not serve the account's region." },
-  not_found: { status: 404, retryable: false, meaning: 'No such resource in this account (resources of other accounts are never revealed).' },
+  domain_not_verified: {
+    status: 403,
+    retryable: false,
+    meaning: 'The `from` address is on a domain that has not been verified.',
+  },
+  region_not_allowed: {
+    status: 403,
+    retryable: false,
+    meaning: "The pinned vendor does not serve the account's region.",
+  },
+  not_found: {
+    status: 404,
+    retryable: false,
+    meaning: 'No such resource in this account (resources of other accounts are never revealed).',
+  },
   method_not_allowed: { status: 405, retryable: false, meaning: 'The path exists but not with this HTTP method.' },
   conflict: { status: 409, retryable: false, meaning: 'The request conflicts with the current state of the resource.' },
-  idempotency_key_reused: { status: 409, retryable: false, meaning: 'The idempotency key was used before with a different request body.' },
-  idempotency_in_progress: { status: 409, retryable: true, meaning: 'A request with this idempotency key is still being processed.' },
-  invalid_state: { status: 409, retryable: false, meaning: 'The resource is in a state that does not allow this move.' },
+  idempotency_key_reused: {
+    status: 409,
+    retryable: false,
+    meaning: 'The idempotency key was used before with a different request body.',
+  },
+  idempotency_in_progress: {
+    status: 409,
+    retryable: true,
+    meaning: 'A request with this idempotency key is still being processed.',
+  },
+  invalid_state: {
+    status: 409,
+    retryable: false,
+    meaning: 'The resource is in a state that does not allow this move.',
+  },
   already_exists: { status: 409, retryable: false, meaning: 'A resource with this name already exists.' },
-  payload_too_large: { status: 413, retryable: false, meaning: 'The body or a part of it is over a size or count cap; the message names the cap.' },
-  uri_too_long: { status: 414, retryable: false, meaning: 'A path segment is longer than the router accepts; the message names the cap.' },
-  unsupported_media_type: { status: 415, retryable: false, meaning: 'The request content type is not accepted by this endpoint.' },
+  payload_too_large: {
+    status: 413,
+    retryable: false,
+    meaning: 'The body or a part of it is over a size or count cap; the message names the cap.',
+  },
+  uri_too_long: {
+    status: 414,
+    retryable: false,
+    meaning: 'A path segment is longer than the router accepts; the message names the cap.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    retryable: false,
+    meaning: 'The request content type is not accepted by this endpoint.',
+  },
   unprocessable: { status: 422, retryable: false, meaning: 'The request is well-formed but cannot be carried out.' },
-  rate_limited: { status: 429, retryable: true, meaning: "Over the tier's request rate; wait for `retry-after` seconds." },
-  internal_error: { status: 500, retryable: true, meaning: 'A bug in the gateway. The log has the details; the response does not.' },
-  vendor_error: { status: 502, retryable: true, meaning: 'Every candidate vendor failed; `details.attempts` lists vendor, status and latency.' },
-  no_vendor_available: { status: 503, retryable: false, meaning: 'No vendor is configured or healthy for this capability; the message says how to add one.' },
+  rate_limited: {
+    status: 429,
+    retryable: true,
+    meaning: "Over the tier's request rate; wait for `retry-after` seconds.",
+  },
+  internal_error: {
+    status: 500,
+    retryable: true,
+    meaning: 'A bug in the gateway. The log has the details; the response does not.',
+  },
+  vendor_error: {
+    status: 502,
+    retryable: true,
+    meaning: 'Every candidate vendor failed; `details.attempts` lists vendor, status and latency.',
+  },
+  no_vendor_available: {
+    status: 503,
+    retryable: false,
+    meaning: 'No vendor is configured or healthy for this capability; the message says how to add one.',
+  },
   vendor_timeout: { status: 504, retryable: true, meaning: 'The vendor did not answer in time.' },
-  fetch_failed: { status: 502, retryable: true, meaning: 'A URL the gateway fetched for the call could not be reached (connection refused, reset, TLS).' },
-  fetch_timeout: { status: 504, retryable: true, meaning: 'A URL the gateway fetched for the call did not answer within the time cap.' },
+  fetch_failed: {
+    status: 502,
+    retryable: true,
+    meaning: 'A URL the gateway fetched for the call could not be reached (connection refused, reset, TLS).',
+  },
+  fetch_timeout: {
+    status: 504,
+    retryable: true,
+    meaning: 'A URL the gateway fetched for the call did not answer within the time cap.',
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -2,7 +2,15 @@
 export { buildApp, type BuildOptions } from './app.js';
 export { loadConfig, ConfigError } from '../config/load.js';
 export { defineArea, defineVendor, secret, VendorFailure, PLUGIN_API_VERSION } from './define.js';
-export type { AreaDefinition, VendorDefinition, VendorContext, VendorInstance, CapabilityImpl, InvokeOptions, FailureKind } from './define.js';
+export type {
+  AreaDefinition,
+  VendorDefinition,
+  VendorContext,
+  VendorInstance,
+  CapabilityImpl,
+  InvokeOptions,
+  FailureKind,
+} from './define.js';
 export { apiError, ApiError, ERRORS, type ErrorCode } from './errors.js';
 // The router as an area sees it: calls and streams, planner hooks, the credentials provider.
 export type { CallOptions, StreamOptions, CallResult, Meter, Router } from './router/router.js';

@@ -32,7 +32,8 @@ function exportTarget(exp: unknown, key: string): string | undefined {
   }
   if (!exp || typeof exp !== 'object') return undefined;
   const entries = Object.entries(exp as Record<string, unknown>);
-  if (entries.some(([k]) => k.startsWith('.'))) return key in exp ? exportTarget((exp as Record<string, unknown>)[key], '.') : undefined;
+  if (entries.some(([k]) => k.startsWith('.')))
+    return key in exp ? exportTarget((exp as Record<string, unknown>)[key], '.') : undefined;
   for (const [cond, t] of entries) {
     if (!CONDITIONS.has(cond)) continue;
     const found = exportTarget(t, key);
@@ -81,29 +82,42 @@ async function importPlugin(spec: string, baseDir: string, where: string): Promi
   } else {
     file = resolvePackage(spec, baseDir) ?? resolvePackage(spec, OWN_DIR);
   }
-  if (!file) throw new PluginNotFound(`${where}: "${spec}" is not installed (looked in ${baseDir}); install it with npm install ${spec}`);
+  if (!file)
+    throw new PluginNotFound(
+      `${where}: "${spec}" is not installed (looked in ${baseDir}); install it with npm install ${spec}`
+    );
   try {
     const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
     return mod.default ?? mod;
   } catch (e) {
-    throw new ConfigError(`${where}: plugin "${spec}" is installed but failed to load: ${(e as Error).message.split('\n')[0]}`);
+    throw new ConfigError(
+      `${where}: plugin "${spec}" is installed but failed to load: ${(e as Error).message.split('\n')[0]}`
+    );
   }
 }
 
 function checkDefinition(def: any, kind: 'area' | 'vendor', where: string, spec: string) {
   if (!def || typeof def !== 'object' || def.kind !== kind) {
-    throw new ConfigError(`${where}: "${spec}" is not a svc-gateway ${kind} plugin (its default export must come from define${kind === 'area' ? 'Area' : 'Vendor'}())`);
+    throw new ConfigError(
+      `${where}: "${spec}" is not a svc-gateway ${kind} plugin (its default export must come from define${kind === 'area' ? 'Area' : 'Vendor'}())`
+    );
   }
   if (typeof def.apiVersion !== 'number' || def.apiVersion > PLUGIN_API_VERSION) {
-    throw new ConfigError(`${where}: "${spec}" needs plugin API ${def.apiVersion}, this gateway has ${PLUGIN_API_VERSION}; upgrade svc-gateway`);
+    throw new ConfigError(
+      `${where}: "${spec}" needs plugin API ${def.apiVersion}, this gateway has ${PLUGIN_API_VERSION}; upgrade svc-gateway`
+    );
   }
-  if (typeof def.name !== 'string' || !/^[a-z0-9@][a-z0-9@/._-]*$/.test(def.name)) throw new ConfigError(`${where}: "${spec}" has no valid name`);
-  if (kind === 'area' && typeof def.register !== 'function') throw new ConfigError(`${where}: area "${spec}" has no register() function`);
-  for (const [cap, c] of Object.entries<any>(kind === 'area' ? def.capabilities ?? {} : {})) {
+  if (typeof def.name !== 'string' || !/^[a-z0-9@][a-z0-9@/._-]*$/.test(def.name))
+    throw new ConfigError(`${where}: "${spec}" has no valid name`);
+  if (kind === 'area' && typeof def.register !== 'function')
+    throw new ConfigError(`${where}: area "${spec}" has no register() function`);
+  for (const [cap, c] of Object.entries<any>(kind === 'area' ? (def.capabilities ?? {}) : {})) {
     // Failover safety depends on it: guessing could send an email twice.
-    if (typeof c?.idempotent !== 'boolean') throw new ConfigError(`${where}: area "${spec}" declares capability "${cap}" without idempotent: true or false`);
+    if (typeof c?.idempotent !== 'boolean')
+      throw new ConfigError(`${where}: area "${spec}" declares capability "${cap}" without idempotent: true or false`);
   }
-  if (kind === 'vendor' && (typeof def.create !== 'function' || !def.configSchema)) throw new ConfigError(`${where}: vendor "${spec}" needs a configSchema and a create() function`);
+  if (kind === 'vendor' && (typeof def.create !== 'function' || !def.configSchema))
+    throw new ConfigError(`${where}: vendor "${spec}" needs a configSchema and a create() function`);
 }
 
 export async function loadAreas(cfg: CoreConfig, baseDir: string): Promise<LoadedArea[]> {
@@ -112,18 +126,29 @@ export async function loadAreas(cfg: CoreConfig, baseDir: string): Promise<Loade
   for (const def of builtinAreas) {
     const section = cfg.plugins[def.name];
     if (section === false) continue;
-    out.push({ def, source: 'builtin', config: checkConfig(def.configSchema, section === true ? {} : section, `plugins.${def.name}`) });
+    out.push({
+      def,
+      source: 'builtin',
+      config: checkConfig(def.configSchema, section === true ? {} : section, `plugins.${def.name}`),
+    });
   }
   for (const [name, section] of Object.entries(cfg.plugins)) {
     if (builtinNames.has(name) || section === false) continue;
     const def = (await importPlugin(name, baseDir, `plugins.${name}`).catch((e) => {
       // A misspelt built-in area is far likelier than a package of that name: say so, not "npm install".
       const meant = e instanceof PluginNotFound ? nearest(name, builtinNames) : undefined;
-      if (meant) throw new ConfigError(`plugins.${name}: no area "${name}". Did you mean "${meant}"? (built in: ${[...builtinNames].join(', ')})`);
+      if (meant)
+        throw new ConfigError(
+          `plugins.${name}: no area "${name}". Did you mean "${meant}"? (built in: ${[...builtinNames].join(', ')})`
+        );
       throw e;
     })) as AreaDefinition;
     checkDefinition(def, 'area', `plugins.${name}`, name);
-    out.push({ def, source: name, config: checkConfig(def.configSchema, section === true ? {} : section, `plugins.${name}`) });
+    out.push({
+      def,
+      source: name,
+      config: checkConfig(def.configSchema, section === true ? {} : section, `plugins.${name}`),
+    });
   }
   return out;
 }
@@ -138,9 +163,11 @@ export async function resolveVendor(use: string, baseDir: string, where: string)
     if (!(e instanceof PluginNotFound)) throw e;
     const names = builtinVendors.map((v) => v.name);
     const meant = nearest(use, names);
-    throw new ConfigError(meant
-      ? `${where}: unknown vendor adapter "${use}". Did you mean "${meant}"? (built in: ${names.join(', ')})`
-      : `${where}: unknown vendor adapter "${use}": not built in (${names.join(', ')}) and not an installed npm package (npm install ${use})`);
+    throw new ConfigError(
+      meant
+        ? `${where}: unknown vendor adapter "${use}". Did you mean "${meant}"? (built in: ${names.join(', ')})`
+        : `${where}: unknown vendor adapter "${use}": not built in (${names.join(', ')}) and not an installed npm package (npm install ${use})`
+    );
   }
   checkDefinition(def, 'vendor', where, use);
   return def;
@@ -149,23 +176,32 @@ export async function resolveVendor(use: string, baseDir: string, where: string)
 // Third-party plugins may give a plain JSON schema rather than a TypeBox one: Ajv checks
 // those, with the same defaults, coercion of env-born strings and error format.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const ajv = addFormats(new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false, verbose: true }));
+const ajv = addFormats(
+  new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false, verbose: true })
+);
 ajv.addKeyword(SECRET);
 const compiled = new WeakMap<object, ValidateFunction>();
 
 function configIssue(e: ErrorObject, where: string): string {
-  let p = e.instancePath.replace(/^\//, '').replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.');
+  let p = e.instancePath
+    .replace(/^\//, '')
+    .replace(/\/(\d+)(?=\/|$)/g, '[$1]')
+    .replace(/\//g, '.');
   const named = (e.params.additionalProperty ?? e.params.missingProperty) as string | undefined;
   if (named) p = p ? `${p}.${named}` : named;
   const full = [where, p].filter(Boolean).join('.').replace(/\.\[/g, '[');
   const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-  const msg = e.keyword === 'additionalProperties' ? `is not a known key${didYouMean(named ?? '', known)}` : e.message ?? 'is invalid';
+  const msg =
+    e.keyword === 'additionalProperties'
+      ? `is not a known key${didYouMean(named ?? '', known)}`
+      : (e.message ?? 'is invalid');
   return `  ${full}: ${msg}${e.data !== undefined && typeof e.data !== 'object' ? ` (got ${JSON.stringify(e.data)})` : ''}`;
 }
 
 export function checkConfig(schema: TSchema | undefined, value: unknown, where: string): Record<string, unknown> {
   if (!schema) {
-    if (value && typeof value === 'object' && Object.keys(value).length) throw new ConfigError(`${where}: this plugin takes no configuration`);
+    if (value && typeof value === 'object' && Object.keys(value).length)
+      throw new ConfigError(`${where}: this plugin takes no configuration`);
     return {};
   }
   if (Kind in schema) return validateSection<Record<string, unknown>>(schema, value ?? {}, where);
@@ -179,7 +215,13 @@ export function checkConfig(schema: TSchema | undefined, value: unknown, where: 
     compiled.set(schema, validate);
   }
   const v = structuredClone(value ?? {});
-  if (!validate(v)) throw new ConfigError(`invalid configuration:\n${validate.errors!.slice(0, 10).map((e) => configIssue(e, where)).join('\n')}`);
+  if (!validate(v))
+    throw new ConfigError(
+      `invalid configuration:\n${validate
+        .errors!.slice(0, 10)
+        .map((e) => configIssue(e, where))
+        .join('\n')}`
+    );
   return v as Record<string, unknown>;
 }
 

@@ -17,18 +17,30 @@ export async function registerSystemRoutes(app: FastifyInstance): Promise<void> 
     }
   });
 
-  app.get('/v1/version', {
-    config: { auth: 'none', operation: 'system.version' },
-    schema: {
-      summary: "The gateway's version and build",
-      tags: ['system'],
-      response: { 200: Type.Object({ version: Type.String(), build: Type.String(), node: Type.String(), database: Type.String(), started_at: Type.String() }) },
+  app.get(
+    '/v1/version',
+    {
+      config: { auth: 'none', operation: 'system.version' },
+      schema: {
+        summary: "The gateway's version and build",
+        tags: ['system'],
+        response: {
+          200: Type.Object({
+            version: Type.String(),
+            build: Type.String(),
+            node: Type.String(),
+            database: Type.String(),
+            started_at: Type.String(),
+          }),
+        },
+      },
     },
-  }, async () => ({
-    version: app.svc.version,
-    build: process.env.SVC_BUILD ?? 'source',
-    node: process.version,
-    database: app.svc.dialect,
-    started_at: new Date(app.svc.startedAt).toISOString(),
-  }));
+    async () => ({
+      version: app.svc.version,
+      build: process.env.SVC_BUILD ?? 'source',
+      node: process.version,
+      database: app.svc.dialect,
+      started_at: new Date(app.svc.startedAt).toISOString(),
+    })
+  );
 }

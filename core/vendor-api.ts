@@ -50,7 +50,10 @@ export interface VendorInstance {
    */
   regions?: string[];
   /** Cheapest authenticated check; used by `doctor`, /readyz details and BYOK tests. */
-  health?(opts: { signal: AbortSignal; credentials?: Record<string, string> }): Promise<{ ok: boolean; error?: string }>;
+  health?(opts: {
+    signal: AbortSignal;
+    credentials?: Record<string, string>;
+  }): Promise<{ ok: boolean; error?: string }>;
   /** Map an adapter-specific error to a failure kind; the router has a generic fallback. */
   classify?(err: unknown): FailureKind | undefined;
   close?(): Promise<void> | void;

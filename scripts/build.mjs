@@ -39,7 +39,9 @@ export function distIsFresh(root = ROOT) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   if (!process.argv.includes('--force') && distIsFresh()) {
-    process.stderr.write('svc-gateway: dist/ is up to date, nothing to compile (npm run build -- --force to rebuild)\n');
+    process.stderr.write(
+      'svc-gateway: dist/ is up to date, nothing to compile (npm run build -- --force to rebuild)\n'
+    );
   } else {
     process.stderr.write('svc-gateway: compiling TypeScript to dist/ (about 20 s)...\n');
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');

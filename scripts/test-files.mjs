@@ -80,8 +80,9 @@ if (mode !== 'database' && mode !== 'storage') {
 }
 for (const file of [...testFiles('test')].sort()) {
   const files = closure(file);
-  const keep = mode === 'database'
-    ? files.has(DB_HELPER)
-    : files.has(STORAGE_HELPER) && [...files].some((f) => f !== STORAGE_HELPER && storageDependent(source(f)));
+  const keep =
+    mode === 'database'
+      ? files.has(DB_HELPER)
+      : files.has(STORAGE_HELPER) && [...files].some((f) => f !== STORAGE_HELPER && storageDependent(source(f)));
   if (keep) console.log(file);
 }

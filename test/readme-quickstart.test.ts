@@ -41,8 +41,13 @@ async function startGateway(t: { teardown(fn: () => unknown): void }, port: numb
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const dbUrl = await freshDatabaseUrl(t, dir);
   const env: NodeJS.ProcessEnv = { ...process.env, SVC_DATABASE_URL: dbUrl, SVC_LOG_LEVEL: 'warn' };
-  for (const k of ['SVC_CONFIG', 'SVC_PORT', 'SVC_HOST', 'SVC_PUBLIC_URL', 'SVC_DATA_DIR', 'SVC_ADMIN_KEY']) delete env[k];
-  const child = spawn(process.execPath, [...cliCommand(), '--port', String(port), '--data-dir', dir], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const k of ['SVC_CONFIG', 'SVC_PORT', 'SVC_HOST', 'SVC_PUBLIC_URL', 'SVC_DATA_DIR', 'SVC_ADMIN_KEY'])
+    delete env[k];
+  const child = spawn(process.execPath, [...cliCommand(), '--port', String(port), '--data-dir', dir], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   t.teardown(async () => {
@@ -108,29 +113,39 @@ t.test('with no config, a webhook to http://localhost:PORT is delivered, signed'
   const got: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
   const receiver = createHttpServer((req, res) => {
     let body = '';
-    req.on('data', (d) => (body += d)).on('end', () => {
-      got.push({ headers: req.headers, body });
-      res.end('ok');
-    });
+    req
+      .on('data', (d) => (body += d))
+      .on('end', () => {
+        got.push({ headers: req.headers, body });
+        res.end('ok');
+      });
   });
   receiver.listen(0, '127.0.0.1');
   await once(receiver, 'listening');
   t.teardown(() => new Promise((r) => receiver.close(r)));
   const hook = `http://localhost:${(receiver.address() as { port: number }).port}/hook`;
 
-  const post = (path: string, body: unknown, key?: string) => fetch(`${base}${path}`, {
-    method: 'POST', body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-  });
+  const post = (path: string, body: unknown, key?: string) =>
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    });
   const key = ((await (await post('/v1/activate', {})).json()) as { primary_api_key: string }).primary_api_key;
-  const sent = await post('/v1/scheduling/webhook/send', { url: hook, payload: { hello: 'local' }, event_type: 'dev.test' }, key);
+  const sent = await post(
+    '/v1/scheduling/webhook/send',
+    { url: hook, payload: { hello: 'local' }, event_type: 'dev.test' },
+    key
+  );
   t.equal(sent.status, 200, await sent.clone().text());
   const { delivery_id: id } = (await sent.json()) as { delivery_id: string };
 
   let state = '';
   for (let i = 0; i < 100 && state !== 'delivered' && state !== 'failed'; i++) {
     await new Promise((r) => setTimeout(r, 100));
-    const d = await fetch(`${base}/v1/scheduling/webhook/deliveries/${id}`, { headers: { authorization: `Bearer ${key}` } });
+    const d = await fetch(`${base}/v1/scheduling/webhook/deliveries/${id}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     state = ((await d.json()) as { state: string }).state;
   }
   t.equal(state, 'delivered', 'loopback egress is allowed while the gateway listens on loopback');
@@ -138,5 +153,9 @@ t.test('with no config, a webhook to http://localhost:PORT is delivered, signed'
   if (!got.length) return;
   const secret = await fetch(`${base}/v1/scheduling/webhook/secret`, { headers: { authorization: `Bearer ${key}` } });
   const wh = new Webhook(((await secret.json()) as { secret: string }).secret);
-  t.same(wh.verify(got[0].body, got[0].headers as Record<string, string>), { hello: 'local' }, 'signed with the account secret');
+  t.same(
+    wh.verify(got[0].body, got[0].headers as Record<string, string>),
+    { hello: 'local' },
+    'signed with the account secret'
+  );
 });

@@ -27,7 +27,9 @@ const ms = (n) => `${fmt(n, 3)} ms`;
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 
 function line(name, figure, anchor, ratio, goal, ok) {
-  process.stdout.write(`target ${name}: ${figure} vs ${anchor} → ${fmt(ratio, 2)}× (goal ${goal}) ${ok ? 'ok' : 'short'}\n`);
+  process.stdout.write(
+    `target ${name}: ${figure} vs ${anchor} → ${fmt(ratio, 2)}× (goal ${goal}) ${ok ? 'ok' : 'short'}\n`
+  );
 }
 
 /**
@@ -35,15 +37,37 @@ function line(name, figure, anchor, ratio, goal, ok) {
  * fake itself, `gateway` the native /v1/ai/chat, `portkey` Portkey's OpenAI route.
  */
 function routes(fake, gw, key, pk, mp) {
-  const oa = (stream) => JSON.stringify({ model: MODEL, messages: MESSAGES, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+  const oa = (stream) =>
+    JSON.stringify({
+      model: MODEL,
+      messages: MESSAGES,
+      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    });
   const json = { 'content-type': 'application/json' };
   return {
-    direct: (stream) => ({ base: fake.base, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${UPSTREAM_KEY}` }, body: oa(stream) }),
-    gateway: (stream) => ({ base: gw.base, path: '/v1/ai/chat', headers: { ...json, authorization: `Bearer ${key}` }, body: JSON.stringify({ model: MODEL, messages: MESSAGES, ...(stream ? { stream: true } : {}) }) }),
+    direct: (stream) => ({
+      base: fake.base,
+      path: '/v1/chat/completions',
+      headers: { ...json, authorization: `Bearer ${UPSTREAM_KEY}` },
+      body: oa(stream),
+    }),
+    gateway: (stream) => ({
+      base: gw.base,
+      path: '/v1/ai/chat',
+      headers: { ...json, authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: MODEL, messages: MESSAGES, ...(stream ? { stream: true } : {}) }),
+    }),
     floor: () => ({ base: mp.base, path: '/chat', headers: json, body: oa(false) }),
     portkey: (stream) => ({
-      base: pk.base, path: '/v1/chat/completions', body: oa(stream),
-      headers: { ...json, authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${fake.base}/v1` },
+      base: pk.base,
+      path: '/v1/chat/completions',
+      body: oa(stream),
+      headers: {
+        ...json,
+        authorization: `Bearer ${UPSTREAM_KEY}`,
+        'x-portkey-provider': 'openai',
+        'x-portkey-custom-host': `${fake.base}/v1`,
+      },
     }),
   };
 }
@@ -62,7 +86,8 @@ function client(target) {
         text += chunk;
       }
       const end = performance.now();
-      if (res.statusCode !== 200) throw new Error(`${target.base}${target.path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+      if (res.statusCode !== 200)
+        throw new Error(`${target.base}${target.path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
       return { ttfb: first - t0, total: end - t0, text };
     },
     close: () => pool.close(),
@@ -90,18 +115,38 @@ async function sequential(targets, n, pick, warm = Math.min(300, Math.ceil(n / 5
 /** One autocannon run: requests a second, and the server's CPU time per request. */
 async function load(target, pid, duration) {
   const cpu0 = cpuSeconds(pid);
-  const r = await autocannon({ url: `${target.base}${target.path}`, method: 'POST', headers: target.headers, body: target.body, connections: CONNECTIONS, duration, pipelining: 1 });
+  const r = await autocannon({
+    url: `${target.base}${target.path}`,
+    method: 'POST',
+    headers: target.headers,
+    body: target.body,
+    connections: CONNECTIONS,
+    duration,
+    pipelining: 1,
+  });
   const cpu = cpuSeconds(pid) - cpu0;
-  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${target.base}${target.path}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts in ${duration} s`);
-  return { rate: r.requests.total / duration, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total), busy: cpu / duration, p99: r.latency.p99 };
+  if (r.non2xx || r.errors || r.timeouts)
+    throw new Error(
+      `${target.base}${target.path}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts in ${duration} s`
+    );
+  return {
+    rate: r.requests.total / duration,
+    cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total),
+    busy: cpu / duration,
+    p99: r.latency.p99,
+  };
 }
 
 async function main() {
-  const load0 = loadavg().map((l) => fmt(l, 2)).join(' ');
-  process.stdout.write(`bench ai: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ` +
-    `load ${load0}; latency ${LATENCY_N} calls a side on one connection after ${LATENCY_WARM} to warm up, ` +
-    `ttfb ${TTFB_N} streams a side, throughput autocannon ${CONNECTIONS} connections, ` +
-    `${ROUNDS} rounds × ${DURATION_S} s a side after ${WARMUP_S} s warm-up\n`);
+  const load0 = loadavg()
+    .map((l) => fmt(l, 2))
+    .join(' ');
+  process.stdout.write(
+    `bench ai: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, `
+      + `load ${load0}; latency ${LATENCY_N} calls a side on one connection after ${LATENCY_WARM} to warm up, `
+      + `ttfb ${TTFB_N} streams a side, throughput autocannon ${CONNECTIONS} connections, `
+      + `${ROUNDS} rounds × ${DURATION_S} s a side after ${WARMUP_S} s warm-up\n`
+  );
   const fake = await startFake(root);
   const gw = await startGateway(root, fake.base, PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF}`] : []);
   const pk = await startPortkey(root);
@@ -113,7 +158,8 @@ async function main() {
     for (const [name, route] of Object.entries(r)) {
       const c = client(route(false));
       const { text } = await c.call().finally(() => c.close());
-      if (!text.includes('Hello from the bench fake upstream.')) throw new Error(`${name} answered something else: ${text.slice(0, 300)}`);
+      if (!text.includes('Hello from the bench fake upstream.'))
+        throw new Error(`${name} answered something else: ${text.slice(0, 300)}`);
     }
 
     // The latency phase: the fake called directly, the gateway and the floor (a minimal
@@ -125,29 +171,46 @@ async function main() {
     // gateway's next call did, and raised even the direct call's p99 from ~0.2 to 0.7-2 ms.
     // CPU of the timed calls only: the warm-up's include V8 compiling the servers' code.
     let cpu0;
-    const lat = await sequential({ direct: r.direct(false), gateway: r.gateway(false), floor: r.floor() }, LATENCY_N,
-      (x) => x.total, LATENCY_WARM, () => { cpu0 = { gateway: cpuSeconds(gw.child.pid), floor: cpuSeconds(mp.child.pid) }; });
+    const lat = await sequential(
+      { direct: r.direct(false), gateway: r.gateway(false), floor: r.floor() },
+      LATENCY_N,
+      (x) => x.total,
+      LATENCY_WARM,
+      () => {
+        cpu0 = { gateway: cpuSeconds(gw.child.pid), floor: cpuSeconds(mp.child.pid) };
+      }
+    );
     const seqCpu = (k, pid) => ((cpuSeconds(pid) - cpu0[k]) * 1e6) / LATENCY_N;
     const seq = { gateway: seqCpu('gateway', gw.child.pid), floor: seqCpu('floor', mp.child.pid) };
-    const pkLat = await sequential({ direct: r.direct(false), portkey: r.portkey(false) }, LATENCY_N, (x) => x.total,
-      LATENCY_WARM);
+    const pkLat = await sequential(
+      { direct: r.direct(false), portkey: r.portkey(false) },
+      LATENCY_N,
+      (x) => x.total,
+      LATENCY_WARM
+    );
     const added = (t, k, p) => pct(t[k], p) - pct(t.direct, p);
     for (const p of [0.5, 0.99]) {
-      process.stdout.write(`latency p${p * 100}: direct ${ms(pct(lat.direct, p))}, ` +
-        `gateway ${ms(pct(lat.gateway, p))} (+${fmt(added(lat, 'gateway', p), 3)}), ` +
-        `floor ${ms(pct(lat.floor, p))} (+${fmt(added(lat, 'floor', p), 3)}); ` +
-        `portkey's phase: direct ${ms(pct(pkLat.direct, p))}, portkey ${ms(pct(pkLat.portkey, p))} ` +
-        `(+${fmt(added(pkLat, 'portkey', p), 3)})\n`);
+      process.stdout.write(
+        `latency p${p * 100}: direct ${ms(pct(lat.direct, p))}, `
+          + `gateway ${ms(pct(lat.gateway, p))} (+${fmt(added(lat, 'gateway', p), 3)}), `
+          + `floor ${ms(pct(lat.floor, p))} (+${fmt(added(lat, 'floor', p), 3)}); `
+          + `portkey's phase: direct ${ms(pct(pkLat.direct, p))}, portkey ${ms(pct(pkLat.portkey, p))} `
+          + `(+${fmt(added(pkLat, 'portkey', p), 3)})\n`
+      );
     }
-    process.stdout.write(`floor: a minimal Node.js proxy adds p50 ${ms(added(lat, 'floor', 0.5))}, ` +
-      `p99 ${ms(added(lat, 'floor', 0.99))}; server CPU per sequential call: ` +
-      `gateway ${fmt(seq.gateway)} µs, floor ${fmt(seq.floor)} µs\n`);
+    process.stdout.write(
+      `floor: a minimal Node.js proxy adds p50 ${ms(added(lat, 'floor', 0.5))}, `
+        + `p99 ${ms(added(lat, 'floor', 0.99))}; server CPU per sequential call: `
+        + `gateway ${fmt(seq.gateway)} µs, floor ${fmt(seq.floor)} µs\n`
+    );
 
     const ttfb = await sequential({ direct: r.direct(true), gateway: r.gateway(true) }, TTFB_N, (x) => x.ttfb);
     for (const p of [0.5, 0.99]) {
-      process.stdout.write(`stream first byte p${p * 100}: direct ${ms(pct(ttfb.direct, p))}, ` +
-        `gateway ${ms(pct(ttfb.gateway, p))} (+${fmt(pct(ttfb.gateway, p) - pct(ttfb.direct, p), 3)}) ` +
-        '(reported, no goal)\n');
+      process.stdout.write(
+        `stream first byte p${p * 100}: direct ${ms(pct(ttfb.direct, p))}, `
+          + `gateway ${ms(pct(ttfb.gateway, p))} (+${fmt(pct(ttfb.gateway, p) - pct(ttfb.direct, p), 3)}) `
+          + '(reported, no goal)\n'
+      );
     }
 
     const gwT = r.gateway(false);
@@ -160,8 +223,8 @@ async function main() {
     for (let i = 0; i < ROUNDS; i++) {
       g.push(await load(gwT, gw.child.pid, DURATION_S));
       k.push(await load(pkT, pk.child.pid, DURATION_S));
-      const s = (x) => `${fmt(x.rate)} req/s (${fmt(x.cpuUs)} µs CPU/req, ${fmt(x.busy * 100)} % of a core, ` +
-        `p99 ${x.p99} ms)`;
+      const s = (x) =>
+        `${fmt(x.rate)} req/s (${fmt(x.cpuUs)} µs CPU/req, ${fmt(x.busy * 100)} % of a core, ` + `p99 ${x.p99} ms)`;
       process.stdout.write(`round ${i + 1}: gateway ${s(g[i])}, portkey ${s(k[i])}\n`);
     }
     const mean = (xs, f) => xs.reduce((acc, x) => acc + f(x), 0) / xs.length;
@@ -171,12 +234,23 @@ async function main() {
     // each server gets.
     const gCpu = mean(g, (x) => x.cpuUs);
     const kCpu = mean(k, (x) => x.cpuUs);
-    process.stdout.write(`bench ai: load at the end ${loadavg().map((l) => fmt(l, 2)).join(' ')}\n`);
+    process.stdout.write(
+      `bench ai: load at the end ${loadavg()
+        .map((l) => fmt(l, 2))
+        .join(' ')}\n`
+    );
 
     const aGw = added(lat, 'gateway', 0.5);
     const aFloor = added(lat, 'floor', 0.5);
     line('cpu-per-call', `${fmt(gCpu)} µs`, `${fmt(kCpu)} µs (portkey)`, gCpu / kCpu, '≤ 0.4×', gCpu <= 0.4 * kCpu);
-    line('throughput', `${fmt(gRate)} req/s`, `${fmt(kRate)} req/s (portkey)`, gRate / kRate, '≥ 2.5×', gRate >= 2.5 * kRate);
+    line(
+      'throughput',
+      `${fmt(gRate)} req/s`,
+      `${fmt(kRate)} req/s (portkey)`,
+      gRate / kRate,
+      '≥ 2.5×',
+      gRate >= 2.5 * kRate
+    );
     // A floor at or below zero is noise, not a proxy that costs nothing: then no ratio holds.
     const vsFloor = aFloor > 0 ? aGw / aFloor : Infinity;
     line('added-p50-vs-floor', `${ms(aGw)} added`, `${ms(aFloor)} (floor)`, vsFloor, '≤ 2×', vsFloor <= 2);
@@ -188,11 +262,14 @@ async function main() {
   }
 }
 
-main().then(() => {
-  cleanup();
-  process.exit(0);
-}, (e) => {
-  process.stderr.write(`bench ai: ${e?.stack ?? e}\n`);
-  cleanup();
-  process.exit(1);
-});
+main().then(
+  () => {
+    cleanup();
+    process.exit(0);
+  },
+  (e) => {
+    process.stderr.write(`bench ai: ${e?.stack ?? e}\n`);
+    cleanup();
+    process.exit(1);
+  }
+);

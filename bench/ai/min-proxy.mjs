@@ -15,12 +15,18 @@ const server = http.createServer((req, res) => {
     try {
       const { model, messages } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const up = await upstream.request({
-        method: 'POST', path: '/v1/chat/completions',
+        method: 'POST',
+        path: '/v1/chat/completions',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
         body: JSON.stringify({ model, messages }),
       });
       const answer = await up.body.json();
-      const out = JSON.stringify({ id: answer.id, model: answer.model, content: answer.choices[0].message.content, usage: answer.usage });
+      const out = JSON.stringify({
+        id: answer.id,
+        model: answer.model,
+        content: answer.choices[0].message.content,
+        usage: answer.usage,
+      });
       res.writeHead(up.statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
       res.end(out);
     } catch (e) {

@@ -15,29 +15,36 @@ function fail(res, status, message, type) {
   res.end(body);
 }
 
-function chat(req, res, raw) {
+function chat(_req, res, raw) {
   let b;
   try {
     b = JSON.parse(raw);
   } catch {
     return fail(res, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error');
   }
-  if (!b?.model || !Array.isArray(b.messages)) return fail(res, 400, "Missing required parameter: 'messages'.", 'invalid_request_error');
+  if (!b?.model || !Array.isArray(b.messages))
+    return fail(res, 400, "Missing required parameter: 'messages'.", 'invalid_request_error');
   const id = `chatcmpl-bench${++seq}`;
   const created = Math.floor(Date.now() / 1000);
   const parts = WORDS;
   const usage = { prompt_tokens: 12, completion_tokens: parts.length, total_tokens: 12 + parts.length };
   if (!b.stream) {
     const body = JSON.stringify({
-      id, object: 'chat.completion', created, model: b.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: parts.join('') }, logprobs: null, finish_reason: 'stop' }],
+      id,
+      object: 'chat.completion',
+      created,
+      model: b.model,
+      choices: [
+        { index: 0, message: { role: 'assistant', content: parts.join('') }, logprobs: null, finish_reason: 'stop' },
+      ],
       usage,
     });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     return res.end(body);
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const chunk = (delta, finish = null) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: b.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+  const chunk = (delta, finish = null) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: b.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
   // The role event and the first token go out at once (time to first token is the point);
   // the rest follow one event loop turn apart, as a real stream arrives in pieces.
   res.write(chunk({ role: 'assistant', content: '' }) + chunk({ content: parts[0] }));
@@ -49,7 +56,8 @@ function chat(req, res, raw) {
       return setImmediate(next);
     }
     let tail = chunk({}, 'stop');
-    if (b.stream_options?.include_usage) tail += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: b.model, choices: [], usage })}\n\n`;
+    if (b.stream_options?.include_usage)
+      tail += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: b.model, choices: [], usage })}\n\n`;
     res.end(`${tail}data: [DONE]\n\n`);
   };
   setImmediate(next);
@@ -63,7 +71,12 @@ const server = createServer((req, res) => {
   const path = (req.url ?? '/').split('?')[0];
   if (req.method === 'GET' && path === '/v1/models') {
     res.writeHead(200, { 'content-type': 'application/json' });
-    return res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1700000000, owned_by: 'openai' }] }));
+    return res.end(
+      JSON.stringify({
+        object: 'list',
+        data: [{ id: 'gpt-4o-mini', object: 'model', created: 1700000000, owned_by: 'openai' }],
+      })
+    );
   }
   if (req.method !== 'POST' || path !== '/v1/chat/completions') {
     req.resume();
@@ -77,4 +90,8 @@ server.keepAliveTimeout = 60_000;
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   process.stdout.write(`listening on http://127.0.0.1:${server.address().port}\n`);
 });
-for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => { server.closeAllConnections(); server.close(() => process.exit(0)); });
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.once(sig, () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });

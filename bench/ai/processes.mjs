@@ -11,7 +11,8 @@ export const UPSTREAM_KEY = 'sk-bench';
 async function waitListening(url, child, timeoutMs = 20_000) {
   const t0 = performance.now();
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before ${url} answered: ${child.stderrTail()}`);
+    if (child.exitCode !== null)
+      throw new Error(`process exited with ${child.exitCode} before ${url} answered: ${child.stderrTail()}`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
       await res.arrayBuffer();
@@ -26,7 +27,10 @@ async function waitListening(url, child, timeoutMs = 20_000) {
 
 export async function startFake(root) {
   const port = await freePort();
-  const child = start(process.execPath, [join(root, 'bench', 'ai', 'openai-fake.mjs')], { PORT: String(port), FAKE_KEY: UPSTREAM_KEY });
+  const child = start(process.execPath, [join(root, 'bench', 'ai', 'openai-fake.mjs')], {
+    PORT: String(port),
+    FAKE_KEY: UPSTREAM_KEY,
+  });
   const base = `http://127.0.0.1:${port}`;
   await waitListening(`${base}/v1/models`, child);
   return { child, base };
@@ -53,7 +57,9 @@ export async function startPortkey(root) {
   const require = createRequire(join(root, 'package.json'));
   const pkgDir = dirname(require.resolve('@portkey-ai/gateway/package.json'));
   const port = await freePort();
-  const child = start(process.execPath, [join(pkgDir, 'build', 'start-server.js'), `--port=${port}`, '--headless'], { NODE_ENV: 'production' });
+  const child = start(process.execPath, [join(pkgDir, 'build', 'start-server.js'), `--port=${port}`, '--headless'], {
+    NODE_ENV: 'production',
+  });
   const base = `http://127.0.0.1:${port}`;
   await waitListening(base, child);
   return { child, base };
@@ -62,7 +68,11 @@ export async function startPortkey(root) {
 /** The floor: a minimal Node.js proxy to the same fake (bench/ai/min-proxy.mjs). */
 export async function startMinProxy(root, fakeBase) {
   const port = await freePort();
-  const child = start(process.execPath, [join(root, 'bench', 'ai', 'min-proxy.mjs')], { PORT: String(port), UPSTREAM: fakeBase, UPSTREAM_KEY });
+  const child = start(process.execPath, [join(root, 'bench', 'ai', 'min-proxy.mjs')], {
+    PORT: String(port),
+    UPSTREAM: fakeBase,
+    UPSTREAM_KEY,
+  });
   const base = `http://127.0.0.1:${port}`;
   await waitListening(base, child);
   return { child, base };

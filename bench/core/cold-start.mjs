@@ -8,8 +8,19 @@ import { binNodeFlags, cpuSeconds, start, startBare, startGateway, stop, tempDir
 
 /** Packages that must not load before their first use (a vendor SDK the default config does not configure). */
 const HEAVY = [
-  '@aws-sdk/', '@smithy/', 'minio', 'openai', 'pg', 'ioredis', 'sharp', 'exifr', '@imgly/', 'onnxruntime-node',
-  'playwright-core', 'twilio', 'stripe',
+  '@aws-sdk/',
+  '@smithy/',
+  'minio',
+  'openai',
+  'pg',
+  'ioredis',
+  'sharp',
+  'exifr',
+  '@imgly/',
+  'onnxruntime-node',
+  'playwright-core',
+  'twilio',
+  'stripe',
 ];
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -31,16 +42,20 @@ export async function coldStartPairs(root, rounds, log) {
     await stop(b.child);
     gw.push({ wall: g.readyMs, cpu: gCpu });
     bare.push({ wall: b.readyMs, cpu: bCpu });
-    log(`cold start ${i + 1}: gateway ${g.readyMs.toFixed(0)} ms (${gCpu.toFixed(0)} ms CPU), ` +
-      `bare fastify ${b.readyMs.toFixed(0)} ms (${bCpu.toFixed(0)} ms CPU) → ${(g.readyMs / b.readyMs).toFixed(2)}×\n`);
+    log(
+      `cold start ${i + 1}: gateway ${g.readyMs.toFixed(0)} ms (${gCpu.toFixed(0)} ms CPU), `
+        + `bare fastify ${b.readyMs.toFixed(0)} ms (${bCpu.toFixed(0)} ms CPU) → ${(g.readyMs / b.readyMs).toFixed(2)}×\n`
+    );
   }
   const pick = (xs, f) => median(xs.map(f));
   // The target is the pair whose ratio is the median: a pair shares the machine's moment.
   const byRatio = gw.map((g, i) => ({ g: g.wall, b: bare[i].wall })).sort((x, y) => x.g / x.b - y.g / y.b);
   const mid = byRatio[Math.floor(byRatio.length / 2)];
   return {
-    gWall: pick(gw, (x) => x.wall), gCpu: pick(gw, (x) => x.cpu),
-    bWall: pick(bare, (x) => x.wall), bCpu: pick(bare, (x) => x.cpu),
+    gWall: pick(gw, (x) => x.wall),
+    gCpu: pick(gw, (x) => x.cpu),
+    bWall: pick(bare, (x) => x.wall),
+    bCpu: pick(bare, (x) => x.cpu),
     mid: { gWall: mid.g, bWall: mid.b, ratio: mid.g / mid.b },
     cpuRatio: median(gw.map((g, i) => g.cpu / Math.max(10, bare[i].cpu))),
   };
@@ -65,7 +80,7 @@ export async function loadedAtStart(root) {
 
 /** `node_modules/@scope/name/…` → `@scope/name`; the gateway's own files by their path under dist. */
 function packageOf(url) {
-  if (!url.startsWith('file:')) return url.startsWith('node:') ? 'node:' : url.split(':')[0] + ':';
+  if (!url.startsWith('file:')) return url.startsWith('node:') ? 'node:' : `${url.split(':')[0]}:`;
   const path = decodeURIComponent(new URL(url).pathname);
   const at = path.lastIndexOf(`${sep}node_modules${sep}`);
   if (at < 0) {
@@ -92,7 +107,8 @@ function importOrder(root) {
   const own = [
     ...readdirSync(join(dist, 'plugins')).map((d) => join(dist, 'plugins', d, 'index.js')),
     ...readdirSync(join(dist, 'vendors')).map((d) => join(dist, 'vendors', d, 'index.js')),
-    join(dist, 'config', 'load.js'), join(dist, 'core', 'app.js'),
+    join(dist, 'config', 'load.js'),
+    join(dist, 'core', 'app.js'),
   ].filter((f) => existsSync(f));
   const seen = new Set();
   const packages = [];
@@ -105,7 +121,12 @@ function importOrder(root) {
     }
   };
   // The CLI, then what `serve` imports dynamically (config, app), then the areas and vendors.
-  const roots = [join(dist, 'bin', 'svc-gateway.js'), join(dist, 'bin', 'commands', 'serve.js'), ...own.slice(-2), ...own];
+  const roots = [
+    join(dist, 'bin', 'svc-gateway.js'),
+    join(dist, 'bin', 'commands', 'serve.js'),
+    ...own.slice(-2),
+    ...own,
+  ];
   for (const f of roots) visit(f);
   return [...packages, ...own];
 }
@@ -123,14 +144,18 @@ export async function slowestImports(root, runs, top = 10) {
     const child = start(process.execPath, [...binNodeFlags(bin), script, ...order], {});
     let out = '';
     child.stdout.removeAllListeners('data');
-    child.stdout.on('data', (d) => { out += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
     const code = await new Promise((resolve) => child.once('exit', resolve));
     if (code !== 0) throw new Error(`import-times exited with ${code}: ${child.stderrTail()}`);
     all.push(JSON.parse(out));
   }
   const name = (spec) => (spec.startsWith('/') ? spec.slice(root.length + 1) : spec);
   const rows = order.map((spec, j) => ({
-    name: name(spec), wall: median(all.map((r) => r[j][1])), cpu: median(all.map((r) => r[j][2])),
+    name: name(spec),
+    wall: median(all.map((r) => r[j][1])),
+    cpu: median(all.map((r) => r[j][2])),
   }));
   const total = { wall: rows.reduce((a, r) => a + r.wall, 0), cpu: rows.reduce((a, r) => a + r.cpu, 0) };
   return { total, count: rows.length, rows: rows.sort((a, b) => b.wall - a.wall).slice(0, top) };

@@ -33,14 +33,27 @@ const fmt = (n, d = 0) => n.toFixed(d);
  */
 async function load(target, duration) {
   const cpu0 = cpuSeconds(target.pid);
-  const r = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration, pipelining: 1 });
+  const r = await autocannon({
+    url: target.url,
+    headers: target.headers,
+    connections: CONNECTIONS,
+    duration,
+    pipelining: 1,
+  });
   const cpu = cpuSeconds(target.pid) - cpu0;
-  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${target.url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts in ${duration} s`);
-  return { rate: r.requests.total / duration, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total), busy: cpu / duration };
+  if (r.non2xx || r.errors || r.timeouts)
+    throw new Error(`${target.url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts in ${duration} s`);
+  return {
+    rate: r.requests.total / duration,
+    cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total),
+    busy: cpu / duration,
+  };
 }
 
 function line(name, figure, anchor, ratio, goal, ok) {
-  process.stdout.write(`target ${name}: ${figure} vs ${anchor} → ${fmt(ratio, 2)}× (goal ${goal}) ${ok ? 'ok' : 'short'}\n`);
+  process.stdout.write(
+    `target ${name}: ${figure} vs ${anchor} → ${fmt(ratio, 2)}× (goal ${goal}) ${ok ? 'ok' : 'short'}\n`
+  );
 }
 
 async function throughput() {
@@ -48,8 +61,16 @@ async function throughput() {
   const bare = await startBare(root);
   try {
     const key = await activate(gw.base);
-    const gwTarget = { pid: gw.child.pid, url: `${gw.base}/v1/account/balance`, headers: { authorization: `Bearer ${key}` } };
-    const bareTarget = { pid: bare.child.pid, url: `${bare.base}/v1/account/balance`, headers: { authorization: `Bearer ${key}` } };
+    const gwTarget = {
+      pid: gw.child.pid,
+      url: `${gw.base}/v1/account/balance`,
+      headers: { authorization: `Bearer ${key}` },
+    };
+    const bareTarget = {
+      pid: bare.child.pid,
+      url: `${bare.base}/v1/account/balance`,
+      headers: { authorization: `Bearer ${key}` },
+    };
     const check = await fetch(gwTarget.url, { headers: gwTarget.headers });
     const body = await check.text();
     if (check.status !== 200) throw new Error(`gateway balance answered ${check.status}: ${body}`);
@@ -65,7 +86,12 @@ async function throughput() {
       process.stdout.write(`round ${i + 1}: gateway ${show(g[i])}, bare fastify ${show(b[i])}\n`);
     }
     const mean = (xs, f) => xs.reduce((s, x) => s + f(x), 0) / xs.length;
-    return { gAvg: mean(g, (x) => x.rate), bAvg: mean(b, (x) => x.rate), gCpu: mean(g, (x) => x.cpuUs), bCpu: mean(b, (x) => x.cpuUs) };
+    return {
+      gAvg: mean(g, (x) => x.rate),
+      bAvg: mean(b, (x) => x.rate),
+      gCpu: mean(g, (x) => x.cpuUs),
+      bCpu: mean(b, (x) => x.cpuUs),
+    };
   } finally {
     await stop(gw.child);
     await stop(bare.child);
@@ -99,16 +125,22 @@ async function coldStartAndRss() {
 /** The cold start as a ratio to bare Fastify's, what a start loads, and its slowest imports. */
 async function coldStartRatio() {
   const pairs = await coldStartPairs(root, COLD_PAIRS, (s) => process.stdout.write(s));
-  process.stdout.write(`cold start (median of ${COLD_PAIRS}): gateway ${fmt(pairs.gWall)} ms ` +
-    `(${fmt(pairs.gCpu)} ms CPU), bare fastify ${fmt(pairs.bWall)} ms (${fmt(pairs.bCpu)} ms CPU); ` +
-    `CPU ${fmt(pairs.cpuRatio, 2)}×\n`);
+  process.stdout.write(
+    `cold start (median of ${COLD_PAIRS}): gateway ${fmt(pairs.gWall)} ms `
+      + `(${fmt(pairs.gCpu)} ms CPU), bare fastify ${fmt(pairs.bWall)} ms (${fmt(pairs.bCpu)} ms CPU); `
+      + `CPU ${fmt(pairs.cpuRatio, 2)}×\n`
+  );
   const loaded = await loadedAtStart(root);
-  process.stdout.write(`loaded at start: ${loaded.modules} modules from ${loaded.packages} packages; ` +
-    `vendor SDKs among them: ${loaded.heavy.length ? loaded.heavy.join(', ') : 'none'}\n`);
+  process.stdout.write(
+    `loaded at start: ${loaded.modules} modules from ${loaded.packages} packages; `
+      + `vendor SDKs among them: ${loaded.heavy.length ? loaded.heavy.join(', ') : 'none'}\n`
+  );
   const imports = await slowestImports(root, IMPORT_RUNS);
-  process.stdout.write(`slowest imports (${imports.count} imported one by one in a fresh process, ` +
-    `${fmt(imports.total.wall)} ms, ${fmt(imports.total.cpu)} ms CPU in all; median of ${IMPORT_RUNS}; ` +
-    'each what it added to the ones before):\n');
+  process.stdout.write(
+    `slowest imports (${imports.count} imported one by one in a fresh process, `
+      + `${fmt(imports.total.wall)} ms, ${fmt(imports.total.cpu)} ms CPU in all; median of ${IMPORT_RUNS}; `
+      + 'each what it added to the ones before):\n'
+  );
   for (const r of imports.rows) {
     process.stdout.write(`  ${r.name.padEnd(36)} ${fmt(r.wall).padStart(5)} ms (${fmt(r.cpu)} ms CPU)\n`);
   }
@@ -116,27 +148,42 @@ async function coldStartRatio() {
 }
 
 async function main() {
-  process.stdout.write(`bench core: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg().map((l) => fmt(l, 2)).join(' ')}; ` +
-    `autocannon ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION_S} s each side after ${WARMUP_S} s warm-up\n`);
+  process.stdout.write(
+    `bench core: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()
+      .map((l) => fmt(l, 2))
+      .join(' ')}; `
+      + `autocannon ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION_S} s each side after ${WARMUP_S} s warm-up\n`
+  );
   const cold = await coldStartAndRss();
   const pairs = await coldStartRatio();
   const tp = await throughput();
   const ratio = tp.gAvg / tp.bAvg;
-  process.stdout.write(`server CPU per request: gateway ${fmt(tp.gCpu, 1)} µs, bare fastify ${fmt(tp.bCpu, 1)} µs (${fmt(tp.bCpu / tp.gCpu, 2)}×)\n`);
+  process.stdout.write(
+    `server CPU per request: gateway ${fmt(tp.gCpu, 1)} µs, bare fastify ${fmt(tp.bCpu, 1)} µs (${fmt(tp.bCpu / tp.gCpu, 2)}×)\n`
+  );
   line('throughput', `${fmt(tp.gAvg)} req/s`, `${fmt(tp.bAvg)} req/s (bare fastify)`, ratio, '≥ 0.5×', ratio >= 0.5);
   line('cold-start', `${fmt(cold.readyMs)} ms`, '1000 ms', cold.readyMs / 1000, '≤ 1 s', cold.readyMs <= 1000);
   const mid = pairs.mid;
-  line('cold-start-ratio', `${fmt(mid.gWall)} ms`, `${fmt(mid.bWall)} ms (bare fastify)`, mid.ratio,
-    `≤ ${COLD_RATIO_GOAL}×`, mid.ratio <= COLD_RATIO_GOAL);
+  line(
+    'cold-start-ratio',
+    `${fmt(mid.gWall)} ms`,
+    `${fmt(mid.bWall)} ms (bare fastify)`,
+    mid.ratio,
+    `≤ ${COLD_RATIO_GOAL}×`,
+    mid.ratio <= COLD_RATIO_GOAL
+  );
   const mb = cold.rss / 2 ** 20;
   line('idle-rss', `${fmt(mb, 1)} MB`, '120 MB', mb / 120, '≤ 120 MB', mb <= 120);
 }
 
-main().then(() => {
-  cleanup();
-  process.exit(0);
-}, (e) => {
-  process.stderr.write(`bench core: ${e?.stack ?? e}\n`);
-  cleanup();
-  process.exit(1);
-});
+main().then(
+  () => {
+    cleanup();
+    process.exit(0);
+  },
+  (e) => {
+    process.stderr.write(`bench core: ${e?.stack ?? e}\n`);
+    cleanup();
+    process.exit(1);
+  }
+);

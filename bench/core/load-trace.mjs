@@ -19,6 +19,11 @@ if (file) {
   register(`data:text/javascript,${encodeURIComponent(hooks)}`);
   const cache = createRequire(import.meta.url).cache;
   process.prependListener('SIGTERM', () => {
-    appendFileSync(file, Object.keys(cache).map((p) => `${pathToFileURL(p).href}\n`).join(''));
+    appendFileSync(
+      file,
+      Object.keys(cache)
+        .map((p) => `${pathToFileURL(p).href}\n`)
+        .join('')
+    );
   });
 }

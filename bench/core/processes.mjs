@@ -16,7 +16,11 @@ export function cleanup() {
   tempDirs.clear();
 }
 process.on('exit', cleanup);
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { cleanup(); process.exit(130); });
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.on(sig, () => {
+    cleanup();
+    process.exit(130);
+  });
 
 export function tempDir(prefix) {
   const d = mkdtempSync(join(tmpdir(), prefix));
@@ -40,7 +44,9 @@ export function start(cmd, args, env) {
   const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let err = '';
-  child.stderr.on('data', (d) => { err = (err + d).slice(-4000); });
+  child.stderr.on('data', (d) => {
+    err = (err + d).slice(-4000);
+  });
   child.stdout.resume();
   child.stderrTail = () => err;
   child.once('exit', () => children.delete(child));
@@ -52,7 +58,10 @@ export function stop(child) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const force = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => { clearTimeout(force); resolve(); });
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }
@@ -60,7 +69,8 @@ export function stop(child) {
 /** Poll `url` until it answers 200; resolves with the ms since `since`. */
 export async function waitFor200(url, child, since, timeoutMs = 20_000) {
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before ${url} answered: ${child.stderrTail()}`);
+    if (child.exitCode !== null)
+      throw new Error(`process exited with ${child.exitCode} before ${url} answered: ${child.stderrTail()}`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
       await res.arrayBuffer();
@@ -82,18 +92,30 @@ export async function startGateway(root, opts = {}) {
   const dir = tempDir('svc-bench-');
   const port = await freePort();
   const file = join(dir, 'svc.config.yaml');
-  writeFileSync(file, [
-    'version: 1',
-    `data_dir: ${JSON.stringify(join(dir, 'data'))}`,
-    'log: { level: warn }',
-    'default_tier: bench',
-    'tiers:',
-    '  bench: { rate_per_minute: 600000000, burst: 10000000, price_usd: 0 }',
-    ...(opts.config ?? []),
-    '',
-  ].join('\n'));
+  writeFileSync(
+    file,
+    [
+      'version: 1',
+      `data_dir: ${JSON.stringify(join(dir, 'data'))}`,
+      'log: { level: warn }',
+      'default_tier: bench',
+      'tiers:',
+      '  bench: { rate_per_minute: 600000000, burst: 10000000, price_usd: 0 }',
+      ...(opts.config ?? []),
+      '',
+    ].join('\n')
+  );
   const env = { SVC_CONFIG: file, SVC_PORT: String(port), SVC_HOST: '127.0.0.1' };
-  for (const k of ['SVC_DATABASE_URL', 'SVC_DATA_DIR', 'SVC_LOG_LEVEL', 'SVC_PUBLIC_URL', 'SVC_REDIS_URL', 'SVC_ADMIN_KEY', 'SVC_MASTER_KEY']) env[k] = '';
+  for (const k of [
+    'SVC_DATABASE_URL',
+    'SVC_DATA_DIR',
+    'SVC_LOG_LEVEL',
+    'SVC_PUBLIC_URL',
+    'SVC_REDIS_URL',
+    'SVC_ADMIN_KEY',
+    'SVC_MASTER_KEY',
+  ])
+    env[k] = '';
   const t0 = performance.now();
   const bin = join(root, 'dist', 'bin', 'svc-gateway.js');
   const child = start(process.execPath, [...binNodeFlags(bin), ...(opts.nodeArgs ?? []), bin], env);
@@ -124,7 +146,11 @@ export function binNodeFlags(bin) {
 
 /** POST /v1/activate and return the key. */
 export async function activate(base) {
-  const res = await fetch(`${base}/v1/activate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const res = await fetch(`${base}/v1/activate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   if (res.status !== 200) throw new Error(`activate answered ${res.status}: ${await res.text()}`);
   return (await res.json()).primary_api_key;
 }

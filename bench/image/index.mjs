@@ -29,7 +29,9 @@ const fmt = (n, d = 0) => n.toFixed(d);
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 
 function line(name, figure, anchor, ratio, goal, ok) {
-  process.stdout.write(`target ${name}: ${figure} vs ${anchor} → ${fmt(ratio, 2)}× (goal ${goal}) ${ok ? 'ok' : 'short'}\n`);
+  process.stdout.write(
+    `target ${name}: ${figure} vs ${anchor} → ${fmt(ratio, 2)}× (goal ${goal}) ${ok ? 'ok' : 'short'}\n`
+  );
 }
 
 /**
@@ -57,7 +59,9 @@ function processBody(input, width) {
 /** POST one process call; throws on anything but a 200 with an image_url. */
 async function post(pool, key, body) {
   const res = await pool.request({
-    method: 'POST', path: '/v1/image/process', body,
+    method: 'POST',
+    path: '/v1/image/process',
+    body,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
   });
   const text = await res.body.text();
@@ -69,13 +73,15 @@ async function post(pool, key, body) {
 async function loops(n, seconds, once) {
   const end = performance.now() + seconds * 1000;
   const times = [];
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (performance.now() < end) {
-      const t0 = performance.now();
-      await once();
-      times.push(performance.now() - t0);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        await once();
+        times.push(performance.now() - t0);
+      }
+    })
+  );
   return times;
 }
 
@@ -94,17 +100,23 @@ const selfCpu = () => {
 };
 
 async function main() {
-  process.stdout.write(`bench image: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ` +
-    `load ${loadavg().map((l) => fmt(l, 2)).join(' ')}; ` +
-    `sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}, ` +
-    `${sharp.concurrency()} threads); resize 1600→${WIDTH} JPEG q${QUALITY}, ${CONNECTIONS} at once, ` +
-    `${ROUNDS} rounds × ${DURATION_S} s a side; p99 of a 256→64 resize on ${SMALL_CONNECTIONS} connections, ` +
-    `${PHASE_S} s idle / ${PHASE_S} s beside ${BIG_CONNECTIONS} 40-MP resizes, 2 rounds\n`);
+  process.stdout.write(
+    `bench image: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, `
+      + `load ${loadavg()
+        .map((l) => fmt(l, 2))
+        .join(' ')}; `
+      + `sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}, `
+      + `${sharp.concurrency()} threads); resize 1600→${WIDTH} JPEG q${QUALITY}, ${CONNECTIONS} at once, `
+      + `${ROUNDS} rounds × ${DURATION_S} s a side; p99 of a 256→64 resize on ${SMALL_CONNECTIONS} connections, `
+      + `${PHASE_S} s idle / ${PHASE_S} s beside ${BIG_CONNECTIONS} 40-MP resizes, 2 rounds\n`
+  );
   const medium = await noiseJpeg(1600, 1200);
   const small = await noiseJpeg(256, 192);
   const big = await noiseJpeg(7296, 5472, 8);
-  process.stdout.write(`inputs: 1600×1200 ${fmt(medium.length / 1024)} KiB, 256×192 ${fmt(small.length / 1024)} KiB, ` +
-    `7296×5472 (39.9 MP) ${fmt(big.length / 1048576, 1)} MiB\n`);
+  process.stdout.write(
+    `inputs: 1600×1200 ${fmt(medium.length / 1024)} KiB, 256×192 ${fmt(small.length / 1024)} KiB, `
+      + `7296×5472 (39.9 MP) ${fmt(big.length / 1048576, 1)} MiB\n`
+  );
 
   const gw = await startGateway(root, {
     nodeArgs: PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF}`] : [],
@@ -123,7 +135,11 @@ async function main() {
     const smallBody = processBody(small, 64);
     const bigBody = processBody(big, WIDTH);
     // Every request must really give the image asked for before it is timed.
-    for (const [body, w] of [[mediumBody, WIDTH], [smallBody, 64], [bigBody, WIDTH]]) {
+    for (const [body, w] of [
+      [mediumBody, WIDTH],
+      [smallBody, 64],
+      [bigBody, WIDTH],
+    ]) {
       const out = await post(pool, key, body);
       if (out.width !== w || out.mime !== 'image/jpeg') throw new Error(`unexpected result ${JSON.stringify(out)}`);
     }
@@ -156,12 +172,14 @@ async function main() {
     for (let i = 0; i < 2; i++) {
       idle.push(...(await loops(SMALL_CONNECTIONS, PHASE_S, smallOnce)));
       let running = true;
-      const bigLoops = Promise.all(Array.from({ length: BIG_CONNECTIONS }, async () => {
-        while (running) {
-          await post(pool, key, bigBody);
-          bigDone++;
-        }
-      }));
+      const bigLoops = Promise.all(
+        Array.from({ length: BIG_CONNECTIONS }, async () => {
+          while (running) {
+            await post(pool, key, bigBody);
+            bigDone++;
+          }
+        })
+      );
       // Let the big resizes start before the small ones are timed.
       await new Promise((res) => setTimeout(res, 500));
       loaded.push(...(await loops(SMALL_CONNECTIONS, PHASE_S, smallOnce)));
@@ -170,31 +188,60 @@ async function main() {
     }
     idle.sort((a, b) => a - b);
     loaded.sort((a, b) => a - b);
-    for (const [name, t] of [['idle', idle], ['beside 40-MP resizes', loaded]]) {
-      process.stdout.write(`small resize ${name}: ${t.length} calls, p50 ${fmt(pct(t, 0.5), 1)} ms, ` +
-        `p99 ${fmt(pct(t, 0.99), 1)} ms, max ${fmt(t[t.length - 1], 1)} ms\n`);
+    for (const [name, t] of [
+      ['idle', idle],
+      ['beside 40-MP resizes', loaded],
+    ]) {
+      process.stdout.write(
+        `small resize ${name}: ${t.length} calls, p50 ${fmt(pct(t, 0.5), 1)} ms, `
+          + `p99 ${fmt(pct(t, 0.99), 1)} ms, max ${fmt(t[t.length - 1], 1)} ms\n`
+      );
     }
-    process.stdout.write(`40-MP resizes completed: ${bigDone}; bench image: load at the end ` +
-      `${loadavg().map((l) => fmt(l, 2)).join(' ')}\n`);
+    process.stdout.write(
+      `40-MP resizes completed: ${bigDone}; bench image: load at the end `
+        + `${loadavg()
+          .map((l) => fmt(l, 2))
+          .join(' ')}\n`
+    );
 
-    line('resize-throughput', `${fmt(gRate, 1)} images/s (${fmt(mean(g, (x) => x.cpuMs), 1)} ms CPU/image)`,
-      `${fmt(rRate, 1)} images/s (${fmt(mean(r, (x) => x.cpuMs), 1)} ms CPU/image, raw sharp)`,
-      gRate / rRate, '≥ 0.85×', gRate >= 0.85 * rRate);
+    line(
+      'resize-throughput',
+      `${fmt(gRate, 1)} images/s (${fmt(
+        mean(g, (x) => x.cpuMs),
+        1
+      )} ms CPU/image)`,
+      `${fmt(rRate, 1)} images/s (${fmt(
+        mean(r, (x) => x.cpuMs),
+        1
+      )} ms CPU/image, raw sharp)`,
+      gRate / rRate,
+      '≥ 0.85×',
+      gRate >= 0.85 * rRate
+    );
     const p99Idle = pct(idle, 0.99);
     const p99Loaded = pct(loaded, 0.99);
-    line('small-p99-under-load', `${fmt(p99Loaded, 1)} ms p99 beside 40-MP resizes`, `${fmt(p99Idle, 1)} ms idle`,
-      p99Loaded / p99Idle, '≤ 3×', p99Loaded <= 3 * p99Idle);
+    line(
+      'small-p99-under-load',
+      `${fmt(p99Loaded, 1)} ms p99 beside 40-MP resizes`,
+      `${fmt(p99Idle, 1)} ms idle`,
+      p99Loaded / p99Idle,
+      '≤ 3×',
+      p99Loaded <= 3 * p99Idle
+    );
   } finally {
     await pool.close();
     await stop(gw.child);
   }
 }
 
-main().then(() => {
-  cleanup();
-  process.exit(0);
-}, (e) => {
-  process.stderr.write(`bench image: ${e?.stack ?? e}\n`);
-  cleanup();
-  process.exit(1);
-});
+main().then(
+  () => {
+    cleanup();
+    process.exit(0);
+  },
+  (e) => {
+    process.stderr.write(`bench image: ${e?.stack ?? e}\n`);
+    cleanup();
+    process.exit(1);
+  }
+);

@@ -45,10 +45,17 @@ export async function freshSchema(pgUrl, prefix) {
 
 export async function startGateway(root, dir, config, name = 'gateway') {
   const file = join(dir, `${name}.json`);
-  writeFileSync(file, JSON.stringify({ server: { host: '127.0.0.1', port: 0 }, log: { level: 'warn' }, data_dir: dir, ...config }));
+  writeFileSync(
+    file,
+    JSON.stringify({ server: { host: '127.0.0.1', port: 0 }, log: { level: 'warn' }, data_dir: dir, ...config })
+  );
   // BENCH_NODE_ARGS passes flags to the gateway processes (`--cpu-prof` to profile them).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'dist', 'bin', 'svc-gateway.js'), 'serve', '--config', file], { cwd: root, env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, join(root, 'dist', 'bin', 'svc-gateway.js'), 'serve', '--config', file],
+    { cwd: root, env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] }
+  );
   cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'));
   let out = '';
   child.stderr.on('data', (c) => (out += c));
@@ -65,7 +72,11 @@ export async function startGateway(root, dir, config, name = 'gateway') {
 }
 
 export async function activate(base) {
-  const res = await fetch(`${base}/v1/activate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const res = await fetch(`${base}/v1/activate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   if (res.status !== 200) throw new Error(`activate: ${res.status} ${await res.text()}`);
   return (await res.json()).primary_api_key;
 }
@@ -97,9 +108,11 @@ export function api(base, key) {
 /** Run `fn(i)` for i in [0, n) with `width` at a time. */
 export async function pool(n, width, fn) {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) await fn(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) await fn(next++);
+    })
+  );
 }
 
 /**

@@ -12,13 +12,21 @@ const server = createServer((req, res) => {
   if (req.method === 'PUT') {
     const tmp = `${file}.tmp`;
     pipeline(req, createWriteStream(tmp), (err) => {
-      if (err) { res.statusCode = 500; return res.end(); }
+      if (err) {
+        res.statusCode = 500;
+        return res.end();
+      }
       renameSync(tmp, file);
       res.end();
     });
   } else if (req.method === 'GET') {
     let size;
-    try { size = statSync(file).size; } catch { res.statusCode = 404; return res.end(); }
+    try {
+      size = statSync(file).size;
+    } catch {
+      res.statusCode = 404;
+      return res.end();
+    }
     res.setHeader('content-length', size);
     pipeline(createReadStream(file), res, () => {});
   } else {

@@ -28,34 +28,58 @@ Options:
   --no-write      print the key and write nothing
   --force         replace a credentials file that holds the key of another gateway
 `,
-  options: { url: { type: 'string' }, region: { type: 'string' }, 'no-write': { type: 'boolean' }, force: { type: 'boolean' } },
+  options: {
+    url: { type: 'string' },
+    region: { type: 'string' },
+    'no-write': { type: 'boolean' },
+    force: { type: 'boolean' },
+  },
   async run(flags) {
     const url = String(flags.url ?? process.env.SVC_URL ?? DEFAULT_URL).replace(/\/+$/, '');
     // Said on success and on failure: a gateway started on another port is the usual miss.
-    const from = flags.url !== undefined ? '--url' : process.env.SVC_URL !== undefined ? 'SVC_URL' : 'the default; --url or SVC_URL for another';
+    const from =
+      flags.url !== undefined
+        ? '--url'
+        : process.env.SVC_URL !== undefined
+          ? 'SVC_URL'
+          : 'the default; --url or SVC_URL for another';
     if (!/^https?:\/\/[^/]+/.test(url)) throw new UsageError(`--url must be an http(s) address (got "${url}")`);
     const region = (flags.region as string | undefined) ?? 'auto';
-    if (!REGIONS.includes(region)) throw new UsageError(`--region must be one of ${REGIONS.join(', ')} (got "${region}")`);
+    if (!REGIONS.includes(region))
+      throw new UsageError(`--region must be one of ${REGIONS.join(', ')} (got "${region}")`);
     const write = !flags['no-write'];
     const file = credentialsPath();
     const stored = write ? readCredentials(file) : undefined;
     // The file holds one key; an anonymous account whose key is lost cannot be recovered.
     if (stored && stored.url !== url && !flags.force) {
-      err(`svc-gateway activate: ${file} holds the key of account ${stored.account_id} on ${stored.url}. Pass --force to replace it, or --no-write.`);
+      err(
+        `svc-gateway activate: ${file} holds the key of account ${stored.account_id} on ${stored.url}. Pass --force to replace it, or --no-write.`
+      );
       return 1;
     }
     const returning = stored?.url === url;
     const client = new SvcClient({ baseUrl: url, apiKey: returning ? stored.api_key : undefined });
     let r;
     try {
-      r = await client.activate({ region: region as 'auto' | 'western' | 'china', write_credentials: write, device_kind: 'cli' });
+      r = await client.activate({
+        region: region as 'auto' | 'western' | 'china',
+        write_credentials: write,
+        device_kind: 'cli',
+      });
     } catch (e) {
       if (!(e instanceof SvcError)) throw e;
-      const down = e.code === 'network_error' ? ' Is the gateway running there? `npm start` serves on 127.0.0.1:8787 (--port or SVC_PORT for another).' : '';
-      err(`svc-gateway activate: ${url} (${from}): ${e.message} (${e.code}${e.requestId ? `, request ${e.requestId}` : ''}).${down}`);
+      const down =
+        e.code === 'network_error'
+          ? ' Is the gateway running there? `npm start` serves on 127.0.0.1:8787 (--port or SVC_PORT for another).'
+          : '';
+      err(
+        `svc-gateway activate: ${url} (${from}): ${e.message} (${e.code}${e.requestId ? `, request ${e.requestId}` : ''}).${down}`
+      );
       return 1;
     }
-    out(`${returning ? 'Already activated' : 'Activated'}: account ${r.account_id}, project ${r.project_id} on ${url} (${from})${returning ? '' : `, trial credit ${r.trial_credit_usd} USD`}.`);
+    out(
+      `${returning ? 'Already activated' : 'Activated'}: account ${r.account_id}, project ${r.project_id} on ${url} (${from})${returning ? '' : `, trial credit ${r.trial_credit_usd} USD`}.`
+    );
     if (write) {
       writeCredentials(file, { url, api_key: r.primary_api_key, account_id: r.account_id, project_id: r.project_id });
       out(`Credentials written to ${file} (mode 0600).`);

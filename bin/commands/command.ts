@@ -34,12 +34,23 @@ type ConfigFlags = { config?: unknown; port?: unknown; host?: unknown; 'data-dir
  * serve's --port, --host and --data-dir. Every command reads it here, so `doctor` judges a
  * file exactly as `serve` will load it.
  */
-export async function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Promise<{ config: CoreConfig; baseDir: string; file?: string }> {
+export async function configFromFlags(
+  flags: ConfigFlags,
+  env: NodeJS.ProcessEnv = process.env
+): Promise<{ config: CoreConfig; baseDir: string; file?: string }> {
   const { loadConfig } = await import('../../config/load.js');
   const file = typeof flags.config === 'string' ? flags.config : env.SVC_CONFIG;
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const port = str(flags.port);
-  const config = loadConfig({ file, env, overrides: { port: port === undefined ? undefined : Number(port), host: str(flags.host), data_dir: str(flags['data-dir']) } });
+  const config = loadConfig({
+    file,
+    env,
+    overrides: {
+      port: port === undefined ? undefined : Number(port),
+      host: str(flags.host),
+      data_dir: str(flags['data-dir']),
+    },
+  });
   return { config, baseDir: file ? dirname(resolve(file)) : process.cwd(), file };
 }
 

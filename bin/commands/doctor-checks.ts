@@ -36,18 +36,33 @@ async function within<T>(ms: number, what: string, fn: (signal: AbortSignal) => 
 
 function pendingRow(pending: string[], modules: Awaited<ReturnType<typeof migrationModules>>): Row {
   return pending.length
-    ? { check: 'migrations', status: 'warn', detail: `${pending.length} pending: ${pending.join(', ')} (serve or migrate applies them)` }
+    ? {
+        check: 'migrations',
+        status: 'warn',
+        detail: `${pending.length} pending: ${pending.join(', ')} (serve or migrate applies them)`,
+      }
     : { check: 'migrations', status: 'ok', detail: `up to date (${modules.map((m) => m.name).join(', ')})` };
 }
 
-async function databaseRows(url: string, modules: Awaited<ReturnType<typeof migrationModules>>, timeoutMs: number): Promise<Row[]> {
+async function databaseRows(
+  url: string,
+  modules: Awaited<ReturnType<typeof migrationModules>>,
+  timeoutMs: number
+): Promise<Row[]> {
   const shown = url.replace(/\/\/[^@/]*@/, '//***@');
   const file = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
   if (file && file !== ':memory:' && !existsSync(file)) {
     // Opening it would create it; serve or migrate will.
     return [
       { check: 'database', status: 'warn', detail: `sqlite ${file} does not exist yet (serve or migrate creates it)` },
-      pendingRow(modules.flatMap((m) => Object.keys(m.migrations).sort().map((n) => `${m.name}/${n}`)), modules),
+      pendingRow(
+        modules.flatMap((m) =>
+          Object.keys(m.migrations)
+            .sort()
+            .map((n) => `${m.name}/${n}`)
+        ),
+        modules
+      ),
     ];
   }
   let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
@@ -61,7 +76,10 @@ async function databaseRows(url: string, modules: Awaited<ReturnType<typeof migr
     rows.push(pendingRow(pending, modules));
     return rows;
   } catch (e) {
-    return [{ check: 'database', status: 'FAIL', detail: `${shown}: ${(e as Error).message}` }, { check: 'migrations', status: 'skip', detail: 'no database' }];
+    return [
+      { check: 'database', status: 'FAIL', detail: `${shown}: ${(e as Error).message}` },
+      { check: 'migrations', status: 'skip', detail: 'no database' },
+    ];
   } finally {
     // A pool that never connected may never close either: do not wait for it.
     if (database) await within(timeoutMs, 'closing the database', () => database!.close()).catch(() => undefined);
@@ -71,7 +89,8 @@ async function databaseRows(url: string, modules: Awaited<ReturnType<typeof migr
 async function vendorRow(v: RegisteredInstance, timeoutMs: number): Promise<Row> {
   const check = `vendor ${v.id}`;
   const what = `${v.adapter}; ${Object.keys(v.instance.capabilities).join(', ') || 'no capabilities'}`;
-  if (v.byokOnly) return { check, status: 'skip', detail: `${what}; BYOK only: serves callers who register their own key` };
+  if (v.byokOnly)
+    return { check, status: 'skip', detail: `${what}; BYOK only: serves callers who register their own key` };
   if (!v.instance.health) return { check, status: 'skip', detail: `${what}; no health check` };
   const started = Date.now();
   try {
@@ -101,7 +120,11 @@ export async function doctor(flags: { config?: unknown }, timeoutMs: number): Pr
     // The real config and data dir, but an in-memory database and a throwaway master key,
     // so building the app to reach its vendors neither migrates nor writes anything.
     const real = await configFromFlags(flags);
-    const probe = await configFromFlags(flags, { ...process.env, SVC_DATABASE_URL: 'sqlite::memory:', SVC_MASTER_KEY: randomBytes(16).toString('hex') });
+    const probe = await configFromFlags(flags, {
+      ...process.env,
+      SVC_DATABASE_URL: 'sqlite::memory:',
+      SVC_MASTER_KEY: randomBytes(16).toString('hex'),
+    });
     const modules = await migrationModules(real.config, real.baseDir);
     app = await buildApp(probe.config, { baseDir: probe.baseDir, logger: createLogger('silent') });
     rows.push({ check: 'config', status: 'ok', detail: real.file ? real.file : 'no file: embedded defaults' });
@@ -117,6 +140,10 @@ export async function doctor(flags: { config?: unknown }, timeoutMs: number): Pr
   }
   out(table(rows));
   const failed = rows.filter((r) => r.status === 'FAIL');
-  out(failed.length ? `\n${failed.length} check${failed.length === 1 ? '' : 's'} failed.` : '\nEverything checked is fine.');
+  out(
+    failed.length
+      ? `\n${failed.length} check${failed.length === 1 ? '' : 's'} failed.`
+      : '\nEverything checked is fine.'
+  );
   return failed.length ? 1 : 0;
 }

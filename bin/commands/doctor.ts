@@ -3,7 +3,7 @@ import { CONFIG_OPTION, UsageError, type Command } from './command.js';
 /** Check a gateway's config, database and vendors, and say plainly what is wrong. */
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check the config, the database and migrations, and every vendor\'s health',
+  summary: "check the config, the database and migrations, and every vendor's health",
   help: `Usage: svc-gateway doctor [--config FILE] [--timeout MS]
 
 Checks the config (every error with the path of its key), connects to the database and
@@ -15,7 +15,8 @@ Exit codes: 0 every check passed, 1 a check failed, 2 the config or the flags ar
   options: { ...CONFIG_OPTION, timeout: { type: 'string' } },
   async run(flags) {
     const timeoutMs = flags.timeout === undefined ? 5000 : Number(flags.timeout);
-    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout must be a positive number of milliseconds (got "${flags.timeout}")`);
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+      throw new UsageError(`--timeout must be a positive number of milliseconds (got "${flags.timeout}")`);
     const { doctor } = await import('./doctor-checks.js');
     return doctor(flags, timeoutMs);
   },

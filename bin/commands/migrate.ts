@@ -13,7 +13,9 @@ serve does the same at boot; run this first when several nodes share one databas
   options: { ...CONFIG_OPTION },
   async run(flags) {
     const [{ openDatabase }, { migrateModule }, { migrationModules }] = await Promise.all([
-      import('../../core/db/open.js'), import('../../core/db/migrate.js'), import('./migration-state.js'),
+      import('../../core/db/open.js'),
+      import('../../core/db/migrate.js'),
+      import('./migration-state.js'),
     ]);
     const { config, baseDir } = await configFromFlags(flags);
     const modules = await migrationModules(config, baseDir);
@@ -22,9 +24,11 @@ serve does the same at boot; run this first when several nodes share one databas
       const applied: string[] = [];
       for (const m of modules) applied.push(...(await migrateModule(database, m.name, m.migrations)));
       for (const a of applied) out(`applied ${a}`);
-      out(applied.length
-        ? `${applied.length} migration${applied.length === 1 ? '' : 's'} applied (${database.dialect}).`
-        : `The database is up to date: nothing to apply (${database.dialect}, ${modules.length} modules).`);
+      out(
+        applied.length
+          ? `${applied.length} migration${applied.length === 1 ? '' : 's'} applied (${database.dialect}).`
+          : `The database is up to date: nothing to apply (${database.dialect}, ${modules.length} modules).`
+      );
       return 0;
     } finally {
       await database.close();

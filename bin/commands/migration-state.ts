@@ -12,7 +12,10 @@ export interface MigrationModule {
 /** The core's migrations and those of every area the config turns on, in the order serve applies them. */
 export async function migrationModules(config: CoreConfig, baseDir: string): Promise<MigrationModule[]> {
   const areas = await loadAreas(config, baseDir);
-  return [...coreModules, ...areas.filter((a) => a.def.migrations).map((a) => ({ name: a.def.name, migrations: a.def.migrations! }))];
+  return [
+    ...coreModules,
+    ...areas.filter((a) => a.def.migrations).map((a) => ({ name: a.def.name, migrations: a.def.migrations! })),
+  ];
 }
 
 /** Names of a module's migrations not yet applied; changes nothing. */

@@ -24,8 +24,15 @@ Options:
   async run(flags) {
     const scratch = mkdtempSync(join(tmpdir(), 'svc-openapi-'));
     try {
-      const [{ buildApp }, { createLogger }] = await Promise.all([import('../../core/app.js'), import('../../core/logger.js')]);
-      const { config, baseDir } = await configFromFlags(flags, { ...process.env, SVC_DATABASE_URL: 'sqlite::memory:', SVC_DATA_DIR: scratch });
+      const [{ buildApp }, { createLogger }] = await Promise.all([
+        import('../../core/app.js'),
+        import('../../core/logger.js'),
+      ]);
+      const { config, baseDir } = await configFromFlags(flags, {
+        ...process.env,
+        SVC_DATABASE_URL: 'sqlite::memory:',
+        SVC_DATA_DIR: scratch,
+      });
       const app = await buildApp(config, { baseDir, logger: createLogger('silent') });
       try {
         const res = await app.inject({ method: 'GET', url: '/v1/openapi.json' });

@@ -33,7 +33,12 @@ function announce(app: FastifyInstance, url: string, dataDir: string): void {
   if (process.stdout.isTTY) {
     process.stderr.write(`${ready}\nActivate an account:\n  ${activate}\nAPI docs: ${url}/docs\n`);
   } else if (app.log.level !== 'silent') {
-    app.log.child({}, { level: 'info' }).info({ url, version: app.svc.version, database: app.svc.dialect, data_dir: dataDir, activate, docs: `${url}/docs` }, ready);
+    app.log
+      .child({}, { level: 'info' })
+      .info(
+        { url, version: app.svc.version, database: app.svc.dialect, data_dir: dataDir, activate, docs: `${url}/docs` },
+        ready
+      );
   }
 }
 
@@ -44,7 +49,8 @@ export async function serve(flags: ServeFlags): Promise<FastifyInstance> {
     // Port 0 (any free port): pick it before the app is built, so public_url, and every URL
     // handed out from it (checkout links, presigned URLs), names the port actually served.
     const port = await freePort(config.server.host);
-    if (config.server.public_url.endsWith(':0')) config.server.public_url = config.server.public_url.replace(/:0$/, `:${port}`);
+    if (config.server.public_url.endsWith(':0'))
+      config.server.public_url = config.server.public_url.replace(/:0$/, `:${port}`);
     config.server.port = port;
   }
   const app = await buildApp(config, { baseDir });
@@ -96,7 +102,12 @@ line that activates an account go to stderr as text when stdout is a terminal, e
 the "listening on" log line.
 Environment: SVC_CONFIG SVC_PORT SVC_HOST SVC_DATA_DIR SVC_DATABASE_URL SVC_REDIS_URL SVC_ADMIN_KEY SVC_PUBLIC_URL
 `,
-  options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } },
+  options: {
+    config: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'data-dir': { type: 'string' },
+  },
   async run(flags) {
     await serve(flags as ServeFlags);
     return -1; // keeps running until a signal

@@ -14,9 +14,13 @@ export function requireWithin(grantor: readonly string[], scopes: readonly strin
   if (beyond.length) {
     const held = grantor.join(', ');
     const asked = beyond.map((s) => `"${s}"`).join(', ');
-    throw apiError('forbidden', `This key's scopes (${held}) do not cover ${asked}: a key cannot ${what} beyond its own scopes.`, {
-      param: 'scopes',
-    });
+    throw apiError(
+      'forbidden',
+      `This key's scopes (${held}) do not cover ${asked}: a key cannot ${what} beyond its own scopes.`,
+      {
+        param: 'scopes',
+      }
+    );
   }
 }
 
@@ -27,7 +31,10 @@ export function requireWithin(grantor: readonly string[], scopes: readonly strin
  */
 export function requireLiveKey(p: Principal): void {
   if (p.replacedBy) {
-    throw apiError('forbidden', `This key was rotated (its successor is ${p.replacedBy}); it works for ordinary calls `
-      + 'until it expires, but keys are managed only with the live secret.');
+    throw apiError(
+      'forbidden',
+      `This key was rotated (its successor is ${p.replacedBy}); it works for ordinary calls `
+        + 'until it expires, but keys are managed only with the live secret.'
+    );
   }
 }

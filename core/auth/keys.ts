@@ -47,15 +47,38 @@ export class KeyStore {
   private readonly ttlMs: number;
   private readonly max = 10_000;
 
-  constructor(private readonly db: Kysely<any>, opts: { ttlMs?: number } = {}) {
+  constructor(
+    private readonly db: Kysely<any>,
+    opts: { ttlMs?: number } = {}
+  ) {
     this.ttlMs = opts.ttlMs ?? 10_000;
   }
 
-  async create(accountId: string, projectId: string, label: string, scopes: string[], trx: Kysely<any> | Transaction<any> = this.db, expiresAt: number | null = null) {
+  async create(
+    accountId: string,
+    projectId: string,
+    label: string,
+    scopes: string[],
+    trx: Kysely<any> | Transaction<any> = this.db,
+    expiresAt: number | null = null
+  ) {
     const secret = KEY_PREFIX + base62(32);
-    const row = { key_id: newId('key'), account_id: accountId, project_id: projectId, label, scopes: JSON.stringify(scopes), hash: hashKey(secret), created_at: Date.now(), expires_at: expiresAt, revoked_at: null };
+    const row = {
+      key_id: newId('key'),
+      account_id: accountId,
+      project_id: projectId,
+      label,
+      scopes: JSON.stringify(scopes),
+      hash: hashKey(secret),
+      created_at: Date.now(),
+      expires_at: expiresAt,
+      revoked_at: null,
+    };
     await trx.insertInto('api_keys').values(row).execute();
-    return { secret, key: { key_id: row.key_id, label, scopes, created_at: row.created_at, expires_at: expiresAt } as KeyRow };
+    return {
+      secret,
+      key: { key_id: row.key_id, label, scopes, created_at: row.created_at, expires_at: expiresAt } as KeyRow,
+    };
   }
 
   /**
@@ -75,17 +98,44 @@ export class KeyStore {
     const cached = this.peek(secret, now);
     if (cached !== undefined) return cached;
     const hash = hashKey(secret);
-    const row = await this.db.selectFrom('api_keys as k')
+    const row = await this.db
+      .selectFrom('api_keys as k')
       .innerJoin('accounts as a', 'a.account_id', 'k.account_id')
-      .select(['k.key_id', 'k.account_id', 'k.project_id', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.replaced_by', 'a.tier', 'a.region', 'a.kind', 'a.status'])
+      .select([
+        'k.key_id',
+        'k.account_id',
+        'k.project_id',
+        'k.scopes',
+        'k.expires_at',
+        'k.revoked_at',
+        'k.replaced_by',
+        'a.tier',
+        'a.region',
+        'a.kind',
+        'a.status',
+      ])
       .where('k.hash', '=', hash)
       .executeTakeFirst();
     const valid = row && row.revoked_at === null;
     const principal: Principal | null = valid
-      ? { keyId: row.key_id, accountId: row.account_id, projectId: row.project_id, scopes: JSON.parse(row.scopes), tier: row.tier, region: row.region, kind: row.kind, status: row.status, replacedBy: row.replaced_by ?? null }
+      ? {
+          keyId: row.key_id,
+          accountId: row.account_id,
+          projectId: row.project_id,
+          scopes: JSON.parse(row.scopes),
+          tier: row.tier,
+          region: row.region,
+          kind: row.kind,
+          status: row.status,
+          replacedBy: row.replaced_by ?? null,
+        }
       : null;
     if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(hash, { principal, expiresAt: valid ? (row.expires_at ?? null) : null, cachedUntil: now + this.ttlMs });
+    this.cache.set(hash, {
+      principal,
+      expiresAt: valid ? (row.expires_at ?? null) : null,
+      cachedUntil: now + this.ttlMs,
+    });
     if (valid && row.expires_at !== null && row.expires_at <= now) return null;
     return principal;
   }
@@ -114,7 +164,10 @@ export class KeyStore {
     const now = Date.now();
     const hit = this.statuses.get(accountId);
     if (hit && hit.cachedUntil > now) return hit.status;
-    const row = await this.db.selectFrom('accounts').select('status').where('account_id', '=', accountId)
+    const row = await this.db
+      .selectFrom('accounts')
+      .select('status')
+      .where('account_id', '=', accountId)
       .executeTakeFirst();
     const status: string | null = row?.status ?? null;
     if (this.statuses.size >= this.max) this.statuses.delete(this.statuses.keys().next().value!);
@@ -123,24 +176,49 @@ export class KeyStore {
   }
 
   async list(accountId: string, limit: number, before?: { t: number; id: string }): Promise<KeyRow[]> {
-    let q = this.db.selectFrom('api_keys').select(['key_id', 'label', 'scopes', 'created_at', 'expires_at'])
-      .where('account_id', '=', accountId).where('revoked_at', 'is', null)
+    let q = this.db
+      .selectFrom('api_keys')
+      .select(['key_id', 'label', 'scopes', 'created_at', 'expires_at'])
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', Date.now())]));
-    if (before) q = q.where((eb) => eb.or([eb('created_at', '<', before.t), eb.and([eb('created_at', '=', before.t), eb('key_id', '<', before.id)])]));
+    if (before)
+      q = q.where((eb) =>
+        eb.or([
+          eb('created_at', '<', before.t),
+          eb.and([eb('created_at', '=', before.t), eb('key_id', '<', before.id)]),
+        ])
+      );
     const rows = await q.orderBy('created_at', 'desc').orderBy('key_id', 'desc').limit(limit).execute();
-    return rows.map((r) => ({ ...r, scopes: JSON.parse(r.scopes), created_at: Number(r.created_at), expires_at: r.expires_at === null ? null : Number(r.expires_at) }));
+    return rows.map((r) => ({
+      ...r,
+      scopes: JSON.parse(r.scopes),
+      created_at: Number(r.created_at),
+      expires_at: r.expires_at === null ? null : Number(r.expires_at),
+    }));
   }
 
   private async active(accountId: string, keyId: string) {
-    const row = await this.db.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).where('account_id', '=', accountId)
-      .where('revoked_at', 'is', null).executeTakeFirst();
-    if (!row || (row.expires_at !== null && Number(row.expires_at) <= Date.now())) throw apiError('not_found', `No key ${keyId} in this account.`, { param: 'key_id' });
+    const row = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_id', '=', keyId)
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!row || (row.expires_at !== null && Number(row.expires_at) <= Date.now()))
+      throw apiError('not_found', `No key ${keyId} in this account.`, { param: 'key_id' });
     return row;
   }
 
   async revoke(accountId: string, keyId: string): Promise<void> {
     await this.active(accountId, keyId);
-    await this.db.updateTable('api_keys').set({ revoked_at: Date.now() }).where('key_id', '=', keyId).where('account_id', '=', accountId).execute();
+    await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: Date.now() })
+      .where('key_id', '=', keyId)
+      .where('account_id', '=', accountId)
+      .execute();
     this.invalidateAccount(accountId);
   }
 
@@ -160,9 +238,15 @@ export class KeyStore {
       const created = await this.create(accountId, old.project_id, old.label, scopes, trx);
       // Conditional on "no successor yet": of two rotations at once, one wins; the other
       // rolls back its new key and answers 409.
-      const res = await trx.updateTable('api_keys')
-        .set({ replaced_by: created.key.key_id, ...(graceSeconds > 0 ? { expires_at: expiresAt } : { revoked_at: now }) })
-        .where('key_id', '=', keyId).where('replaced_by', 'is', null).where('revoked_at', 'is', null)
+      const res = await trx
+        .updateTable('api_keys')
+        .set({
+          replaced_by: created.key.key_id,
+          ...(graceSeconds > 0 ? { expires_at: expiresAt } : { revoked_at: now }),
+        })
+        .where('key_id', '=', keyId)
+        .where('replaced_by', 'is', null)
+        .where('revoked_at', 'is', null)
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw alreadyRotated(keyId);
       return { ...created, old_key_expires_at: graceSeconds > 0 ? expiresAt : now };

@@ -14,7 +14,7 @@ export function loadMasterKey(configured: string, dataDir: string): Buffer {
   mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR });
   const key = randomBytes(32);
   try {
-    writeFileSync(file, key.toString('base64') + '\n', { mode: PRIVATE_FILE, flag: 'wx' });
+    writeFileSync(file, `${key.toString('base64')}\n`, { mode: PRIVATE_FILE, flag: 'wx' });
   } catch (e) {
     // Another process (a second node on the same data dir, `migrate`) wrote it first: use theirs.
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');

@@ -35,14 +35,16 @@ export class TokenSigner {
     // so several spellings decode to the same MAC, and only the canonical one is the token.
     const want = Buffer.from(createHmac('sha256', this.key(purpose)).update(parts[1]).digest('base64url'));
     const got = Buffer.from(parts[2]);
-    if (got.length !== want.length || !timingSafeEqual(got, want)) throw apiError('unauthenticated', 'The token signature is not valid.');
+    if (got.length !== want.length || !timingSafeEqual(got, want))
+      throw apiError('unauthenticated', 'The token signature is not valid.');
     let claims: T & { exp: number };
     try {
       claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
     } catch {
       throw apiError('unauthenticated', 'The token is malformed.');
     }
-    if (typeof claims.exp !== 'number' || claims.exp < Date.now()) throw apiError('unauthenticated', 'The token has expired.');
+    if (typeof claims.exp !== 'number' || claims.exp < Date.now())
+      throw apiError('unauthenticated', 'The token has expired.');
     return claims;
   }
 }

@@ -13,7 +13,11 @@ export class RedisBus implements Bus {
   private readonly sub: Redis;
   private readonly handlers = new Map<string, Set<BusHandler>>();
 
-  constructor(url: string, private readonly log: Logger, private readonly prefix = 'svc:') {
+  constructor(
+    url: string,
+    private readonly log: Logger,
+    private readonly prefix = 'svc:'
+  ) {
     this.pub = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
     this.sub = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
     this.sub.on('message', (channel: string, raw: string) => {
@@ -28,7 +32,8 @@ export class RedisBus implements Bus {
       }
       for (const h of set) h(msg);
     });
-    for (const c of [this.pub, this.sub]) c.on('error', (e: Error) => this.log.warn({ err: e.message }, 'redis bus connection error'));
+    for (const c of [this.pub, this.sub])
+      c.on('error', (e: Error) => this.log.warn({ err: e.message }, 'redis bus connection error'));
   }
 
   async connect(): Promise<void> {

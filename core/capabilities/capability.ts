@@ -28,7 +28,9 @@ export function capability<I, O>(spec: CapabilitySpec): TypedSpec<I, O> {
  * A domain's capabilities keyed by name, each descriptor knowing its own name. The result is
  * what an area's `capabilities` field takes as it is.
  */
-export function capabilities<T extends Record<string, TypedSpec<any, any>>>(specs: T): {
+export function capabilities<T extends Record<string, TypedSpec<any, any>>>(
+  specs: T
+): {
   readonly [K in keyof T & string]: Capability<K, InputOf<T[K]>, OutputOf<T[K]>>;
 } {
   const out: Record<string, Capability> = {};

@@ -19,6 +19,8 @@ export interface CheckoutOutput {
 
 export const PAYMENTS_CAPABILITIES = capabilities({
   // Not idempotent: the router never opens a second session at another vendor.
-  'payments.checkout': capability<CheckoutInput, CheckoutOutput>(
-    { idempotent: false, description: 'Create a hosted checkout session for a wallet top-up.' }),
+  'payments.checkout': capability<CheckoutInput, CheckoutOutput>({
+    idempotent: false,
+    description: 'Create a hosted checkout session for a wallet top-up.',
+  }),
 });

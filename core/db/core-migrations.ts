@@ -6,7 +6,8 @@ import { SqliteAdapter, sql, type Kysely, type Migration } from 'kysely';
 
 const init: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable('accounts')
+    await db.schema
+      .createTable('accounts')
       .addColumn('account_id', 'text', (c) => c.primaryKey())
       .addColumn('kind', 'text', (c) => c.notNull())
       .addColumn('status', 'text', (c) => c.notNull())
@@ -15,13 +16,15 @@ const init: Migration = {
       .addColumn('device_kind', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createTable('projects')
+    await db.schema
+      .createTable('projects')
       .addColumn('project_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.account_id'))
       .addColumn('name', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createTable('api_keys')
+    await db.schema
+      .createTable('api_keys')
       .addColumn('key_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.account_id'))
       .addColumn('project_id', 'text', (c) => c.notNull())
@@ -33,19 +36,22 @@ const init: Migration = {
       .addColumn('revoked_at', 'bigint')
       .execute();
     await db.schema.createIndex('api_keys_account').on('api_keys').columns(['account_id', 'created_at']).execute();
-    await db.schema.createTable('wallets')
+    await db.schema
+      .createTable('wallets')
       .addColumn('account_id', 'text', (c) => c.primaryKey().references('accounts.account_id'))
       .addColumn('balance_micros', 'bigint', (c) => c.notNull().check(sql`balance_micros >= 0`))
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createTable('wallet_holds')
+    await db.schema
+      .createTable('wallet_holds')
       .addColumn('hold_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('amount_micros', 'bigint', (c) => c.notNull())
       .addColumn('capability', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createTable('wallet_ledger')
+    await db.schema
+      .createTable('wallet_ledger')
       .addColumn('entry_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('amount_micros', 'bigint', (c) => c.notNull())
@@ -56,8 +62,13 @@ const init: Migration = {
       .addColumn('quantity', 'bigint')
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('wallet_ledger_account').on('wallet_ledger').columns(['account_id', 'created_at']).execute();
-    await db.schema.createTable('idempotency_keys')
+    await db.schema
+      .createIndex('wallet_ledger_account')
+      .on('wallet_ledger')
+      .columns(['account_id', 'created_at'])
+      .execute();
+    await db.schema
+      .createTable('idempotency_keys')
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('endpoint', 'text', (c) => c.notNull())
       .addColumn('key', 'text', (c) => c.notNull())
@@ -104,7 +115,8 @@ const leases: Migration = {
 const walletPages: Migration = {
   async up(db: Kysely<any>) {
     if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return;
-    await db.schema.createTable('wallet_holds_new')
+    await db.schema
+      .createTable('wallet_holds_new')
       .addColumn('hold_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('amount_micros', 'bigint', (c) => c.notNull())
@@ -113,7 +125,8 @@ const walletPages: Migration = {
       .addColumn('expires_at', 'bigint')
       .modifyEnd(sql`without rowid`)
       .execute();
-    await db.schema.createTable('wallet_ledger_new')
+    await db.schema
+      .createTable('wallet_ledger_new')
       .addColumn('entry_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('amount_micros', 'bigint', (c) => c.notNull())

@@ -10,7 +10,9 @@ import type { Database } from './open.js';
 const TABLE = 'svc_migrations';
 
 async function ensureTable(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable(TABLE).ifNotExists()
+  await db.schema
+    .createTable(TABLE)
+    .ifNotExists()
     .addColumn('module', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('applied_at', 'bigint', (c) => c.notNull())
@@ -19,18 +21,27 @@ async function ensureTable(db: Kysely<any>): Promise<void> {
     .catch(async (e) => {
       // Two PostgreSQL sessions racing on CREATE TABLE IF NOT EXISTS: one gets a unique
       // violation on the catalog. The table exists either way.
-      const exists = await sql`select 1 from ${sql.table(TABLE)} limit 1`.execute(db).then(() => true, () => false);
+      const exists = await sql`select 1 from ${sql.table(TABLE)} limit 1`.execute(db).then(
+        () => true,
+        () => false
+      );
       if (!exists) throw e;
     });
 }
 
 /** Apply one module's in-code migrations in name order, once each; returns what was applied. */
-export async function migrateModule(database: Database, module: string, migrations: Record<string, Migration>): Promise<string[]> {
+export async function migrateModule(
+  database: Database,
+  module: string,
+  migrations: Record<string, Migration>
+): Promise<string[]> {
   const { db } = database;
   await ensureTable(db);
   const names = Object.keys(migrations).sort();
   const run = async (trx: Kysely<any> | Transaction<any>) => {
-    const done = new Set((await trx.selectFrom(TABLE).select('name').where('module', '=', module).execute()).map((r) => r.name as string));
+    const done = new Set(
+      (await trx.selectFrom(TABLE).select('name').where('module', '=', module).execute()).map((r) => r.name as string)
+    );
     const applied: string[] = [];
     for (const name of names) {
       if (done.has(name)) continue;
@@ -67,7 +78,11 @@ export async function migrateModule(database: Database, module: string, migratio
 }
 
 /** Names of a module's migrations not applied yet (doctor); a missing table means none were. Changes nothing. */
-export async function pendingMigrations(db: Kysely<any>, module: string, migrations: Record<string, Migration>): Promise<string[]> {
+export async function pendingMigrations(
+  db: Kysely<any>,
+  module: string,
+  migrations: Record<string, Migration>
+): Promise<string[]> {
   let applied = new Set<string>();
   try {
     const rows = await db.selectFrom(TABLE).select('name').where('module', '=', module).execute();
@@ -75,5 +90,7 @@ export async function pendingMigrations(db: Kysely<any>, module: string, migrati
   } catch (e) {
     if (!/does not exist|no such table/i.test((e as Error).message)) throw e;
   }
-  return Object.keys(migrations).sort().filter((n) => !applied.has(n));
+  return Object.keys(migrations)
+    .sort()
+    .filter((n) => !applied.has(n));
 }

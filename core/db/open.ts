@@ -35,7 +35,6 @@ export interface Database {
   sync?: SyncSqlite;
 }
 
-
 /**
  * Kysely prepares every query anew; preparing is a good part of a simple query's cost on
  * SQLite, and the gateway runs the same few statements over and over. Statements are reused
@@ -79,7 +78,10 @@ function cachingStatements(conn: SQLite.Database, max = 500) {
  */
 export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
-export async function openDatabase(url: string, opts: { poolSize?: number; walLimitBytes?: number } = {}): Promise<Database> {
+export async function openDatabase(
+  url: string,
+  opts: { poolSize?: number; walLimitBytes?: number } = {}
+): Promise<Database> {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length) || ':memory:';
     if (file !== ':memory:') {
@@ -119,7 +121,8 @@ export async function openDatabase(url: string, opts: { poolSize?: number; walLi
     const u = new URL(url);
     const schema = u.searchParams.get('schema');
     u.searchParams.delete('schema');
-    if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`database.url: schema "${schema}" must be a plain lower-case identifier`);
+    if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema))
+      throw new Error(`database.url: schema "${schema}" must be a plain lower-case identifier`);
     const pool = new pg.Pool({
       connectionString: u.toString(),
       max: opts.poolSize ?? 10,

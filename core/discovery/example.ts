@@ -64,22 +64,30 @@ export function exampleOf(schema: Schema | undefined, name = ''): unknown {
   }
   if (Array.isArray(schema.allOf)) {
     const parts = schema.allOf.map((p: Schema) => exampleOf(p, name));
-    return parts.every((p: unknown) => p && typeof p === 'object' && !Array.isArray(p)) ? Object.assign({}, ...parts) : parts[0];
+    return parts.every((p: unknown) => p && typeof p === 'object' && !Array.isArray(p))
+      ? Object.assign({}, ...parts)
+      : parts[0];
   }
   const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
   switch (type) {
-    case 'string': return exampleString(schema, name);
-    case 'integer': return exampleNumber(schema, true);
-    case 'number': return exampleNumber(schema, false);
-    case 'boolean': return true;
-    case 'null': return null;
+    case 'string':
+      return exampleString(schema, name);
+    case 'integer':
+      return exampleNumber(schema, true);
+    case 'number':
+      return exampleNumber(schema, false);
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
     case 'array': {
       const n = Math.max(1, schema.minItems ?? 0);
       const count = schema.maxItems !== undefined ? Math.min(n, schema.maxItems) : n;
       const item = exampleOf(schema.items, name.replace(/s$/, ''));
-      return Array.from({ length: count }, (_, i) => (typeof item === 'string' && schema.uniqueItems && i ? `${item}${i}` : item));
+      return Array.from({ length: count }, (_, i) =>
+        typeof item === 'string' && schema.uniqueItems && i ? `${item}${i}` : item
+      );
     }
-    case 'object':
     default: {
       if (!schema.properties) return {};
       const out: Record<string, unknown> = {};
@@ -109,14 +117,18 @@ export interface Example {
 export function buildExample(route: RouteEntry, baseUrl: string): Example {
   const { schema } = route;
   const params = (exampleOf(schema.params as Schema) ?? {}) as Record<string, unknown>;
-  let path = route.path.replace(/\{([^}]+)\}/g, (_, p: string) => encodeURIComponent(String(params[p] ?? exampleString({}, p))));
+  let path = route.path.replace(/\{([^}]+)\}/g, (_, p: string) =>
+    encodeURIComponent(String(params[p] ?? exampleString({}, p)))
+  );
   path = path.replace(/\*$/, 'example');
   const query = schema.querystring ? (exampleOf(schema.querystring as Schema) as Record<string, unknown>) : {};
   // A list travels as the key repeated (`?tag=a&tag=b`), as the query-string validator coerces it.
-  const qs = new URLSearchParams(Object.entries(query).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => [k, String(x)]))).toString();
+  const qs = new URLSearchParams(
+    Object.entries(query).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => [k, String(x)]))
+  ).toString();
   const url = `${baseUrl.replace(/\/$/, '')}${path}${qs ? `?${qs}` : ''}`;
   // Fastify wants a body whenever the route has a body schema, even with no required field.
-  const body = schema.body ? exampleOf(schema.body as Schema) ?? {} : null;
+  const body = schema.body ? (exampleOf(schema.body as Schema) ?? {}) : null;
 
   const lines = [`curl -sS -X ${route.method} ${sq(url)}`];
   if (route.auth === 'key') lines.push(`-H "Authorization: Bearer $SVC_API_KEY"`);

@@ -6,7 +6,13 @@ import type { RouteEntry, RouteRegistry } from './route-registry.js';
 import { routeErrors } from './route-errors.js';
 import { buildExample } from './example.js';
 import { billingOf } from './billing.js';
-import { DiscoveryDetail, DiscoveryIdParams, DiscoveryList, type DiscoveryDetailT, type DiscoveryItemT } from './schemas.js';
+import {
+  DiscoveryDetail,
+  DiscoveryIdParams,
+  DiscoveryList,
+  type DiscoveryDetailT,
+  type DiscoveryItemT,
+} from './schemas.js';
 
 /** TypeBox schemas carry symbol keys; the wire gets plain JSON Schema. */
 function plain(schema: unknown): unknown {
@@ -15,7 +21,9 @@ function plain(schema: unknown): unknown {
 
 function successSchema(route: RouteEntry): unknown {
   const response = (route.schema.response ?? {}) as Record<string, unknown>;
-  const key = Object.keys(response).sort().find((k) => /^2(\d\d|xx)$/.test(k));
+  const key = Object.keys(response)
+    .sort()
+    .find((k) => /^2(\d\d|xx)$/.test(k));
   return key ? plain(response[key]) : null;
 }
 
@@ -55,7 +63,7 @@ export function detail(svc: Svc, route: RouteEntry): DiscoveryDetailT {
     ...describe(svc, route),
     ...(schema.description ? { description: schema.description } : {}),
     auth: route.auth,
-    scope: route.auth === 'key' ? config.scope ?? null : null,
+    scope: route.auth === 'key' ? (config.scope ?? null) : null,
     idempotent: !!config.idempotent,
     request,
     response: successSchema(route),
@@ -70,26 +78,37 @@ export function detail(svc: Svc, route: RouteEntry): DiscoveryDetailT {
  * the router's view of vendor health, so a vendor in cooldown shows at once.
  */
 export async function registerDiscovery(app: FastifyInstance, registry: RouteRegistry): Promise<void> {
-  app.get('/v1/discovery', {
-    config: { auth: 'none', operation: 'system.discovery' },
-    schema: {
-      summary: 'Every operation this gateway serves, whether a vendor is available for it, and its price',
-      tags: ['system'],
-      response: { 200: DiscoveryList },
+  app.get(
+    '/v1/discovery',
+    {
+      config: { auth: 'none', operation: 'system.discovery' },
+      schema: {
+        summary: 'Every operation this gateway serves, whether a vendor is available for it, and its price',
+        tags: ['system'],
+        response: { 200: DiscoveryList },
+      },
     },
-  }, async () => ({ items: registry.operations().map((r) => describe(app.svc, r)) }));
+    async () => ({ items: registry.operations().map((r) => describe(app.svc, r)) })
+  );
 
-  app.get('/v1/discovery/:id', {
-    config: { auth: 'none', operation: 'system.discovery.get', errors: ['not_found'] },
-    schema: {
-      summary: 'One operation: its request schema, the errors it can answer with, and a runnable curl example',
-      tags: ['system'],
-      params: DiscoveryIdParams,
-      response: { 200: DiscoveryDetail },
+  app.get(
+    '/v1/discovery/:id',
+    {
+      config: { auth: 'none', operation: 'system.discovery.get', errors: ['not_found'] },
+      schema: {
+        summary: 'One operation: its request schema, the errors it can answer with, and a runnable curl example',
+        tags: ['system'],
+        params: DiscoveryIdParams,
+        response: { 200: DiscoveryDetail },
+      },
     },
-  }, async (req: FastifyRequest<{ Params: { id: string } }>) => {
-    const route = registry.operation(req.params.id);
-    if (!route) throw apiError('not_found', `No operation "${req.params.id}" on this gateway. GET /v1/discovery lists them.`, { param: 'id' });
-    return detail(app.svc, route);
-  });
+    async (req: FastifyRequest<{ Params: { id: string } }>) => {
+      const route = registry.operation(req.params.id);
+      if (!route)
+        throw apiError('not_found', `No operation "${req.params.id}" on this gateway. GET /v1/discovery lists them.`, {
+          param: 'id',
+        });
+      return detail(app.svc, route);
+    }
+  );
 }

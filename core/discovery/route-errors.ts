@@ -53,5 +53,10 @@ export function routeErrorCodes(route: RouteEntry): ErrorCode[] {
 }
 
 export function routeErrors(route: RouteEntry): RouteError[] {
-  return routeErrorCodes(route).map((code) => ({ code, status: ERRORS[code].status, retryable: ERRORS[code].retryable, meaning: ERRORS[code].meaning }));
+  return routeErrorCodes(route).map((code) => ({
+    code,
+    status: ERRORS[code].status,
+    retryable: ERRORS[code].retryable,
+    meaning: ERRORS[code].meaning,
+  }));
 }

@@ -41,13 +41,21 @@ export class RouteRegistry {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD');
     for (const method of methods) {
       const entry: RouteEntry = {
-        method, url: route.url, path: openapiPath(route.url), operation: config.operation,
-        auth: authOf(config, route.url), config, schema,
+        method,
+        url: route.url,
+        path: openapiPath(route.url),
+        operation: config.operation,
+        auth: authOf(config, route.url),
+        config,
+        schema,
       };
       if (entry.operation) {
         const seen = this.byId.get(entry.operation);
         // Two routes with one id would make discovery and operationIds ambiguous: fail at boot.
-        if (seen) throw new Error(`Operation id "${entry.operation}" is declared by ${seen.method} ${seen.url} and ${method} ${route.url}; operation ids must be unique.`);
+        if (seen)
+          throw new Error(
+            `Operation id "${entry.operation}" is declared by ${seen.method} ${seen.url} and ${method} ${route.url}; operation ids must be unique.`
+          );
         this.byId.set(entry.operation, entry);
       }
       this.list.push(entry);

@@ -91,9 +91,18 @@ export class Egress {
       throw refused(param, `${param} is not an absolute URL.`, 'is not an absolute URL');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw refused(param, `${param} must be an http or https URL (got ${url.protocol.replace(':', '')}).`, 'must use http or https');
+      throw refused(
+        param,
+        `${param} must be an http or https URL (got ${url.protocol.replace(':', '')}).`,
+        'must use http or https'
+      );
     }
-    if (url.username || url.password) throw refused(param, `${param} must not carry credentials in the URL; send them as headers.`, 'must not contain user:password');
+    if (url.username || url.password)
+      throw refused(
+        param,
+        `${param} must not carry credentials in the URL; send them as headers.`,
+        'must not contain user:password'
+      );
     const host = url.hostname.replace(/^\[|\]$/g, '');
     let verdicts: AddressVerdict[];
     if (isIpLiteral(host)) {
@@ -112,10 +121,11 @@ export class Egress {
     }
     const bad = verdicts.find((v) => !this.verdictAllowed(v, host));
     if (bad) {
-      const how = bad.range === 'loopback'
-        ? `Loopback targets are refused because ${this.loopback.why}; `
-          + 'an operator can allow them with egress.allow_loopback: true.'
-        : 'An operator can allow it with egress.allow_private or egress.allow_hosts.';
+      const how =
+        bad.range === 'loopback'
+          ? `Loopback targets are refused because ${this.loopback.why}; `
+            + 'an operator can allow them with egress.allow_loopback: true.'
+          : 'An operator can allow it with egress.allow_private or egress.allow_hosts.';
       const what = `${param} points at a ${bad.range} address (${bad.address}), which the gateway does not call.`;
       throw refused(param, `${what} ${how}`, `resolves to a ${bad.range} address`);
     }
@@ -131,19 +141,28 @@ export class Egress {
     const reply = (list: AddressVerdict[]) => {
       const fam = (options as { family?: number }).family;
       const usable = fam === 4 || fam === 6 ? list.filter((a) => a.family === fam) : list;
-      if (!usable.length) return cb(Object.assign(new Error(`no usable address for ${hostname}`), { code: 'ENOTFOUND' }), undefined);
-      if ((options as { all?: boolean }).all) return cb(null, usable.map((a) => ({ address: a.address, family: a.family })));
+      if (!usable.length)
+        return cb(Object.assign(new Error(`no usable address for ${hostname}`), { code: 'ENOTFOUND' }), undefined);
+      if ((options as { all?: boolean }).all)
+        return cb(
+          null,
+          usable.map((a) => ({ address: a.address, family: a.family }))
+        );
       return cb(null, usable[0].address, usable[0].family);
     };
     const pin = this.pins.get(host);
     if (pin && pin.until > Date.now()) return reply(pin.addresses);
-    this.check(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}/`, 'url').then(() => {
-      const fresh = this.pins.get(host);
-      if (!fresh) return cb(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), undefined);
-      reply(fresh.addresses);
-    }, (e: Error) => {
-      cb(Object.assign(new Error(`egress refused ${hostname}: ${e.message}`), { code: 'EEGRESSREFUSED' }), undefined);
-    });
+    this.check(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}/`, 'url').then(
+      () => {
+        const fresh = this.pins.get(host);
+        if (!fresh)
+          return cb(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), undefined);
+        reply(fresh.addresses);
+      },
+      (e: Error) => {
+        cb(Object.assign(new Error(`egress refused ${hostname}: ${e.message}`), { code: 'EEGRESSREFUSED' }), undefined);
+      }
+    );
   };
 
   /** Fetch a caller-supplied URL under the egress rules; caps on time, size and redirects. */
@@ -172,7 +191,8 @@ export class Egress {
         const resHeaders = flatHeaders(res.headers);
         if (follow && REDIRECTS.has(res.statusCode) && resHeaders.location) {
           res.body.resume();
-          if (hop >= this.cfg.max_redirects) throw apiError('unprocessable', `${param}: more than ${this.cfg.max_redirects} redirects.`, { param });
+          if (hop >= this.cfg.max_redirects)
+            throw apiError('unprocessable', `${param}: more than ${this.cfg.max_redirects} redirects.`, { param });
           const next = new URL(resHeaders.location, url);
           if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
             method = method === 'HEAD' ? 'HEAD' : 'GET';
@@ -180,7 +200,10 @@ export class Egress {
             headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !/^content-/i.test(k)));
           }
           // Credentials meant for one origin do not follow a redirect to another.
-          if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !/^(authorization|cookie|proxy-authorization)$/i.test(k)));
+          if (next.origin !== url.origin)
+            headers = Object.fromEntries(
+              Object.entries(headers).filter(([k]) => !/^(authorization|cookie|proxy-authorization)$/i.test(k))
+            );
           url = await this.check(next, param);
           continue;
         }
@@ -203,13 +226,25 @@ export class Egress {
       }
     } catch (e) {
       if (e instanceof ApiError) throw e;
-      if (timer.signal.aborted) throw apiError('fetch_timeout', `${url.host} did not answer within ${timeoutMs} ms.`, { param, details: { timeout_ms: timeoutMs } });
+      if (timer.signal.aborted)
+        throw apiError('fetch_timeout', `${url.host} did not answer within ${timeoutMs} ms.`, {
+          param,
+          details: { timeout_ms: timeoutMs },
+        });
       if (opts.signal?.aborted) throw e;
       const err = e as { code?: string; message?: string };
       if (err.code === 'EEGRESSREFUSED' || String(err.message).includes('egress refused')) {
-        throw refused(param, `${param}: ${url.host} now resolves to an address the gateway does not call.`, 'resolves to a refused address');
+        throw refused(
+          param,
+          `${param}: ${url.host} now resolves to an address the gateway does not call.`,
+          'resolves to a refused address'
+        );
       }
-      throw apiError('fetch_failed', `${url.host} could not be reached: ${err.code ?? err.message ?? 'connection failed'}.`, { param, details: { cause: err.code ?? 'error' } });
+      throw apiError(
+        'fetch_failed',
+        `${url.host} could not be reached: ${err.code ?? err.message ?? 'connection failed'}.`,
+        { param, details: { cause: err.code ?? 'error' } }
+      );
     } finally {
       clearTimeout(t);
     }
@@ -229,11 +264,15 @@ export class Egress {
 }
 
 function tooLarge(param: string, maxBytes: number): ApiError {
-  return apiError('payload_too_large', `The response from ${param} is over the cap of ${maxBytes} bytes.`, { param, details: { max_bytes: maxBytes } });
+  return apiError('payload_too_large', `The response from ${param} is over the cap of ${maxBytes} bytes.`, {
+    param,
+    details: { max_bytes: maxBytes },
+  });
 }
 
 function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(h))
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }

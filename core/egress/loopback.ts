@@ -27,5 +27,8 @@ export function decideLoopback(setting: LoopbackSetting, listenHost: string): Lo
   if (setting === false) return { allowed: false, why: 'egress.allow_loopback is false' };
   return listensOnLoopbackOnly(listenHost)
     ? { allowed: true, why: `egress.allow_loopback is auto and the gateway listens on ${listenHost} only` }
-    : { allowed: false, why: `egress.allow_loopback is auto and the gateway listens on ${listenHost}, not loopback only` };
+    : {
+        allowed: false,
+        why: `egress.allow_loopback is auto and the gateway listens on ${listenHost}, not loopback only`,
+      };
 }

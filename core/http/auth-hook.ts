@@ -59,7 +59,8 @@ export function installAuth(app: FastifyInstance): void {
     const mode = cfg.auth ?? (route.url.startsWith('/v1/') ? 'key' : 'none');
     if (mode === 'none') return;
     const hook = mode === 'admin' ? adminHook : keyHook(cfg.scope);
-    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    const existing =
+      route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     route.onRequest = [hook as any, ...existing];
   });
 
@@ -68,7 +69,8 @@ export function installAuth(app: FastifyInstance): void {
     const presented = presentedKey(req);
     // Off, the admin API does not exist: the same 404 as an unknown path, whatever is sent.
     if (!admin) return done(noRoute(req));
-    if (!presented || !sameSecret(presented, admin)) return done(apiError('unauthenticated', 'This endpoint needs the operator admin key.'));
+    if (!presented || !sameSecret(presented, admin))
+      return done(apiError('unauthenticated', 'This endpoint needs the operator admin key.'));
     done();
   }
 
@@ -82,11 +84,20 @@ export function installAuth(app: FastifyInstance): void {
       const decide = (d: RateDecision) => {
         setRateHeaders(reply, d);
         if (!d.allowed) {
-          return done(apiError('rate_limited', `Over the ${principal.tier} tier's rate of ${tier.rate_per_minute} requests a minute (burst ${tier.burst}). Retry in ${d.retryAfterSeconds} s, or upgrade with POST /v1/account/tier/upgrade.`, {
-            headers: { 'retry-after': String(d.retryAfterSeconds) },
-          }));
+          return done(
+            apiError(
+              'rate_limited',
+              `Over the ${principal.tier} tier's rate of ${tier.rate_per_minute} requests a minute (burst ${tier.burst}). Retry in ${d.retryAfterSeconds} s, or upgrade with POST /v1/account/tier/upgrade.`,
+              {
+                headers: { 'retry-after': String(d.retryAfterSeconds) },
+              }
+            )
+          );
         }
-        if (!scopeAllows(principal.scopes, scope)) return done(apiError('forbidden', `This key's scopes (${principal.scopes.join(', ')}) do not include "${scope}".`));
+        if (!scopeAllows(principal.scopes, scope))
+          return done(
+            apiError('forbidden', `This key's scopes (${principal.scopes.join(', ')}) do not include "${scope}".`)
+          );
         done();
       };
       const d = svc.rateLimits.take(principal.keyId, tier);
@@ -95,7 +106,13 @@ export function installAuth(app: FastifyInstance): void {
     };
     return function authenticate(req: FastifyRequest, reply: FastifyReply, done: Done) {
       const presented = presentedKey(req);
-      if (!presented) return done(apiError('unauthenticated', 'No API key. Send it as "Authorization: Bearer <API_KEY>" (or x-api-key). POST /v1/activate creates one.'));
+      if (!presented)
+        return done(
+          apiError(
+            'unauthenticated',
+            'No API key. Send it as "Authorization: Bearer <API_KEY>" (or x-api-key). POST /v1/activate creates one.'
+          )
+        );
       const keys = app.svc.keys;
       const cached = keys.peek(presented);
       if (cached !== undefined) return admit(req, reply, cached, done);

@@ -16,9 +16,10 @@ export class ClientGone extends Error {
 export function clientGoneSignal(res: ServerResponse): AbortSignal {
   const gone = new AbortController();
   if (res.destroyed && !res.writableFinished) gone.abort(new ClientGone());
-  else res.once('close', () => {
-    if (!res.writableFinished) gone.abort(new ClientGone());
-  });
+  else
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort(new ClientGone());
+    });
   return gone.signal;
 }
 

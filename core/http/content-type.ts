@@ -16,7 +16,14 @@ export function mediaType(value: string): string | undefined {
 }
 
 // Types a browser renders as a document that can run script.
-const ACTIVE = new Set(['text/html', 'application/xhtml+xml', 'image/svg+xml', 'text/xml', 'application/xml', 'text/xsl']);
+const ACTIVE = new Set([
+  'text/html',
+  'application/xhtml+xml',
+  'image/svg+xml',
+  'text/xml',
+  'application/xml',
+  'text/xsl',
+]);
 
 /**
  * True when a browser may run `contentType` as a page or script: HTML, XHTML, SVG, XSL and

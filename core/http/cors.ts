@@ -26,9 +26,19 @@ export function originMatcher(patterns: readonly string[]): (origin: string) => 
 // the CORS-safelisted ones (content-type and a few more), not the request id it should quote
 // nor what a call cost.
 export const API_EXPOSED_HEADERS = [
-  'x-request-id', 'x-svc-cost-usd', 'x-svc-balance-usd', 'x-svc-vendor', 'x-svc-latency-ms',
-  'idempotent-replayed', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy',
-  'retry-after', 'location', 'x-should-retry',
+  'x-request-id',
+  'x-svc-cost-usd',
+  'x-svc-balance-usd',
+  'x-svc-vendor',
+  'x-svc-latency-ms',
+  'idempotent-replayed',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'ratelimit-policy',
+  'retry-after',
+  'location',
+  'x-should-retry',
 ];
 
 export const API_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];

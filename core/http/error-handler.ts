@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, apiError, errorBody, isApiError } from '../errors.js';
+import { type ApiError, apiError, errorBody, isApiError } from '../errors.js';
 import { isClientGone } from './client-gone.js';
 
 interface AjvIssue {
@@ -11,12 +11,16 @@ interface AjvIssue {
 
 /** `/messages/0/role` → `messages[0].role`; a missing or unknown property names itself. */
 function paramOf(v: AjvIssue, part: string | undefined): string {
-  let p = v.instancePath.replace(/^\//, '').replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.').replace(/^(\d+)/, '[$1]');
+  let p = v.instancePath
+    .replace(/^\//, '')
+    .replace(/\/(\d+)(?=\/|$)/g, '[$1]')
+    .replace(/\//g, '.')
+    .replace(/^(\d+)/, '[$1]');
   // A discriminated union (`oneOf` + `discriminator`) blames its tag field.
   const tag = v.keyword === 'discriminator' ? v.params.tag : undefined;
   const extra = (v.params.missingProperty ?? v.params.additionalProperty ?? tag) as string | undefined;
   if (extra) p = p ? `${p}.${extra}` : extra;
-  return p || (part === 'body' ? 'body' : part ?? 'request');
+  return p || (part === 'body' ? 'body' : (part ?? 'request'));
 }
 
 function issueMessage(v: AjvIssue): string {
@@ -26,11 +30,15 @@ function issueMessage(v: AjvIssue): string {
     if (v.params.tagValue === undefined) return 'is required';
     return `is not a known ${v.params.tag}: ${JSON.stringify(v.params.tagValue)}`;
   }
-  if (v.keyword === 'enum') return `must be one of ${(v.params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`;
+  if (v.keyword === 'enum')
+    return `must be one of ${(v.params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`;
   return v.message ?? 'is invalid';
 }
 
-export function toApiError(err: FastifyError & { validation?: AjvIssue[]; validationContext?: string }, req?: FastifyRequest): ApiError {
+export function toApiError(
+  err: FastifyError & { validation?: AjvIssue[]; validationContext?: string },
+  req?: FastifyRequest
+): ApiError {
   if (isApiError(err)) return err;
   if (err.validation) {
     const seen = new Set<string>();
@@ -40,13 +48,21 @@ export function toApiError(err: FastifyError & { validation?: AjvIssue[]; valida
       .map((v) => ({ param: paramOf(v, err.validationContext), message: issueMessage(v) }))
       .filter((e) => (seen.has(e.param + e.message) ? false : (seen.add(e.param + e.message), true)));
     const first = errors[0];
-    return apiError('validation_failed', `${first.param} ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}.`, {
-      param: first.param, details: { errors },
-    });
+    return apiError(
+      'validation_failed',
+      `${first.param} ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}.`,
+      {
+        param: first.param,
+        details: { errors },
+      }
+    );
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return apiError('payload_too_large', `The request body is over this endpoint's cap of ${req?.routeOptions.bodyLimit ?? 'the configured'} bytes.`);
+      return apiError(
+        'payload_too_large',
+        `The request body is over this endpoint's cap of ${req?.routeOptions.bodyLimit ?? 'the configured'} bytes.`
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return apiError('unsupported_media_type', 'Send the request body as application/json.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -58,17 +74,27 @@ export function toApiError(err: FastifyError & { validation?: AjvIssue[]; valida
     case 'FST_ERR_BAD_URL':
       return apiError('invalid_request', 'The path has a malformed %-escape (% must be followed by two hex digits).');
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return apiError('uri_too_long', `A path segment is longer than the ${MAX_PARAM_LENGTH} characters the router accepts.`);
+      return apiError(
+        'uri_too_long',
+        `A path segment is longer than the ${MAX_PARAM_LENGTH} characters the router accepts.`
+      );
   }
-  if (err instanceof SyntaxError || err.statusCode === 400) return apiError('invalid_request', `The request is malformed: ${err.message}`);
+  if (err instanceof SyntaxError || err.statusCode === 400)
+    return apiError('invalid_request', `The request is malformed: ${err.message}`);
   if (err.statusCode === 413) return apiError('payload_too_large', err.message);
   if (err.statusCode === 415) return apiError('unsupported_media_type', err.message);
-  return apiError('internal_error', 'Something went wrong inside the gateway. The request id in this body finds it in the log.');
+  return apiError(
+    'internal_error',
+    'Something went wrong inside the gateway. The request id in this body finds it in the log.'
+  );
 }
 
 /** The answer for a path no route serves: also what a switched-off area answers, so it does not reveal itself. */
 export function noRoute(req: FastifyRequest): ApiError {
-  return apiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. GET /v1/discovery lists what this gateway serves.`);
+  return apiError(
+    'not_found',
+    `No route ${req.method} ${req.url.split('?')[0]}. GET /v1/discovery lists what this gateway serves.`
+  );
 }
 
 /** Longest path parameter the router matches (object keys travel as one, %-encoded, up to 1,024 bytes). */
@@ -105,8 +131,15 @@ export function installErrorHandling(app: FastifyInstance, allowedMethods?: (url
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
     const allow = allowedMethods?.(req.url) ?? [];
     if (allow.length) {
-      const e = apiError('method_not_allowed', `${req.url.split('?')[0]} does not take ${req.method}; it takes ${allow.join(', ')}.`);
-      return reply.code(405).header('allow', allow.join(', ')).type('application/json; charset=utf-8').send(errorBody(e, req.id));
+      const e = apiError(
+        'method_not_allowed',
+        `${req.url.split('?')[0]} does not take ${req.method}; it takes ${allow.join(', ')}.`
+      );
+      return reply
+        .code(405)
+        .header('allow', allow.join(', '))
+        .type('application/json; charset=utf-8')
+        .send(errorBody(e, req.id));
     }
     const e = noRoute(req);
     return reply.code(404).type('application/json; charset=utf-8').send(errorBody(e, req.id));

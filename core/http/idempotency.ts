@@ -8,13 +8,21 @@ import { open, seal } from '../auth/sealed.js';
 import type { Svc } from '../context.js';
 
 /** The body field every idempotent route's schema declares (the header works too). */
-export const IdempotencyKey = Type.String({ minLength: 1, maxLength: 255, description: 'Retries with the same key and body return the first response; kept 24 h.' });
+export const IdempotencyKey = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'Retries with the same key and body return the first response; kept 24 h.',
+});
 
 /** JSON with sorted keys, so `{a,b}` and `{b,a}` hash the same. */
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().filter((k) => k !== 'idempotency_key').map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => k !== 'idempotency_key')
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
@@ -44,7 +52,11 @@ type Claim = NonNullable<FastifyRequest['idem']>;
 const NODE = `${hostname()}:${process.pid}`;
 
 const whereClaim = <Q extends { where: (...a: any[]) => Q }>(q: Q, c: Claim): Q =>
-  q.where('account_id', '=', c.accountId).where('endpoint', '=', c.endpoint).where('key', '=', c.key).where('owner', '=', c.owner);
+  q
+    .where('account_id', '=', c.accountId)
+    .where('endpoint', '=', c.endpoint)
+    .where('key', '=', c.key)
+    .where('owner', '=', c.owner);
 
 /**
  * Idempotency keys, as the conventions say: scoped to the account and the endpoint, kept
@@ -69,7 +81,10 @@ export function installIdempotency(app: FastifyInstance): void {
   // API does not pay three hooks a request for nothing.
   app.addHook('onRoute', (route) => {
     if (!route.config?.idempotent) return;
-    const add = <T>(existing: T | T[] | undefined, hook: T): T[] => [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
+    const add = <T>(existing: T | T[] | undefined, hook: T): T[] => [
+      ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
+      hook,
+    ];
     route.preHandler = add(route.preHandler as any, claim) as any;
     route.onSend = add(route.onSend as any, store) as any;
     route.onResponse = add(route.onResponse as any, release) as any;
@@ -80,25 +95,36 @@ export function installIdempotency(app: FastifyInstance): void {
     if (until <= c.leaseUntil) return true;
     c.leaseUntil = until;
     const r = await whereClaim(app.svc.db.updateTable('idempotency_keys').set({ lease_until: until }), c)
-      .where('state', '=', 'running').executeTakeFirst();
+      .where('state', '=', 'running')
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
   function extendOrWarn(c: Claim, until: number): void {
-    extend(c, until).then((ours) => {
-      if (!ours) log.warn({ key: c.key, endpoint: c.endpoint }, 'idempotency claim lost while its request ran: another request took it over');
-    }, (e) => log.warn({ err: e }, 'idempotency lease renewal failed'));
+    extend(c, until).then(
+      (ours) => {
+        if (!ours)
+          log.warn(
+            { key: c.key, endpoint: c.endpoint },
+            'idempotency claim lost while its request ran: another request took it over'
+          );
+      },
+      (e) => log.warn({ err: e }, 'idempotency lease renewal failed')
+    );
   }
 
   // Renew the claims of requests still running here a third of a lease before they lapse.
-  const renewer = setInterval(() => {
-    const soon = Date.now() + (leaseMs * 2) / 3;
-    for (const req of running) {
-      const c = req.idem;
-      if (!c) running.delete(req);
-      else if (c.leaseUntil < soon) extendOrWarn(c, Date.now() + leaseMs);
-    }
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const renewer = setInterval(
+    () => {
+      const soon = Date.now() + (leaseMs * 2) / 3;
+      for (const req of running) {
+        const c = req.idem;
+        if (!c) running.delete(req);
+        else if (c.leaseUntil < soon) extendOrWarn(c, Date.now() + leaseMs);
+      }
+    },
+    Math.max(50, Math.floor(leaseMs / 3))
+  );
   renewer.unref();
   app.addHook('onClose', async () => clearInterval(renewer));
 
@@ -115,21 +141,39 @@ export function installIdempotency(app: FastifyInstance): void {
     if (!req.principal) return;
     const key = keyOf(req);
     if (!key) return;
-    if (key.length > 255) throw apiError('validation_failed', 'idempotency_key must be at most 255 characters.', { param: 'idempotency_key' });
+    if (key.length > 255)
+      throw apiError('validation_failed', 'idempotency_key must be at most 255 characters.', {
+        param: 'idempotency_key',
+      });
     const db = app.svc.db;
     const accountId = req.principal.accountId;
     const endpoint = `${req.method} ${req.routeOptions.url}`;
-    const bodyHash = createHash('sha256').update(`${canonical(req.params)}|${canonical(req.body ?? null)}`).digest('hex');
+    const bodyHash = createHash('sha256')
+      .update(`${canonical(req.params)}|${canonical(req.body ?? null)}`)
+      .digest('hex');
     const ttl = app.svc.config.limits.idempotency_ttl_seconds * 1000;
-    const pk = (q: any) => q.where('account_id', '=', accountId).where('endpoint', '=', endpoint).where('key', '=', key);
+    const pk = (q: any) =>
+      q.where('account_id', '=', accountId).where('endpoint', '=', endpoint).where('key', '=', key);
     for (let round = 0; round < 3; round++) {
       const now = Date.now();
       const mine: Claim = { accountId, endpoint, key, owner: `${NODE}:${base62(8)}`, leaseUntil: now + leaseMs };
       try {
-        await db.insertInto('idempotency_keys').values({
-          account_id: accountId, endpoint, key, body_hash: bodyHash, state: 'running', status: null, response: null,
-          created_at: now, expires_at: now + ttl, owner: mine.owner, lease_until: mine.leaseUntil,
-        }).execute();
+        await db
+          .insertInto('idempotency_keys')
+          .values({
+            account_id: accountId,
+            endpoint,
+            key,
+            body_hash: bodyHash,
+            state: 'running',
+            status: null,
+            response: null,
+            created_at: now,
+            expires_at: now + ttl,
+            owner: mine.owner,
+            lease_until: mine.leaseUntil,
+          })
+          .execute();
         return hold(req, mine);
       } catch (e) {
         if (!isUniqueViolation(e)) throw e;
@@ -140,29 +184,50 @@ export function installIdempotency(app: FastifyInstance): void {
         await pk(db.deleteFrom('idempotency_keys')).where('expires_at', '<=', now).execute();
         continue;
       }
-      if (row.body_hash !== bodyHash) throw apiError('idempotency_key_reused', 'This idempotency key was used with a different request body. Use a new key for a new request.', { param: 'idempotency_key' });
+      if (row.body_hash !== bodyHash)
+        throw apiError(
+          'idempotency_key_reused',
+          'This idempotency key was used with a different request body. Use a new key for a new request.',
+          { param: 'idempotency_key' }
+        );
       if (row.state === 'done') {
-        const stored = { status: Number(row.status), body: open(app.svc.idempotencyKey, row.response, `${accountId}|${endpoint}|${key}`) };
+        const stored = {
+          status: Number(row.status),
+          body: open(app.svc.idempotencyKey, row.response, `${accountId}|${endpoint}|${key}`),
+        };
         if (req.routeOptions.config.replayIdempotent?.(req, reply, stored)) return reply;
         reply.header('idempotent-replayed', 'true');
         return reply.code(stored.status).type('application/json; charset=utf-8').send(stored.body);
       }
       if (Number(row.lease_until ?? 0) > now) {
-        throw apiError('idempotency_in_progress', 'A request with this idempotency key is still running. Retry when it has finished.', {
-          param: 'idempotency_key', headers: { 'retry-after': '1' },
-        });
+        throw apiError(
+          'idempotency_in_progress',
+          'A request with this idempotency key is still running. Retry when it has finished.',
+          {
+            param: 'idempotency_key',
+            headers: { 'retry-after': '1' },
+          }
+        );
       }
       // Its owner stopped renewing (it died) and any call it made is past its deadline: take
       // the claim over, conditional on nobody else having done so since the read.
       const took = await pk(db.updateTable('idempotency_keys').set({ owner: mine.owner, lease_until: mine.leaseUntil }))
-        .where('state', '=', 'running').where('owner', row.owner === null ? 'is' : '=', row.owner)
-        .where('lease_until', row.lease_until === null ? 'is' : '=', row.lease_until).executeTakeFirst();
+        .where('state', '=', 'running')
+        .where('owner', row.owner === null ? 'is' : '=', row.owner)
+        .where('lease_until', row.lease_until === null ? 'is' : '=', row.lease_until)
+        .executeTakeFirst();
       if (Number(took.numUpdatedRows) === 1) {
-        log.warn({ key, endpoint, previous_owner: row.owner }, 'idempotency claim lapsed (its owner stopped renewing it); running the request again');
+        log.warn(
+          { key, endpoint, previous_owner: row.owner },
+          'idempotency claim lapsed (its owner stopped renewing it); running the request again'
+        );
         return hold(req, mine);
       }
     }
-    throw apiError('idempotency_in_progress', 'The idempotency key is contended; retry.', { param: 'idempotency_key', headers: { 'retry-after': '1' } });
+    throw apiError('idempotency_in_progress', 'The idempotency key is contended; retry.', {
+      param: 'idempotency_key',
+      headers: { 'retry-after': '1' },
+    });
   }
 
   async function store(req: FastifyRequest, reply: FastifyReply, payload: unknown) {
@@ -188,7 +253,12 @@ export function installIdempotency(app: FastifyInstance): void {
  * so the caller can retry. Does nothing for a request without a key, or a second time, or
  * when the claim was taken over (fenced by its owner).
  */
-export async function keepIdempotentResponse(svc: Pick<Svc, 'db' | 'idempotencyKey'>, req: FastifyRequest, status: number, body: string | undefined): Promise<void> {
+export async function keepIdempotentResponse(
+  svc: Pick<Svc, 'db' | 'idempotencyKey'>,
+  req: FastifyRequest,
+  status: number,
+  body: string | undefined
+): Promise<void> {
   const idem = req.idem;
   if (!idem) return;
   req.idem = undefined; // from here the onResponse release and the lease renewal leave the row alone
@@ -198,10 +268,15 @@ export async function keepIdempotentResponse(svc: Pick<Svc, 'db' | 'idempotencyK
   }
   // Sealed: the response of a key-creating call carries the key's secret.
   const sealed = seal(svc.idempotencyKey, body, `${idem.accountId}|${idem.endpoint}|${idem.key}`);
-  await whereClaim(svc.db.updateTable('idempotency_keys').set({ state: 'done', status, response: sealed }), idem).execute();
+  await whereClaim(
+    svc.db.updateTable('idempotency_keys').set({ state: 'done', status, response: sealed }),
+    idem
+  ).execute();
 }
 
 export function isUniqueViolation(e: unknown): boolean {
   const err = e as { code?: string; message?: string };
-  return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+  return (
+    err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE'
+  );
 }

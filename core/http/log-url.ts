@@ -11,16 +11,19 @@ export const URL_SECRET_MARKER = '[redacted]';
 export function loggableUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
-  const query = url.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    const name = eq < 0 ? pair : pair.slice(0, eq);
-    let decoded = name;
-    try {
-      decoded = decodeURIComponent(name);
-    } catch {
-      // a name that is not valid percent-encoding is compared as it is
-    }
-    return SECRET_PARAMS.test(decoded) ? `${name}=${URL_SECRET_MARKER}` : pair;
-  });
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {
+        // a name that is not valid percent-encoding is compared as it is
+      }
+      return SECRET_PARAMS.test(decoded) ? `${name}=${URL_SECRET_MARKER}` : pair;
+    });
   return `${url.slice(0, q)}?${query.join('&')}`;
 }

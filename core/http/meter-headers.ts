@@ -35,15 +35,26 @@ export function installMeterHeaders(app: FastifyInstance): void {
     reply.header('x-request-id', req.id);
     done();
   });
-  app.addHook('onSend', (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
-    const m = req.meter;
-    if (!m?.metered || !req.principal) return done(null, payload);
-    reply.header('x-svc-cost-usd', formatUsd(m.costMicros));
-    if (m.vendor) reply.header('x-svc-vendor', m.vendor);
-    reply.header('x-svc-latency-ms', String(Math.round(reply.elapsedTime)));
-    app.svc.wallet.balance(req.principal.accountId).then((b) => {
-      reply.header('x-svc-balance-usd', formatUsd(b));
-      done(null, payload);
-    }, (e) => done(e));
-  });
+  app.addHook(
+    'onSend',
+    (
+      req: FastifyRequest,
+      reply: FastifyReply,
+      payload: unknown,
+      done: (err: Error | null, payload?: unknown) => void
+    ) => {
+      const m = req.meter;
+      if (!m?.metered || !req.principal) return done(null, payload);
+      reply.header('x-svc-cost-usd', formatUsd(m.costMicros));
+      if (m.vendor) reply.header('x-svc-vendor', m.vendor);
+      reply.header('x-svc-latency-ms', String(Math.round(reply.elapsedTime)));
+      app.svc.wallet.balance(req.principal.accountId).then(
+        (b) => {
+          reply.header('x-svc-balance-usd', formatUsd(b));
+          done(null, payload);
+        },
+        (e) => done(e)
+      );
+    }
+  );
 }

@@ -1,10 +1,13 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { apiError } from '../errors.js';
 
-export const ListQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Items a page (max 200).' }),
-  cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page.' })),
-}, { additionalProperties: false });
+export const ListQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Items a page (max 200).' }),
+    cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page.' })),
+  },
+  { additionalProperties: false }
+);
 export type ListQueryT = Static<typeof ListQuery>;
 
 /** `{ items, next_cursor }`, the shape of every list. */
@@ -30,7 +33,10 @@ export function decodeCursor(cursor: string | undefined): CursorPos | undefined 
   } catch {
     /* fall through */
   }
-  throw apiError('validation_failed', 'cursor is not a cursor this gateway handed out.', { param: 'cursor', details: { errors: [{ param: 'cursor', message: 'is not valid' }] } });
+  throw apiError('validation_failed', 'cursor is not a cursor this gateway handed out.', {
+    param: 'cursor',
+    details: { errors: [{ param: 'cursor', message: 'is not valid' }] },
+  });
 }
 
 /** Fetch limit+1 rows, return a page and the cursor of its last item when there is more. */

@@ -45,10 +45,24 @@ export class RateLimiter {
     const policy = policyOf(tier);
     if (b.tokens >= 1) {
       b.tokens -= 1;
-      return { allowed: true, limit: tier.burst, remaining: Math.floor(b.tokens), resetSeconds: Math.ceil((tier.burst - b.tokens) / perMs / 1000), retryAfterSeconds: 0, policy };
+      return {
+        allowed: true,
+        limit: tier.burst,
+        remaining: Math.floor(b.tokens),
+        resetSeconds: Math.ceil((tier.burst - b.tokens) / perMs / 1000),
+        retryAfterSeconds: 0,
+        policy,
+      };
     }
     const wait = Math.ceil((1 - b.tokens) / perMs / 1000);
-    return { allowed: false, limit: tier.burst, remaining: 0, resetSeconds: wait, retryAfterSeconds: Math.max(1, wait), policy };
+    return {
+      allowed: false,
+      limit: tier.burst,
+      remaining: 0,
+      resetSeconds: wait,
+      retryAfterSeconds: Math.max(1, wait),
+      policy,
+    };
   }
 
   private evict(now: number, perMs: number) {

@@ -22,7 +22,10 @@ return {allowed, tostring(tokens)}
 `;
 
 export class RedisRateLimiter {
-  constructor(private readonly redis: Redis, private readonly prefix = 'svc:rl:') {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'svc:rl:'
+  ) {}
 
   async take(id: string, tier: Pick<TierConfig, 'rate_per_minute' | 'burst'>): Promise<RateDecision> {
     const perMs = tier.rate_per_minute / 60_000;
@@ -30,9 +33,23 @@ export class RedisRateLimiter {
     const tokens = Number(left);
     const policy = `${tier.rate_per_minute};w=60;burst=${tier.burst}`;
     if (allowed === 1) {
-      return { allowed: true, limit: tier.burst, remaining: Math.floor(tokens), resetSeconds: Math.ceil((tier.burst - tokens) / perMs / 1000), retryAfterSeconds: 0, policy };
+      return {
+        allowed: true,
+        limit: tier.burst,
+        remaining: Math.floor(tokens),
+        resetSeconds: Math.ceil((tier.burst - tokens) / perMs / 1000),
+        retryAfterSeconds: 0,
+        policy,
+      };
     }
     const wait = Math.ceil((1 - tokens) / perMs / 1000);
-    return { allowed: false, limit: tier.burst, remaining: 0, resetSeconds: wait, retryAfterSeconds: Math.max(1, wait), policy };
+    return {
+      allowed: false,
+      limit: tier.burst,
+      remaining: 0,
+      resetSeconds: wait,
+      retryAfterSeconds: Math.max(1, wait),
+      policy,
+    };
   }
 }

@@ -9,7 +9,14 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 // nothing is coerced or removed), while query strings and path parameters arrive as
 // strings and are coerced to the schema's numbers and booleans.
 function make(opts: Options): Ajv {
-  const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, strict: false, discriminator: true, ...opts });
+  const ajv = new Ajv({
+    allErrors: true,
+    removeAdditional: false,
+    useDefaults: true,
+    strict: false,
+    discriminator: true,
+    ...opts,
+  });
   addFormats(ajv);
   ajv.addKeyword('x-secret');
   return ajv;
@@ -27,7 +34,10 @@ let coercing: Ajv | undefined;
  */
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
   let compiled: ReturnType<Ajv['compile']> | undefined;
-  const compile = () => (compiled ??= (httpPart === 'body' ? (strict ??= make({ coerceTypes: false })) : (coercing ??= make({ coerceTypes: 'array' }))).compile(schema));
+  const compile = () =>
+    (compiled ??= (
+      httpPart === 'body' ? (strict ??= make({ coerceTypes: false })) : (coercing ??= make({ coerceTypes: 'array' }))
+    ).compile(schema));
   made.push(compile);
   const validate = (data: unknown) => {
     if (httpPart === 'body') {

@@ -62,7 +62,12 @@ export class JobsEngine {
   private lastPurge = 0;
   private lastReap = 0;
 
-  constructor(readonly db: Kysely<any>, dialect: DialectName, private readonly cfg: JobsConfig, private readonly log: Logger) {
+  constructor(
+    readonly db: Kysely<any>,
+    dialect: DialectName,
+    private readonly cfg: JobsConfig,
+    private readonly log: Logger
+  ) {
     this.store = new JobStore(db, dialect);
   }
 
@@ -70,8 +75,14 @@ export class JobsEngine {
     if (this.kinds.has(kind)) throw new Error(`job kind "${kind}" is registered twice`);
     const concurrency = opts.concurrency ?? this.cfg.concurrency;
     this.kinds.set(kind, {
-      handler, concurrency, leaseMs: opts.leaseMs ?? this.cfg.lease_ms, backoff: opts.backoff ?? ((n) => backoffMs(n)), onExhausted: opts.onExhausted,
-      queue: new PQueue({ concurrency }), active: 0, idleUntil: 0,
+      handler,
+      concurrency,
+      leaseMs: opts.leaseMs ?? this.cfg.lease_ms,
+      backoff: opts.backoff ?? ((n) => backoffMs(n)),
+      onExhausted: opts.onExhausted,
+      queue: new PQueue({ concurrency }),
+      active: 0,
+      idleUntil: 0,
     });
   }
 
@@ -80,28 +91,54 @@ export class JobsEngine {
     const now = Date.now();
     const id = spec.id ?? newId('job');
     const runAt = spec.runAt ?? now;
-    const r = await db.insertInto('jobs').values({
-      job_id: id, kind: spec.kind, payload: JSON.stringify(spec.payload ?? null), unique_key: spec.uniqueKey ?? null, state: 'queued',
-      run_at: runAt, attempts: 0, max_attempts: spec.maxAttempts ?? 5, lease_owner: null, lease_until: null, last_error: null, created_at: now, updated_at: now,
-    }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+    const r = await db
+      .insertInto('jobs')
+      .values({
+        job_id: id,
+        kind: spec.kind,
+        payload: JSON.stringify(spec.payload ?? null),
+        unique_key: spec.uniqueKey ?? null,
+        state: 'queued',
+        run_at: runAt,
+        attempts: 0,
+        max_attempts: spec.maxAttempts ?? 5,
+        lease_owner: null,
+        lease_until: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
     if (Number(r.numInsertedOrUpdatedRows ?? 0) === 1) {
       const k = this.kinds.get(spec.kind);
       if (k && runAt < k.idleUntil) k.idleUntil = runAt;
       if (runAt <= now + this.cfg.poll_ms) this.wakeAt(runAt);
       return { id, created: true };
     }
-    const existing = await db.selectFrom('jobs').select('job_id')
-      .where((eb) => (spec.uniqueKey ? eb.or([eb('job_id', '=', id), eb('unique_key', '=', spec.uniqueKey)]) : eb('job_id', '=', id))).executeTakeFirst();
+    const existing = await db
+      .selectFrom('jobs')
+      .select('job_id')
+      .where((eb) =>
+        spec.uniqueKey ? eb.or([eb('job_id', '=', id), eb('unique_key', '=', spec.uniqueKey)]) : eb('job_id', '=', id)
+      )
+      .executeTakeFirst();
     return { id: (existing?.job_id as string) ?? id, created: false };
   }
 
   async get(id: string): Promise<JobRow | undefined> {
-    return (await this.db.selectFrom('jobs').selectAll().where('job_id', '=', id).executeTakeFirst()) as JobRow | undefined;
+    return (await this.db.selectFrom('jobs').selectAll().where('job_id', '=', id).executeTakeFirst()) as
+      | JobRow
+      | undefined;
   }
 
   /** Remove a job that has not started. */
   async cancel(id: string): Promise<boolean> {
-    const r = await this.db.deleteFrom('jobs').where('job_id', '=', id).where('state', '=', 'queued').executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('jobs')
+      .where('job_id', '=', id)
+      .where('state', '=', 'queued')
+      .executeTakeFirst();
     return Number(r.numDeletedRows) === 1;
   }
 
@@ -187,7 +224,10 @@ export class JobsEngine {
     if (more) return this.schedule(0);
     if (this.again) return this.schedule(MIN_TICK_GAP_MS);
     // A kind with no free slot is woken by its own jobs finishing, not by the clock.
-    const soonest = Math.min(Infinity, ...[...this.kinds.values()].filter((k) => k.active < k.concurrency).map((k) => k.idleUntil));
+    const soonest = Math.min(
+      Infinity,
+      ...[...this.kinds.values()].filter((k) => k.active < k.concurrency).map((k) => k.idleUntil)
+    );
     this.schedule(Math.min(this.cfg.poll_ms, Math.max(MIN_TICK_GAP_MS, soonest - Date.now())));
   }
 
@@ -221,7 +261,13 @@ export class JobsEngine {
       return;
     }
     const ctx: JobContext = {
-      id: row.job_id, kind: row.kind, payload: JSON.parse(row.payload), attempt: row.attempts, maxAttempts: row.max_attempts, runAt: row.run_at, signal: held.ac.signal,
+      id: row.job_id,
+      kind: row.kind,
+      payload: JSON.parse(row.payload),
+      attempt: row.attempts,
+      maxAttempts: row.max_attempts,
+      runAt: row.run_at,
+      signal: held.ac.signal,
     };
     try {
       await k.handler(ctx);
@@ -237,10 +283,14 @@ export class JobsEngine {
           if (await this.store.bury(row.job_id, this.owner, message)) this.counters.dead++;
         } else {
           const delay = e instanceof JobRetry && e.delayMs !== undefined ? e.delayMs : k.backoff(row.attempts);
-          if (await this.store.retry(row.job_id, this.owner, Date.now() + Math.max(0, delay), message)) this.counters.retried++;
+          if (await this.store.retry(row.job_id, this.owner, Date.now() + Math.max(0, delay), message))
+            this.counters.retried++;
         }
       } catch (err) {
-        this.log.error({ err, job_id: row.job_id }, 'jobs: could not record a failure; the lease will expire and the job run again');
+        this.log.error(
+          { err, job_id: row.job_id },
+          'jobs: could not record a failure; the lease will expire and the job run again'
+        );
       }
     }
   }
@@ -308,7 +358,15 @@ export class JobsEngine {
       kinds[c.kind][c.state] = c.n;
       totals[c.state] += c.n;
     }
-    const local = Object.fromEntries([...this.kinds].map(([k, v]) => [k, { active: v.active, concurrency: v.concurrency }]));
-    return { owner: this.owner, totals, kinds, node: { ...this.counters, kinds: local }, lateness_ms: this.lateness.summary() };
+    const local = Object.fromEntries(
+      [...this.kinds].map(([k, v]) => [k, { active: v.active, concurrency: v.concurrency }])
+    );
+    return {
+      owner: this.owner,
+      totals,
+      kinds,
+      node: { ...this.counters, kinds: local },
+      lateness_ms: this.lateness.summary(),
+    };
   }
 }

@@ -5,7 +5,8 @@ import type { Kysely, Migration } from 'kysely';
 
 const init: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable('jobs')
+    await db.schema
+      .createTable('jobs')
       .addColumn('job_id', 'text', (c) => c.primaryKey())
       .addColumn('kind', 'text', (c) => c.notNull())
       .addColumn('payload', 'text', (c) => c.notNull())

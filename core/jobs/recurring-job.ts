@@ -26,16 +26,20 @@ export function registerRecurringJob(jobs: JobsEngine, log: Logger, job: Recurri
   const enqueue = (slot: number, uniqueKey = `${job.kind}:${slot}`) =>
     jobs.enqueue({ kind: job.kind, uniqueKey, payload: { slot }, runAt: slot, maxAttempts: 3 });
   const nextSlot = (after: number) => (Math.floor(after / job.everyMs) + 1) * job.everyMs;
-  jobs.register<{ slot: number }>(job.kind, async (ctx) => {
-    try {
-      await job.run(ctx.signal);
-    } catch (e) {
-      // A failed run is retried by the next slot, not by the engine: the chain must go on.
-      log.error({ err: e, kind: job.kind }, 'recurring job failed; it runs again at its next slot');
-    } finally {
-      await enqueue(nextSlot(Math.max(ctx.payload.slot, Date.now())));
-    }
-  }, { concurrency: 1 });
+  jobs.register<{ slot: number }>(
+    job.kind,
+    async (ctx) => {
+      try {
+        await job.run(ctx.signal);
+      } catch (e) {
+        // A failed run is retried by the next slot, not by the engine: the chain must go on.
+        log.error({ err: e, kind: job.kind }, 'recurring job failed; it runs again at its next slot');
+      } finally {
+        await enqueue(nextSlot(Math.max(ctx.payload.slot, Date.now())));
+      }
+    },
+    { concurrency: 1 }
+  );
   return {
     start: async () => {
       if (job.atStart === false) return void (await enqueue(nextSlot(Date.now())));

@@ -26,24 +26,62 @@ export interface JobRow {
 }
 
 export class JobStore {
-  constructor(readonly db: Kysely<any>, private readonly dialect: DialectName) {}
+  constructor(
+    readonly db: Kysely<any>,
+    private readonly dialect: DialectName
+  ) {}
 
   /** Take up to `limit` due queued jobs of a kind (the (state, kind, run_at) index serves it). */
   async claim(kind: string, limit: number, owner: string, leaseMs: number, now = Date.now()): Promise<JobRow[]> {
-    const set = { state: 'running', lease_owner: owner, lease_until: now + leaseMs, attempts: sql`attempts + 1`, updated_at: now };
+    const set = {
+      state: 'running',
+      lease_owner: owner,
+      lease_until: now + leaseMs,
+      attempts: sql`attempts + 1`,
+      updated_at: now,
+    };
     let rows: JobRow[];
     if (this.dialect === 'postgres') {
       // The pick is a materialized CTE: as an `IN (…)` sub-select PostgreSQL may run it again
       // for each row it updates, and SKIP LOCKED then hands out the next rows each time, so a
       // claim of 32 could take the whole queue.
-      rows = await this.db.with((w) => w('picked').materialized(), (db) => db.selectFrom('jobs').select('job_id')
-        .where('state', '=', 'queued').where('kind', '=', kind).where('run_at', '<=', now)
-        .orderBy('run_at').limit(limit).forUpdate().skipLocked())
-        .updateTable('jobs').set(set).from('picked').whereRef('jobs.job_id', '=', 'picked.job_id')
-        .returningAll('jobs').execute() as JobRow[];
+      rows = (await this.db
+        .with(
+          (w) => w('picked').materialized(),
+          (db) =>
+            db
+              .selectFrom('jobs')
+              .select('job_id')
+              .where('state', '=', 'queued')
+              .where('kind', '=', kind)
+              .where('run_at', '<=', now)
+              .orderBy('run_at')
+              .limit(limit)
+              .forUpdate()
+              .skipLocked()
+        )
+        .updateTable('jobs')
+        .set(set)
+        .from('picked')
+        .whereRef('jobs.job_id', '=', 'picked.job_id')
+        .returningAll('jobs')
+        .execute()) as JobRow[];
     } else {
-      const pick = this.db.selectFrom('jobs').select('job_id').where('state', '=', 'queued').where('kind', '=', kind).where('run_at', '<=', now).orderBy('run_at').limit(limit);
-      rows = await this.db.updateTable('jobs').set(set).where('state', '=', 'queued').where('job_id', 'in', pick).returningAll().execute() as JobRow[];
+      const pick = this.db
+        .selectFrom('jobs')
+        .select('job_id')
+        .where('state', '=', 'queued')
+        .where('kind', '=', kind)
+        .where('run_at', '<=', now)
+        .orderBy('run_at')
+        .limit(limit);
+      rows = (await this.db
+        .updateTable('jobs')
+        .set(set)
+        .where('state', '=', 'queued')
+        .where('job_id', 'in', pick)
+        .returningAll()
+        .execute()) as JobRow[];
     }
     return rows.sort((a, b) => a.run_at - b.run_at);
   }
@@ -53,60 +91,94 @@ export class JobStore {
    * the attempt they were on stays counted. The old owner's writes are fenced out.
    */
   async reap(now = Date.now()): Promise<number> {
-    const r = await this.db.updateTable('jobs').set({ state: 'queued', lease_owner: null, lease_until: null, updated_at: now })
-      .where('state', '=', 'running').where('lease_until', '<', now).executeTakeFirst();
+    const r = await this.db
+      .updateTable('jobs')
+      .set({ state: 'queued', lease_owner: null, lease_until: null, updated_at: now })
+      .where('state', '=', 'running')
+      .where('lease_until', '<', now)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows);
   }
 
   /** Extend the leases of the jobs this owner runs; returns the ids it still holds. */
   async renew(owner: string, ids: string[], leaseMs: number, now = Date.now()): Promise<Set<string>> {
     if (!ids.length) return new Set();
-    const rows = await this.db.updateTable('jobs').set({ lease_until: now + leaseMs })
-      .where('lease_owner', '=', owner).where('state', '=', 'running').where('job_id', 'in', ids)
-      .returning('job_id').execute();
+    const rows = await this.db
+      .updateTable('jobs')
+      .set({ lease_until: now + leaseMs })
+      .where('lease_owner', '=', owner)
+      .where('state', '=', 'running')
+      .where('job_id', 'in', ids)
+      .returning('job_id')
+      .execute();
     return new Set(rows.map((r: any) => r.job_id as string));
   }
 
   private fenced(id: string, owner: string) {
-    return this.db.updateTable('jobs').where('job_id', '=', id).where('lease_owner', '=', owner).where('state', '=', 'running');
+    return this.db
+      .updateTable('jobs')
+      .where('job_id', '=', id)
+      .where('lease_owner', '=', owner)
+      .where('state', '=', 'running');
   }
 
   async complete(id: string, owner: string, now = Date.now()): Promise<boolean> {
-    const r = await this.fenced(id, owner).set({ state: 'done', lease_owner: null, lease_until: null, last_error: null, updated_at: now }).executeTakeFirst();
+    const r = await this.fenced(id, owner)
+      .set({ state: 'done', lease_owner: null, lease_until: null, last_error: null, updated_at: now })
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
   async retry(id: string, owner: string, runAt: number, error: string, now = Date.now()): Promise<boolean> {
-    const r = await this.fenced(id, owner).set({ state: 'queued', run_at: runAt, lease_owner: null, lease_until: null, last_error: error, updated_at: now }).executeTakeFirst();
+    const r = await this.fenced(id, owner)
+      .set({ state: 'queued', run_at: runAt, lease_owner: null, lease_until: null, last_error: error, updated_at: now })
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
   async bury(id: string, owner: string, error: string, now = Date.now()): Promise<boolean> {
-    const r = await this.fenced(id, owner).set({ state: 'dead', lease_owner: null, lease_until: null, last_error: error, updated_at: now }).executeTakeFirst();
+    const r = await this.fenced(id, owner)
+      .set({ state: 'dead', lease_owner: null, lease_until: null, last_error: error, updated_at: now })
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
   /** Give a job back untouched (graceful stop): due at once, the attempt not counted. */
   async release(id: string, owner: string, now = Date.now()): Promise<boolean> {
-    const r = await this.fenced(id, owner).set({ state: 'queued', lease_owner: null, lease_until: null, attempts: sql`attempts - 1`, updated_at: now }).executeTakeFirst();
+    const r = await this.fenced(id, owner)
+      .set({ state: 'queued', lease_owner: null, lease_until: null, attempts: sql`attempts - 1`, updated_at: now })
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
   /** The earliest run_at of queued jobs, per kind, to sleep until then. */
   async nextRunAtByKind(kinds: string[]): Promise<Map<string, number>> {
     if (!kinds.length) return new Map();
-    const rows = await this.db.selectFrom('jobs').select(['kind', (eb: any) => eb.fn.min('run_at').as('next')])
-      .where('state', '=', 'queued').where('kind', 'in', kinds).groupBy('kind').execute();
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(['kind', (eb: any) => eb.fn.min('run_at').as('next')])
+      .where('state', '=', 'queued')
+      .where('kind', 'in', kinds)
+      .groupBy('kind')
+      .execute();
     return new Map(rows.filter((r: any) => r.next != null).map((r: any) => [r.kind as string, Number(r.next)]));
   }
 
   async purgeDone(before: number): Promise<number> {
-    const r = await this.db.deleteFrom('jobs').where('state', '=', 'done').where('updated_at', '<', before).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('jobs')
+      .where('state', '=', 'done')
+      .where('updated_at', '<', before)
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 
   async counts(): Promise<{ kind: string; state: JobState; n: number }[]> {
-    const rows = await this.db.selectFrom('jobs').select(['kind', 'state', (eb: any) => eb.fn.countAll().as('n')]).groupBy(['kind', 'state']).execute();
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(['kind', 'state', (eb: any) => eb.fn.countAll().as('n')])
+      .groupBy(['kind', 'state'])
+      .execute();
     return rows.map((r: any) => ({ kind: r.kind, state: r.state, n: Number(r.n) }));
   }
 }

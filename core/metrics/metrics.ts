@@ -71,7 +71,8 @@ export function registerMetrics(app: FastifyInstance): AppMetrics {
       this.reset();
       const now = Date.now();
       const cooling = router().cooldowns.snapshot();
-      for (const v of app.svc.vendors.all()) this.set({ vendor: v.id }, Math.max(0, ((cooling[v.id]?.until ?? now) - now) / 1000));
+      for (const v of app.svc.vendors.all())
+        this.set({ vendor: v.id }, Math.max(0, ((cooling[v.id]?.until ?? now) - now) / 1000));
     },
   });
   new Gauge({
@@ -127,7 +128,8 @@ export function registerMetrics(app: FastifyInstance): AppMetrics {
       observe(series, reply);
       done();
     };
-    const existing = route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse];
+    const existing =
+      route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse];
     route.onResponse = [...existing, hook as any];
   });
   const unmatched = new Map<string, (status: number) => Series>();

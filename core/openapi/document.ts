@@ -14,9 +14,22 @@ const ERRORS_EXT = 'x-svc-errors';
 export const ERROR_REF = '#/components/schemas/Error';
 
 export const SECURITY_SCHEMES = {
-  bearerAuth: { type: 'http', scheme: 'bearer', description: 'The project key (`sk_live_…`) as `Authorization: Bearer <API_KEY>`. POST /v1/activate creates one.' },
-  apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The project key in the `x-api-key` header, for clients that cannot set Authorization.' },
-  adminKey: { type: 'http', scheme: 'bearer', description: "The operator's admin key (config `admin_key`, env SVC_ADMIN_KEY), for /v1/admin/* only." },
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The project key (`sk_live_…`) as `Authorization: Bearer <API_KEY>`. POST /v1/activate creates one.',
+  },
+  apiKeyHeader: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-api-key',
+    description: 'The project key in the `x-api-key` header, for clients that cannot set Authorization.',
+  },
+  adminKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "The operator's admin key (config `admin_key`, env SVC_ADMIN_KEY), for /v1/admin/* only.",
+  },
 } as const;
 
 const SYSTEM_TAG = { name: 'system', description: 'Version, discovery and this document; no key needed.' };
@@ -87,8 +100,14 @@ export function makeTransformObject(svc: Pick<Svc, 'areas'>) {
         }
       }
     }
-    const areaTags = svc.areas.map((a) => a.def.name).filter((n) => used.has(n)).map((name) => ({ name }));
-    const others = [...used].filter((n) => n !== 'system' && !svc.areas.some((a) => a.def.name === n)).sort().map((name) => ({ name }));
+    const areaTags = svc.areas
+      .map((a) => a.def.name)
+      .filter((n) => used.has(n))
+      .map((name) => ({ name }));
+    const others = [...used]
+      .filter((n) => n !== 'system' && !svc.areas.some((a) => a.def.name === n))
+      .sort()
+      .map((name) => ({ name }));
     doc.tags = [...(used.has('system') ? [SYSTEM_TAG] : []), ...areaTags, ...others];
     return doc;
   };

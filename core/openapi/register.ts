@@ -18,7 +18,8 @@ export async function registerOpenApi(app: FastifyInstance, registry: RouteRegis
       info: {
         title: 'svc-gateway',
         version: svc.version,
-        description: 'One HTTP API for developer infrastructure. Errors share one body (components.schemas.Error); '
+        description:
+          'One HTTP API for developer infrastructure. Errors share one body (components.schemas.Error); '
           + 'GET /v1/discovery says which operations this gateway can serve right now.',
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
@@ -38,8 +39,12 @@ export async function registerOpenApi(app: FastifyInstance, registry: RouteRegis
     theme: { title: 'svc-gateway API' },
   });
 
-  app.get('/v1/openapi.json', {
-    config: { auth: 'none', operation: 'system.openapi' },
-    schema: { summary: 'This OpenAPI 3.1 document', tags: ['system'] },
-  }, async (_req, reply) => reply.type('application/json; charset=utf-8').send(app.swagger()));
+  app.get(
+    '/v1/openapi.json',
+    {
+      config: { auth: 'none', operation: 'system.openapi' },
+      schema: { summary: 'This OpenAPI 3.1 document', tags: ['system'] },
+    },
+    async (_req, reply) => reply.type('application/json; charset=utf-8').send(app.swagger())
+  );
 }

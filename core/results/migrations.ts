@@ -2,7 +2,8 @@ import type { Kysely, Migration } from 'kysely';
 
 const init: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable('results')
+    await db.schema
+      .createTable('results')
       .addColumn('result_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('vendor', 'text', (c) => c.notNull())
@@ -21,7 +22,10 @@ const init: Migration = {
 // Content-Disposition with the object, and may be addressed by the vendor's own object path.
 const publicResults: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.alterTable('results').addColumn('bucket', 'text', (c) => c.notNull().defaultTo('svc-results')).execute();
+    await db.schema
+      .alterTable('results')
+      .addColumn('bucket', 'text', (c) => c.notNull().defaultTo('svc-results'))
+      .execute();
     await db.schema.alterTable('results').addColumn('vendor_path', 'text').execute();
     await db.schema.alterTable('results').addColumn('content_disposition', 'text').execute();
   },

@@ -39,7 +39,13 @@ export interface ResultStoreSettings {
    * the vendor (plugins.storage.presign_through: gateway): downloads of results in a remote
    * bucket then go through the gateway and are metered as served. Unset: the vendor presigns.
    */
-  presign?(r: { accountId: string; bucket: string; key: string; expiresSeconds: number; response: { content_type: string; content_disposition: string } }): Promise<string>;
+  presign?(r: {
+    accountId: string;
+    bucket: string;
+    key: string;
+    expiresSeconds: number;
+    response: { content_type: string; content_disposition: string };
+  }): Promise<string>;
   /**
    * Set when results are public: the unsigned URL of a result saved in PUBLIC_RESULTS_BUCKET
    * (`path` is where the vendor says it put the object, when it says).
@@ -86,7 +92,11 @@ export class ResultStore {
   private settings: ResultStoreSettings = { retentionSeconds: 7 * DAY };
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly db: Kysely<any>, private readonly router: Router, private readonly log: Logger) {}
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly router: Router,
+    private readonly log: Logger
+  ) {}
 
   configure(settings: ResultStoreSettings): void {
     this.settings = settings;
@@ -103,19 +113,54 @@ export class ResultStore {
     // A public result carries its download name with it: a plain GET has no query to ask for one.
     const contentDisposition = isPublic ? disposition(filename, !!opts.inline) : undefined;
     const bucket = isPublic ? PUBLIC_RESULTS_BUCKET : RESULTS_BUCKET;
-    const put = await this.router.call<unknown, { size: number; path?: string }>('storage.object.put', {
-      account: accountId, bucket, key, body: stream, content_type: opts.contentType, content_disposition: contentDisposition,
-      content_length: Buffer.isBuffer(body) ? body.length : undefined,
-    }, { accountId, vendor: this.settings.vendor, charge: false, timeoutMs: 3_600_000 });
-    await this.db.insertInto('results').values({
-      result_id: resultId, account_id: accountId, vendor: put.vendor, object_key: key, content_type: opts.contentType,
-      filename, size: put.output.size, created_at: now, delete_at: deleteAt,
-      bucket, vendor_path: put.output.path ?? null, content_disposition: contentDisposition ?? null,
-    }).execute();
+    const put = await this.router.call<unknown, { size: number; path?: string }>(
+      'storage.object.put',
+      {
+        account: accountId,
+        bucket,
+        key,
+        body: stream,
+        content_type: opts.contentType,
+        content_disposition: contentDisposition,
+        content_length: Buffer.isBuffer(body) ? body.length : undefined,
+      },
+      { accountId, vendor: this.settings.vendor, charge: false, timeoutMs: 3_600_000 }
+    );
+    await this.db
+      .insertInto('results')
+      .values({
+        result_id: resultId,
+        account_id: accountId,
+        vendor: put.vendor,
+        object_key: key,
+        content_type: opts.contentType,
+        filename,
+        size: put.output.size,
+        created_at: now,
+        delete_at: deleteAt,
+        bucket,
+        vendor_path: put.output.path ?? null,
+        content_disposition: contentDisposition ?? null,
+      })
+      .execute();
     const base = { result_id: resultId, delete_at: deleteAt, content_type: opts.contentType, size: put.output.size };
-    if (isPublic) return { ...base, url: this.settings.publicUrl!({ accountId, vendor: put.vendor, key, path: put.output.path }), url_expires_at: deleteAt };
+    if (isPublic)
+      return {
+        ...base,
+        url: this.settings.publicUrl!({ accountId, vendor: put.vendor, key, path: put.output.path }),
+        url_expires_at: deleteAt,
+      };
     const urlSeconds = opts.urlExpiresSeconds ?? Math.ceil((deleteAt - now) / 1000);
-    const { url, expiresAt } = await this.sign(accountId, put.vendor, bucket, key, opts.contentType, filename, !!opts.inline, urlSeconds);
+    const { url, expiresAt } = await this.sign(
+      accountId,
+      put.vendor,
+      bucket,
+      key,
+      opts.contentType,
+      filename,
+      !!opts.inline,
+      urlSeconds
+    );
     return { ...base, url, url_expires_at: expiresAt };
   }
 
@@ -123,44 +168,106 @@ export class ResultStore {
    * A fresh URL for a saved result (404 when it is gone or another account's). A public
    * result's URL is the one it was saved with, valid until the result is deleted.
    */
-  async url(accountId: string, resultId: string, expiresSeconds?: number, inline = false): Promise<{ url: string; expiresAt: number }> {
-    const r = await this.db.selectFrom('results').selectAll().where('result_id', '=', resultId).where('account_id', '=', accountId).executeTakeFirst();
+  async url(
+    accountId: string,
+    resultId: string,
+    expiresSeconds?: number,
+    inline = false
+  ): Promise<{ url: string; expiresAt: number }> {
+    const r = await this.db
+      .selectFrom('results')
+      .selectAll()
+      .where('result_id', '=', resultId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     if (!r || Number(r.delete_at) <= Date.now()) throw apiError('not_found', `No result ${resultId}.`);
     if (r.bucket === PUBLIC_RESULTS_BUCKET && this.settings.publicUrl) {
-      return { url: this.settings.publicUrl({ accountId, vendor: r.vendor, key: r.object_key, path: r.vendor_path ?? undefined }), expiresAt: Number(r.delete_at) };
+      return {
+        url: this.settings.publicUrl({
+          accountId,
+          vendor: r.vendor,
+          key: r.object_key,
+          path: r.vendor_path ?? undefined,
+        }),
+        expiresAt: Number(r.delete_at),
+      };
     }
     const left = Math.ceil((Number(r.delete_at) - Date.now()) / 1000);
-    return this.sign(accountId, r.vendor, r.bucket, r.object_key, r.content_type, r.filename, inline, Math.min(expiresSeconds ?? left, left));
+    return this.sign(
+      accountId,
+      r.vendor,
+      r.bucket,
+      r.object_key,
+      r.content_type,
+      r.filename,
+      inline,
+      Math.min(expiresSeconds ?? left, left)
+    );
   }
 
-  private async sign(accountId: string, vendor: string, bucket: string, key: string, contentType: string, filename: string, inline: boolean, seconds: number) {
+  private async sign(
+    accountId: string,
+    vendor: string,
+    bucket: string,
+    key: string,
+    contentType: string,
+    filename: string,
+    inline: boolean,
+    seconds: number
+  ) {
     const expires = Math.max(1, Math.min(seconds, MAX_URL_SECONDS));
     // A vendor's own URL is served with no check of the gateway's: never ask it to show a page inline.
-    const response = { content_type: contentType, content_disposition: disposition(filename, inline && !isActiveContent(contentType)) };
+    const response = {
+      content_type: contentType,
+      content_disposition: disposition(filename, inline && !isActiveContent(contentType)),
+    };
     // The URL's own expiry when it carries one (X-Amz-Date + X-Amz-Expires: exact, whatever
     // second it was signed in); else the start of this second plus the lifetime, never later.
     const fallback = signedUntil(expires);
     const expiring = (url: string) => ({ url, expiresAt: presignedExpiry(url) ?? fallback });
-    if (this.settings.presign) return expiring(await this.settings.presign({ accountId, bucket, key, expiresSeconds: expires, response }));
+    if (this.settings.presign)
+      return expiring(await this.settings.presign({ accountId, bucket, key, expiresSeconds: expires, response }));
     const signer = this.settings.signer ? await this.settings.signer(accountId) : undefined;
-    const res = await this.router.call<unknown, { url: string }>('storage.object.presign', {
-      account: accountId, bucket, key, method: 'GET', expires_seconds: expires, signer, response,
-    }, { accountId, vendor, charge: false });
+    const res = await this.router.call<unknown, { url: string }>(
+      'storage.object.presign',
+      {
+        account: accountId,
+        bucket,
+        key,
+        method: 'GET',
+        expires_seconds: expires,
+        signer,
+        response,
+      },
+      { accountId, vendor, charge: false }
+    );
     return expiring(res.output.url);
   }
 
   /** Delete results whose retention has run out; returns how many went. */
   async sweep(now = Date.now(), batch = 100): Promise<number> {
-    const due = await this.db.selectFrom('results').select(['result_id', 'account_id', 'vendor', 'bucket', 'object_key'])
-      .where('delete_at', '<=', now).orderBy('delete_at').limit(batch).execute();
+    const due = await this.db
+      .selectFrom('results')
+      .select(['result_id', 'account_id', 'vendor', 'bucket', 'object_key'])
+      .where('delete_at', '<=', now)
+      .orderBy('delete_at')
+      .limit(batch)
+      .execute();
     let n = 0;
     for (const r of due) {
       try {
-        await this.router.call('storage.object.delete', { account: r.account_id, bucket: r.bucket, key: r.object_key }, { accountId: r.account_id, vendor: r.vendor, charge: false });
+        await this.router.call(
+          'storage.object.delete',
+          { account: r.account_id, bucket: r.bucket, key: r.object_key },
+          { accountId: r.account_id, vendor: r.vendor, charge: false }
+        );
         await this.db.deleteFrom('results').where('result_id', '=', r.result_id).execute();
         n++;
       } catch (e) {
-        this.log.warn({ err: (e as Error).message, result_id: r.result_id }, 'result retention: delete failed; will retry');
+        this.log.warn(
+          { err: (e as Error).message, result_id: r.result_id },
+          'result retention: delete failed; will retry'
+        );
       }
     }
     return n;
@@ -169,7 +276,10 @@ export class ResultStore {
   /** Sweep every `intervalMs` until stopped (one node or many: deletes are idempotent). */
   start(intervalMs = 60_000): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.sweep().catch((e) => this.log.warn({ err: e }, 'result retention sweep failed')), intervalMs);
+    this.timer = setInterval(
+      () => void this.sweep().catch((e) => this.log.warn({ err: e }, 'result retention sweep failed')),
+      intervalMs
+    );
     this.timer.unref();
   }
 

@@ -6,7 +6,8 @@ import type { Kysely, Migration } from 'kysely';
 
 const init: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable('wallet_usage_daily')
+    await db.schema
+      .createTable('wallet_usage_daily')
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('day', 'bigint', (c) => c.notNull())
       .addColumn('capability', 'text', (c) => c.notNull())
@@ -15,7 +16,11 @@ const init: Migration = {
       .addPrimaryKeyConstraint('wallet_usage_daily_pk', ['account_id', 'day', 'capability'])
       .execute();
     // The sweep picks the oldest usage entries; without this it would scan the ledger each batch.
-    await db.schema.createIndex('wallet_ledger_kind_created').on('wallet_ledger').columns(['kind', 'created_at']).execute();
+    await db.schema
+      .createIndex('wallet_ledger_kind_created')
+      .on('wallet_ledger')
+      .columns(['kind', 'created_at'])
+      .execute();
     await db.schema.createIndex('jobs_finished').on('jobs').columns(['state', 'updated_at']).execute();
   },
 };

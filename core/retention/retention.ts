@@ -31,14 +31,22 @@ export class Retention {
   private readonly recurring: { start(): Promise<void> };
 
   constructor(
-    db: Kysely<any>, jobs: JobsEngine, private readonly cfg: RetentionConfig, private readonly log: Logger,
+    db: Kysely<any>,
+    jobs: JobsEngine,
+    cfg: RetentionConfig,
+    private readonly log: Logger
   ) {
     this.add({ name: 'ledger', days: cfg.ledger_days, sweep: (before, limit) => rollUpUsage(db, before, limit) });
     this.add({
-      name: 'jobs', days: cfg.jobs_days,
+      name: 'jobs',
+      days: cfg.jobs_days,
       sweep: async (before, limit) => {
-        const old = db.selectFrom('jobs').select('job_id')
-          .where('state', 'in', ['done', 'dead']).where('updated_at', '<', before).limit(limit);
+        const old = db
+          .selectFrom('jobs')
+          .select('job_id')
+          .where('state', 'in', ['done', 'dead'])
+          .where('updated_at', '<', before)
+          .limit(limit);
         const r = await db.deleteFrom('jobs').where('job_id', 'in', old).executeTakeFirst();
         return Number(r.numDeletedRows);
       },

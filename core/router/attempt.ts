@@ -117,7 +117,7 @@ export async function runAttempts<S, R>(
   input: unknown,
   steps: Step[],
   opts: LoopOptions,
-  kind: AttemptKind<S, R>,
+  kind: AttemptKind<S, R>
 ): Promise<R> {
   const spec = deps.capabilities.get(capability) ?? { idempotent: false };
   const implOf = (s: Step) => s.cand.instance.capabilities[capability] as CapabilityImpl;
@@ -240,8 +240,8 @@ function allFailed(capability: string, attempts: Attempt[], cap: number, kind: A
   const skipped = attempts.length - tried.length;
   const who = tried.map((a) => a.vendor).join(', ') || 'The primary vendor';
   const message = skipped
-    ? `${who} failed for ${capability}, and no candidate within the cost cap is left ` +
-      `(max_cost_multiplier ${cap}; ${skipped} skipped).`
+    ? `${who} failed for ${capability}, and no candidate within the cost cap is left `
+      + `(max_cost_multiplier ${cap}; ${skipped} skipped).`
     : `Every candidate vendor for ${capability} failed.`;
   return apiError('vendor_error', message, { details: { attempts } });
 }

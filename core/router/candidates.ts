@@ -44,7 +44,7 @@ function pool(registry: VendorRegistry, capability: string, sel: Selection, docs
     throw apiError(
       'region_not_allowed',
       `Vendor "${sel.vendor}" does not serve ${what}in the account's region (${sel.region}).`,
-      { param: 'vendor' },
+      { param: 'vendor' }
     );
   }
   return inReg;
@@ -73,7 +73,7 @@ export async function planCandidates<Q, C extends Planned>(
   capability: string,
   planner: Planner<Q, C>,
   opts: PlannerOptions,
-  call: PlanCall<Q>,
+  call: PlanCall<Q>
 ): Promise<Routed<C>[]> {
   const list = pool(registry, capability, call, opts.docs);
   const creds =

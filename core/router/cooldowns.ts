@@ -29,7 +29,8 @@ export class Cooldowns {
     if (base === undefined) return; // client errors say nothing about the vendor's health
     const n = (this.streak.get(id) ?? 0) + 1;
     this.streak.set(id, n);
-    const ms = retryAfterMs !== undefined ? Math.min(MAX_RETRY_AFTER_MS, retryAfterMs) : Math.min(MAX_MS, base * 2 ** (n - 1));
+    const ms =
+      retryAfterMs !== undefined ? Math.min(MAX_RETRY_AFTER_MS, retryAfterMs) : Math.min(MAX_MS, base * 2 ** (n - 1));
     this.until.set(id, Date.now() + ms);
   }
 

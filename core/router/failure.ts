@@ -8,13 +8,25 @@ export type FailureKind =
   | 'client_error' // the request itself is wrong: no other vendor will do better
   | 'not_sent'; // the request never left (connection refused, DNS): always safe to fail over
 
-export const FAILURE_KINDS: FailureKind[] = ['rate_limited', 'timeout', 'unavailable', 'quota', 'auth', 'client_error', 'not_sent'];
+export const FAILURE_KINDS: FailureKind[] = [
+  'rate_limited',
+  'timeout',
+  'unavailable',
+  'quota',
+  'auth',
+  'client_error',
+  'not_sent',
+];
 
 export class VendorFailure extends Error {
   readonly kind: FailureKind;
   readonly status?: number;
   readonly retryAfterMs?: number;
-  constructor(kind: FailureKind, message: string, opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {}) {
+  constructor(
+    kind: FailureKind,
+    message: string,
+    opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {}
+  ) {
     super(message, { cause: opts.cause });
     this.name = 'VendorFailure';
     this.kind = kind;
@@ -23,7 +35,14 @@ export class VendorFailure extends Error {
   }
 }
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /** Generic classification for errors an adapter did not classify itself. */
 export function classifyGeneric(err: unknown): FailureKind {
@@ -33,7 +52,13 @@ export function classifyGeneric(err: unknown): FailureKind {
   if (e?.name === 'VendorFailure' && FAILURE_KINDS.includes(e.kind as FailureKind)) return e.kind as FailureKind;
   const code = e?.code ?? e?.cause?.code;
   if (code && NOT_SENT_CODES.has(code)) return 'not_sent';
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (
+    e?.name === 'TimeoutError'
+    || e?.name === 'AbortError'
+    || code === 'UND_ERR_HEADERS_TIMEOUT'
+    || code === 'UND_ERR_BODY_TIMEOUT'
+  )
+    return 'timeout';
   if (typeof e?.status === 'number') return kindFromStatus(e.status);
   return 'unavailable';
 }

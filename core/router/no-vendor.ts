@@ -21,7 +21,8 @@ export interface NoVendorFor {
  * and how to add one: config `vendors:`, or, for AI capabilities, the caller's own key (BYOK).
  */
 export function noVendor(f: NoVendorFor): ApiError {
-  const how = `Add one under \`vendors:\` in the config file (see ${f.docs ?? 'docs/configuration.md'})`
+  const how =
+    `Add one under \`vendors:\` in the config file (see ${f.docs ?? 'docs/configuration.md'})`
     + `${f.capability.startsWith('ai.') ? ', or register your own key with POST /v1/byok' : ''}.`;
   if (f.vendor) {
     const configured = f.configured?.join(', ') || 'none';

@@ -35,10 +35,15 @@ export class VendorRegistry {
   add(inst: RegisteredInstance): void {
     const where = `vendor "${inst.id}" (${inst.adapter})`;
     const caps = (inst.instance as Partial<VendorInstance> | undefined)?.capabilities;
-    if (!caps || typeof caps !== 'object') throw new ConfigError(`${where}: create() must return { capabilities: { "<capability>": { invoke, price } } }`);
+    if (!caps || typeof caps !== 'object')
+      throw new ConfigError(`${where}: create() must return { capabilities: { "<capability>": { invoke, price } } }`);
     for (const [cap, impl] of Object.entries(caps)) {
-      if (typeof impl?.invoke !== 'function' || typeof impl?.price !== 'function') throw new ConfigError(`${where}: capability "${cap}" needs invoke() and price() functions`);
-      if (impl.models !== undefined && !(Array.isArray(impl.models) && impl.models.every((m) => typeof m === 'string'))) {
+      if (typeof impl?.invoke !== 'function' || typeof impl?.price !== 'function')
+        throw new ConfigError(`${where}: capability "${cap}" needs invoke() and price() functions`);
+      if (
+        impl.models !== undefined
+        && !(Array.isArray(impl.models) && impl.models.every((m) => typeof m === 'string'))
+      ) {
         throw new ConfigError(`${where}: capability "${cap}" has models that are not a list of strings`);
       }
     }

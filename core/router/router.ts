@@ -74,7 +74,7 @@ export class Router {
     private readonly wallet: Wallet,
     private readonly capabilities: Map<string, CapabilitySpec>,
     private readonly markup: number,
-    private readonly log: Logger,
+    private readonly log: Logger
   ) {}
 
   /** An area's planner for a capability: it orders the candidates and gives each its plan. */
@@ -95,7 +95,7 @@ export class Router {
    */
   async callerCredentials(
     accountId: string,
-    instances: readonly RegisteredInstance[],
+    instances: readonly RegisteredInstance[]
   ): Promise<Map<string, Credentials>> {
     return this.provider && instances.length ? this.provider.credentials(accountId, instances) : new Map();
   }
@@ -116,7 +116,7 @@ export class Router {
    */
   async plan<Q, C extends Planned>(
     capability: string,
-    opts: Selection & { accountId: string; request: Q },
+    opts: Selection & { accountId: string; request: Q }
   ): Promise<Array<Routed<C>>> {
     const p = this.planners.get(capability);
     if (!p) throw new Error(`capability ${capability} has no planner`);
@@ -133,7 +133,7 @@ export class Router {
       input,
       steps,
       this.loopOptions(capability, opts),
-      this.callAttempt<I, O>(input, opts),
+      this.callAttempt<I, O>(input, opts)
     );
   }
 
@@ -201,7 +201,7 @@ export class Router {
         const id = a.step.cand.id;
         const timer = setTimeout(
           () => a.ctrl.abort(new VendorFailure('timeout', `${id} did not answer in time`)),
-          a.budgetMs,
+          a.budgetMs
         );
         a.cleanup.push(() => clearTimeout(timer));
         const invokeOpts = {
@@ -261,7 +261,7 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
       (e) => {
         signal.removeEventListener('abort', onAbort);
         reject(e);
-      },
+      }
     );
   });
 }

@@ -32,7 +32,7 @@ interface First<E> {
 export function streamAttempt<E, U>(
   deps: { wallet: Wallet; markup: number },
   input: unknown,
-  opts: { firstEventTimeoutMs: number; ref?: string; meter?: Meter },
+  opts: { firstEventTimeoutMs: number; ref?: string; meter?: Meter }
 ): AttemptKind<First<E>, StreamSession<E, U>> {
   return {
     start(a: AttemptContext) {
@@ -40,13 +40,13 @@ export function streamAttempt<E, U>(
       const id = step.cand.id;
       const whole = setTimeout(
         () => ctrl.abort(new VendorFailure('timeout', `${id} did not finish in time`)),
-        Math.max(1, a.deadline - Date.now()),
+        Math.max(1, a.deadline - Date.now())
       );
       const firstMs = Math.max(1, Math.min(opts.firstEventTimeoutMs, a.deadline - Date.now()));
       let firstTimer: NodeJS.Timeout | undefined;
       a.cleanup.push(
         () => clearTimeout(whole),
-        () => clearTimeout(firstTimer),
+        () => clearTimeout(firstTimer)
       );
       const impl = a.impl as CapabilityImpl<unknown, AsyncIterable<E>>;
       return new Promise<First<E>>((resolve, reject) => {
@@ -54,7 +54,7 @@ export function streamAttempt<E, U>(
         ctrl.signal.addEventListener('abort', fail, { once: true });
         firstTimer = setTimeout(
           () => ctrl.abort(new VendorFailure('timeout', `${id} sent nothing within ${firstMs} ms`)),
-          firstMs,
+          firstMs
         );
         (async () => {
           const iterable = await impl.invoke(input, {

@@ -50,7 +50,11 @@ export class Checkpointer {
   private failed = false;
   private readonly aboveBytes: number;
 
-  constructor(private readonly file: string, private readonly conn: SQLite.Database, opts: CheckpointerOptions = {}) {
+  constructor(
+    private readonly file: string,
+    private readonly conn: SQLite.Database,
+    opts: CheckpointerOptions = {}
+  ) {
     this.aboveBytes = opts.workerAboveBytes ?? 4 * 1024 * 1024;
     const every = opts.everyMs ?? 1000;
     if (every > 0) {

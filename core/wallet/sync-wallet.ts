@@ -7,12 +7,15 @@ import type { SyncSqlite } from '../db/open.js';
 // themselves. The same SQL as wallet.ts builds with Kysely, so both paths are one ledger;
 // PostgreSQL (and SQLite while a Kysely transaction holds the connection) uses wallet.ts's.
 
-const TAKE = 'update "wallets" set "balance_micros" = "balance_micros" - ?, "updated_at" = ? where "account_id" = ? and "balance_micros" >= ?';
+const TAKE =
+  'update "wallets" set "balance_micros" = "balance_micros" - ?, "updated_at" = ? where "account_id" = ? and "balance_micros" >= ?';
 const GIVE = 'update "wallets" set "balance_micros" = "balance_micros" + ?, "updated_at" = ? where "account_id" = ?';
 const BALANCE = 'select "balance_micros" from "wallets" where "account_id" = ?';
-const HOLD = 'insert into "wallet_holds" ("hold_id", "account_id", "amount_micros", "capability", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?)';
+const HOLD =
+  'insert into "wallet_holds" ("hold_id", "account_id", "amount_micros", "capability", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?)';
 const UNHOLD = 'delete from "wallet_holds" where "hold_id" = ?';
-const ENTRY = 'insert into "wallet_ledger" ("entry_id", "account_id", "amount_micros", "kind", "ref", "capability", "vendor", "quantity", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const ENTRY =
+  'insert into "wallet_ledger" ("entry_id", "account_id", "amount_micros", "kind", "ref", "capability", "vendor", "quantity", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 type SettledHold = { holdId: string; accountId: string; amount: number; capability: string };
 type SettleMeta = { vendor?: string; ref?: string; quantity?: number };
@@ -27,7 +30,14 @@ function take(db: SyncSqlite, accountId: string, micros: number): boolean {
 }
 
 /** Hold `amount`; `false` (nothing written) when the balance cannot cover it. */
-export function syncReserve(db: SyncSqlite, holdId: string, accountId: string, amount: number, capability: string, expiresAt: number): boolean {
+export function syncReserve(
+  db: SyncSqlite,
+  holdId: string,
+  accountId: string,
+  amount: number,
+  capability: string,
+  expiresAt: number
+): boolean {
   return db.transaction(() => {
     if (!take(db, accountId, amount)) return false;
     db.run(HOLD, [holdId, accountId, amount, capability, Date.now(), expiresAt]);
@@ -40,7 +50,12 @@ export function syncReserve(db: SyncSqlite, holdId: string, accountId: string, a
  * the balance after it, read in the same transaction: the response's balance header then
  * costs no read transaction of its own.
  */
-export function syncSettle(db: SyncSqlite, hold: SettledHold, want: number, meta: SettleMeta): { charged: number; balance: number } {
+export function syncSettle(
+  db: SyncSqlite,
+  hold: SettledHold,
+  want: number,
+  meta: SettleMeta
+): { charged: number; balance: number } {
   return db.transaction(() => {
     const charged = settleRows(db, hold, want, meta);
     return { charged, balance: syncBalance(db, hold.accountId) };
@@ -60,7 +75,17 @@ function settleRows(db: SyncSqlite, hold: SettledHold, want: number, meta: Settl
     const left = Math.min(extra, syncBalance(db, hold.accountId));
     charged = hold.amount + (left > 0 && take(db, hold.accountId, left) ? left : 0);
   }
-  db.run(ENTRY, [newId('led'), hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, hold.capability, meta.vendor ?? null, meta.quantity ?? null, Date.now()]);
+  db.run(ENTRY, [
+    newId('led'),
+    hold.accountId,
+    -charged,
+    'usage',
+    meta.ref ?? hold.holdId,
+    hold.capability,
+    meta.vendor ?? null,
+    meta.quantity ?? null,
+    Date.now(),
+  ]);
   return charged;
 }
 

@@ -27,10 +27,18 @@ interface Sum {
  */
 export async function rollUpUsage(db: Kysely<any>, before: number, limit: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const oldest = trx.selectFrom('wallet_ledger').select('entry_id')
-      .where('kind', '=', 'usage').where('created_at', '<', before).orderBy('created_at').limit(limit);
-    const gone = await trx.deleteFrom('wallet_ledger').where('entry_id', 'in', oldest)
-      .returning(['account_id', 'capability', 'amount_micros', 'created_at']).execute();
+    const oldest = trx
+      .selectFrom('wallet_ledger')
+      .select('entry_id')
+      .where('kind', '=', 'usage')
+      .where('created_at', '<', before)
+      .orderBy('created_at')
+      .limit(limit);
+    const gone = await trx
+      .deleteFrom('wallet_ledger')
+      .where('entry_id', 'in', oldest)
+      .returning(['account_id', 'capability', 'amount_micros', 'created_at'])
+      .execute();
     const sums = new Map<string, Sum>();
     for (const r of gone) {
       const day = Math.floor(Number(r.created_at) / DAY_MS);
@@ -42,11 +50,16 @@ export async function rollUpUsage(db: Kysely<any>, before: number, limit: number
       sums.set(key, s);
     }
     if (sums.size) {
-      await trx.insertInto('wallet_usage_daily').values([...sums.values()])
-        .onConflict((oc) => oc.columns(['account_id', 'day', 'capability']).doUpdateSet({
-          micros: sql`wallet_usage_daily.micros + excluded.micros`,
-          calls: sql`wallet_usage_daily.calls + excluded.calls`,
-        })).execute();
+      await trx
+        .insertInto('wallet_usage_daily')
+        .values([...sums.values()])
+        .onConflict((oc) =>
+          oc.columns(['account_id', 'day', 'capability']).doUpdateSet({
+            micros: sql`wallet_usage_daily.micros + excluded.micros`,
+            calls: sql`wallet_usage_daily.calls + excluded.calls`,
+          })
+        )
+        .execute();
     }
     return gone.length;
   });

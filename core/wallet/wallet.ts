@@ -42,7 +42,11 @@ export class Wallet {
    * `holdGraceMs`: how long after its call's deadline a hold is still the call's to settle
    * (the answer is being read, the settle is on its way); after that releaseExpired gives it back.
    */
-  constructor(private readonly db: Kysely<any>, private readonly sync?: SyncSqlite, private readonly holdGraceMs = DEFAULT_HOLD_GRACE_MS) {}
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly sync?: SyncSqlite,
+    private readonly holdGraceMs = DEFAULT_HOLD_GRACE_MS
+  ) {}
 
   private syncFree(): SyncSqlite | undefined {
     return this.sync?.free() ? this.sync : undefined;
@@ -50,7 +54,10 @@ export class Wallet {
 
   async open(accountId: string, initialMicros: number, trx: Db = this.db): Promise<void> {
     await this.writing(accountId, async () => {
-      await trx.insertInto('wallets').values({ account_id: accountId, balance_micros: 0, updated_at: Date.now() }).execute();
+      await trx
+        .insertInto('wallets')
+        .values({ account_id: accountId, balance_micros: 0, updated_at: Date.now() })
+        .execute();
       if (initialMicros > 0) await this.credit(accountId, initialMicros, 'trial', null, trx);
     });
   }
@@ -99,23 +106,42 @@ export class Wallet {
       this.remember(accountId, micros);
       return micros;
     }
-    const { rows } = await trx.executeQuery<{ balance_micros: number }>({ ...this.balanceQuery, parameters: [accountId] });
+    const { rows } = await trx.executeQuery<{ balance_micros: number }>({
+      ...this.balanceQuery,
+      parameters: [accountId],
+    });
     return rows[0] ? Number(rows[0].balance_micros) : 0;
   }
 
-  async credit(accountId: string, micros: number, kind: LedgerKind, ref: string | null, trx: Db = this.db): Promise<void> {
-    if (!Number.isInteger(micros) || micros < 0) throw new Error(`credit must be a non-negative integer of micro-USD, got ${micros}`);
+  async credit(
+    accountId: string,
+    micros: number,
+    kind: LedgerKind,
+    ref: string | null,
+    trx: Db = this.db
+  ): Promise<void> {
+    if (!Number.isInteger(micros) || micros < 0)
+      throw new Error(`credit must be a non-negative integer of micro-USD, got ${micros}`);
     const run = async (q: Db) => {
-      await q.updateTable('wallets')
+      await q
+        .updateTable('wallets')
         .set({ balance_micros: sql`balance_micros + ${micros}`, updated_at: Date.now() })
-        .where('account_id', '=', accountId).execute();
+        .where('account_id', '=', accountId)
+        .execute();
       await this.entry(q, accountId, micros, kind, ref);
     };
     await this.writing(accountId, () => (trx === this.db ? this.db.transaction().execute(run) : run(trx)));
   }
 
   /** Take money now (tier price, a fixed fee); 402 if the balance cannot cover it. */
-  async debit(accountId: string, micros: number, kind: LedgerKind, ref: string | null, trx: Db = this.db, meta: { capability?: string; vendor?: string } = {}): Promise<void> {
+  async debit(
+    accountId: string,
+    micros: number,
+    kind: LedgerKind,
+    ref: string | null,
+    trx: Db = this.db,
+    meta: { capability?: string; vendor?: string } = {}
+  ): Promise<void> {
     const run = async (q: Db) => {
       if (!(await this.take(q, accountId, micros))) throw await this.insufficient(q, accountId, micros);
       await this.entry(q, accountId, -micros, kind, ref, meta.capability, meta.vendor);
@@ -140,12 +166,22 @@ export class Wallet {
       if (!held) throw await this.insufficient(this.db, accountId, amount);
       return hold;
     }
-    await this.writing(accountId, () => this.db.transaction().execute(async (q) => {
-      if (!(await this.take(q, accountId, amount))) throw await this.insufficient(q, accountId, amount);
-      await q.insertInto('wallet_holds').values({
-        hold_id: hold.holdId, account_id: accountId, amount_micros: amount, capability, created_at: Date.now(), expires_at: expiresAt,
-      }).execute();
-    }));
+    await this.writing(accountId, () =>
+      this.db.transaction().execute(async (q) => {
+        if (!(await this.take(q, accountId, amount))) throw await this.insufficient(q, accountId, amount);
+        await q
+          .insertInto('wallet_holds')
+          .values({
+            hold_id: hold.holdId,
+            account_id: accountId,
+            amount_micros: amount,
+            capability,
+            created_at: Date.now(),
+            expires_at: expiresAt,
+          })
+          .execute();
+      })
+    );
     return hold;
   }
 
@@ -154,7 +190,11 @@ export class Wallet {
    * hold takes what the balance allows and no more, so the balance never goes negative.
    * Settling twice does nothing the second time (the hold row is the once-only guard).
    */
-  async settle(hold: Hold, actual: number, meta: { vendor?: string; ref?: string; quantity?: number } = {}): Promise<number> {
+  async settle(
+    hold: Hold,
+    actual: number,
+    meta: { vendor?: string; ref?: string; quantity?: number } = {}
+  ): Promise<number> {
     assertMicros(actual, 'settle');
     const want = Math.max(0, Math.round(actual));
     const sync = this.syncFree();
@@ -163,19 +203,35 @@ export class Wallet {
       this.remember(hold.accountId, balance);
       return charged;
     }
-    return this.writing(hold.accountId, () => this.db.transaction().execute(async (q) => {
-      const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
-      if (Number(del.numDeletedRows) !== 1) return 0;
-      let charged = want;
-      if (want <= hold.amount) {
-        const back = hold.amount - want;
-        if (back > 0) await q.updateTable('wallets').set({ balance_micros: sql`balance_micros + ${back}`, updated_at: Date.now() }).where('account_id', '=', hold.accountId).execute();
-      } else {
-        charged = hold.amount + (await this.takeUpTo(q, hold.accountId, want - hold.amount));
-      }
-      await this.entry(q, hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, hold.capability, meta.vendor, meta.quantity);
-      return charged;
-    }));
+    return this.writing(hold.accountId, () =>
+      this.db.transaction().execute(async (q) => {
+        const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
+        if (Number(del.numDeletedRows) !== 1) return 0;
+        let charged = want;
+        if (want <= hold.amount) {
+          const back = hold.amount - want;
+          if (back > 0)
+            await q
+              .updateTable('wallets')
+              .set({ balance_micros: sql`balance_micros + ${back}`, updated_at: Date.now() })
+              .where('account_id', '=', hold.accountId)
+              .execute();
+        } else {
+          charged = hold.amount + (await this.takeUpTo(q, hold.accountId, want - hold.amount));
+        }
+        await this.entry(
+          q,
+          hold.accountId,
+          -charged,
+          'usage',
+          meta.ref ?? hold.holdId,
+          hold.capability,
+          meta.vendor,
+          meta.quantity
+        );
+        return charged;
+      })
+    );
   }
 
   /** Give a hold back in full (the call failed or was never made). */
@@ -186,11 +242,17 @@ export class Wallet {
       this.forget(hold.accountId);
       return;
     }
-    await this.writing(hold.accountId, () => this.db.transaction().execute(async (q) => {
-      const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
-      if (Number(del.numDeletedRows) !== 1) return;
-      await q.updateTable('wallets').set({ balance_micros: sql`balance_micros + ${hold.amount}`, updated_at: Date.now() }).where('account_id', '=', hold.accountId).execute();
-    }));
+    await this.writing(hold.accountId, () =>
+      this.db.transaction().execute(async (q) => {
+        const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
+        if (Number(del.numDeletedRows) !== 1) return;
+        await q
+          .updateTable('wallets')
+          .set({ balance_micros: sql`balance_micros + ${hold.amount}`, updated_at: Date.now() })
+          .where('account_id', '=', hold.accountId)
+          .execute();
+      })
+    );
   }
 
   /**
@@ -199,8 +261,11 @@ export class Wallet {
    * behind. False: it is gone.
    */
   async refresh(hold: Hold): Promise<boolean> {
-    const r = await this.db.updateTable('wallet_holds').set({ expires_at: Date.now() + STALE_HOLD_MS + this.holdGraceMs })
-      .where('hold_id', '=', hold.holdId).executeTakeFirst();
+    const r = await this.db
+      .updateTable('wallet_holds')
+      .set({ expires_at: Date.now() + STALE_HOLD_MS + this.holdGraceMs })
+      .where('hold_id', '=', hold.holdId)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
@@ -211,7 +276,13 @@ export class Wallet {
    */
   async releaseExpired(now = Date.now()): Promise<number> {
     const rows = await this.db.selectFrom('wallet_holds').selectAll().where('expires_at', '<', now).execute();
-    for (const r of rows) await this.release({ holdId: r.hold_id, accountId: r.account_id, amount: Number(r.amount_micros), capability: r.capability });
+    for (const r of rows)
+      await this.release({
+        holdId: r.hold_id,
+        accountId: r.account_id,
+        amount: Number(r.amount_micros),
+        capability: r.capability,
+      });
     return rows.length;
   }
 
@@ -232,7 +303,8 @@ export class Wallet {
 
   private async take(q: Db, accountId: string, micros: number): Promise<boolean> {
     if (micros === 0) return true;
-    const res = await q.updateTable('wallets')
+    const res = await q
+      .updateTable('wallets')
       .set({ balance_micros: sql`balance_micros - ${micros}`, updated_at: Date.now() })
       .where('account_id', '=', accountId)
       .where('balance_micros', '>=', micros)
@@ -242,20 +314,42 @@ export class Wallet {
 
   private async insufficient(q: Db, accountId: string, micros: number) {
     const bal = await this.balance(accountId, q);
-    return apiError('insufficient_balance',
+    return apiError(
+      'insufficient_balance',
       `Balance ${formatUsd(bal)} USD is below the ${formatUsd(micros)} USD this call reserves. Top up with POST /v1/account/topup.`,
-      { details: { balance_usd: bal / 1e6, required_usd: micros / 1e6 } });
+      { details: { balance_usd: bal / 1e6, required_usd: micros / 1e6 } }
+    );
   }
 
-  private async entry(q: Db, accountId: string, micros: number, kind: LedgerKind, ref: string | null, capability?: string, vendor?: string, quantity?: number) {
-    await q.insertInto('wallet_ledger').values({
-      entry_id: newId('led'), account_id: accountId, amount_micros: micros, kind, ref,
-      capability: capability ?? null, vendor: vendor ?? null, quantity: quantity ?? null, created_at: Date.now(),
-    }).execute();
+  private async entry(
+    q: Db,
+    accountId: string,
+    micros: number,
+    kind: LedgerKind,
+    ref: string | null,
+    capability?: string,
+    vendor?: string,
+    quantity?: number
+  ) {
+    await q
+      .insertInto('wallet_ledger')
+      .values({
+        entry_id: newId('led'),
+        account_id: accountId,
+        amount_micros: micros,
+        kind,
+        ref,
+        capability: capability ?? null,
+        vendor: vendor ?? null,
+        quantity: quantity ?? null,
+        created_at: Date.now(),
+      })
+      .execute();
   }
 }
 
 /** NaN or Infinity would pass the balance's CHECK as NULL on SQLite: refuse them outright. */
 function assertMicros(micros: number, what: string): void {
-  if (typeof micros !== 'number' || !Number.isFinite(micros)) throw new Error(`wallet ${what}: ${String(micros)} is not an amount of micro-USD`);
+  if (typeof micros !== 'number' || !Number.isFinite(micros))
+    throw new Error(`wallet ${what}: ${String(micros)} is not an amount of micro-USD`);
 }

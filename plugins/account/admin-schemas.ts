@@ -14,11 +14,17 @@ export const AdminAccount = Type.Object({
 
 export const AdminAccountList = Page(AdminAccount);
 
-export const AccountIdParams = Type.Object({ account_id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+export const AccountIdParams = Type.Object(
+  { account_id: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false }
+);
 
-export const AdminCreditBody = Type.Object({
-  amount_usd: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'USD to add to the wallet.' }),
-  note: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Why; stored on the ledger entry.' })),
-}, { additionalProperties: false });
+export const AdminCreditBody = Type.Object(
+  {
+    amount_usd: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'USD to add to the wallet.' }),
+    note: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Why; stored on the ledger entry.' })),
+  },
+  { additionalProperties: false }
+);
 
 export type AdminCreditBodyT = Static<typeof AdminCreditBody>;

@@ -35,8 +35,12 @@ ${body}
 }
 
 export function sendHtml(reply: FastifyReply, status: number, html: string) {
-  return reply.code(status)
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+  return reply
+    .code(status)
+    .header(
+      'content-security-policy',
+      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'"
+    )
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'no-referrer')
     .header('cache-control', 'no-store')
@@ -47,14 +51,23 @@ export function sendHtml(reply: FastifyReply, status: number, html: string) {
 
 const money = (usd: number, currency: string) => `${usd.toFixed(2)} ${currency}`;
 
-export function checkoutPage(v: { sessionId: string; topupId: string; amountUsd: number; currency: string; expiresAt: string }): string {
+export function checkoutPage(v: {
+  sessionId: string;
+  topupId: string;
+  amountUsd: number;
+  currency: string;
+  expiresAt: string;
+}): string {
   const base = `/sandbox/checkout/${encodeURIComponent(v.sessionId)}`;
-  return layout('Sandbox checkout', `
+  return layout(
+    'Sandbox checkout',
+    `
 <p>Wallet top-up <code>${esc(v.topupId)}</code></p>
 <p class="amount">${esc(money(v.amountUsd, v.currency))}</p>
 <form method="post" action="${esc(`${base}/pay`)}"><button type="submit" name="action" value="pay">Pay</button></form>
 <form method="post" action="${esc(`${base}/cancel`)}"><button type="submit" name="action" value="cancel">Cancel</button></form>
-<p class="note">This is the gateway's sandbox payments vendor: no card is asked for and no money moves. Pay credits the wallet at once. The checkout expires at ${esc(v.expiresAt)}.</p>`);
+<p class="note">This is the gateway's sandbox payments vendor: no card is asked for and no money moves. Pay credits the wallet at once. The checkout expires at ${esc(v.expiresAt)}.</p>`
+  );
 }
 
 const OUTCOME: Record<string, string> = {
@@ -66,21 +79,34 @@ const OUTCOME: Record<string, string> = {
 };
 
 export function resultPage(v: { topupId: string; amountUsd: number; currency: string; state: string }): string {
-  return layout(`Top-up ${v.state}`, `
+  return layout(
+    `Top-up ${v.state}`,
+    `
 <p>Wallet top-up <code>${esc(v.topupId)}</code> of ${esc(money(v.amountUsd, v.currency))}</p>
-<p>${esc(OUTCOME[v.state] ?? v.state)}</p>`);
+<p>${esc(OUTCOME[v.state] ?? v.state)}</p>`
+  );
 }
 
 export function messagePage(title: string, text: string): string {
   return layout(title, `<p>${esc(text)}</p>`);
 }
 
-export function amountPage(v: { action: string; min: number; max: number; currency: string; value?: string; error?: string }): string {
-  return layout('Add funds', `
+export function amountPage(v: {
+  action: string;
+  min: number;
+  max: number;
+  currency: string;
+  value?: string;
+  error?: string;
+}): string {
+  return layout(
+    'Add funds',
+    `
 ${v.error ? `<p class="error">${esc(v.error)}</p>` : ''}
 <form method="post" action="${esc(v.action)}">
 <label>Amount (${esc(v.currency)}, ${esc(v.min)} to ${esc(v.max)})
 <input type="number" name="amount_usd" min="${esc(v.min)}" max="${esc(v.max)}" step="0.01" required value="${esc(v.value ?? '')}"></label>
 <button type="submit">Continue to checkout</button>
-</form>`);
+</form>`
+  );
 }

@@ -31,10 +31,16 @@ async function sandboxTopup(svc: Svc, sessionId: string): Promise<TopupRow | und
   return t && svc.vendors.get(t.vendor)?.adapter === SANDBOX_ADAPTER ? t : undefined;
 }
 
-const notFound = (reply: FastifyReply) => sendHtml(reply, 404, messagePage('Checkout not found', 'There is no checkout at this address.'));
+const notFound = (reply: FastifyReply) =>
+  sendHtml(reply, 404, messagePage('Checkout not found', 'There is no checkout at this address.'));
 
 function view(svc: Svc, t: TopupRow) {
-  return { topupId: t.topup_id, amountUsd: microsToUsd(t.amount_micros), currency: svc.config.wallet.currency, state: t.state };
+  return {
+    topupId: t.topup_id,
+    amountUsd: microsToUsd(t.amount_micros),
+    currency: svc.config.wallet.currency,
+    state: t.state,
+  };
 }
 
 async function finish(svc: Svc, reply: FastifyReply, sessionId: string, target: 'succeeded' | 'canceled') {
@@ -46,24 +52,48 @@ async function finish(svc: Svc, reply: FastifyReply, sessionId: string, target: 
     const back = new URL(topup.return_url);
     back.searchParams.set('topup_id', topup.topup_id);
     back.searchParams.set('state', topup.state);
-    return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(back.toString(), 303);
+    return reply
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .redirect(back.toString(), 303);
   }
   return sendHtml(reply, 200, resultPage(view(svc, topup)));
 }
 
 function registerSandboxCheckout(app: FastifyInstance): void {
   const svc = app.svc;
-  app.get('/sandbox/checkout/:session_id', { config: { auth: 'none' }, schema: HIDE }, async (req: SessionReq, reply) => {
-    const t = await sandboxTopup(svc, req.params.session_id);
-    if (!t) return notFound(reply);
-    if (t.state !== 'pending') return sendHtml(reply, 200, resultPage(view(svc, t)));
-    return sendHtml(reply, 200, checkoutPage({ sessionId: t.session_id, topupId: t.topup_id, amountUsd: microsToUsd(t.amount_micros), currency: svc.config.wallet.currency, expiresAt: iso(t.expires_at) }));
-  });
-  for (const [action, target] of [['pay', 'succeeded'], ['cancel', 'canceled']] as const) {
-    app.post(`/sandbox/checkout/:session_id/${action}`, { config: { auth: 'none' }, schema: HIDE }, async (req: SessionReq, reply) => {
-      if (!(await sandboxTopup(svc, req.params.session_id))) return notFound(reply);
-      return finish(svc, reply, req.params.session_id, target);
-    });
+  app.get(
+    '/sandbox/checkout/:session_id',
+    { config: { auth: 'none' }, schema: HIDE },
+    async (req: SessionReq, reply) => {
+      const t = await sandboxTopup(svc, req.params.session_id);
+      if (!t) return notFound(reply);
+      if (t.state !== 'pending') return sendHtml(reply, 200, resultPage(view(svc, t)));
+      return sendHtml(
+        reply,
+        200,
+        checkoutPage({
+          sessionId: t.session_id,
+          topupId: t.topup_id,
+          amountUsd: microsToUsd(t.amount_micros),
+          currency: svc.config.wallet.currency,
+          expiresAt: iso(t.expires_at),
+        })
+      );
+    }
+  );
+  for (const [action, target] of [
+    ['pay', 'succeeded'],
+    ['cancel', 'canceled'],
+  ] as const) {
+    app.post(
+      `/sandbox/checkout/:session_id/${action}`,
+      { config: { auth: 'none' }, schema: HIDE },
+      async (req: SessionReq, reply) => {
+        if (!(await sandboxTopup(svc, req.params.session_id))) return notFound(reply);
+        return finish(svc, reply, req.params.session_id, target);
+      }
+    );
   }
 }
 
@@ -72,10 +102,21 @@ async function pageAccount(svc: Svc, token: string, reply: FastifyReply) {
   try {
     accountId = svc.tokens.verify<{ acct: string }>('topup-page', token).acct;
   } catch {
-    sendHtml(reply, 401, messagePage('Link not valid', 'This add-funds link is not valid or has expired. POST /v1/activate with your key returns a fresh one.'));
+    sendHtml(
+      reply,
+      401,
+      messagePage(
+        'Link not valid',
+        'This add-funds link is not valid or has expired. POST /v1/activate with your key returns a fresh one.'
+      )
+    );
     return undefined;
   }
-  const a = await svc.db.selectFrom('accounts').select(['account_id', 'status', 'region']).where('account_id', '=', accountId).executeTakeFirst();
+  const a = await svc.db
+    .selectFrom('accounts')
+    .select(['account_id', 'status', 'region'])
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   if (!a) {
     sendHtml(reply, 404, messagePage('Account not found', 'The account of this link does not exist.'));
     return undefined;
@@ -90,7 +131,8 @@ async function pageAccount(svc: Svc, token: string, reply: FastifyReply) {
 function registerTopupPage(app: FastifyInstance): void {
   const svc = app.svc;
   const { topup_min_usd: min, topup_max_usd: max, currency } = svc.config.wallet;
-  const form = (token: string, value?: string, error?: string) => amountPage({ action: `/checkout/topup/${encodeURIComponent(token)}`, min, max, currency, value, error });
+  const form = (token: string, value?: string, error?: string) =>
+    amountPage({ action: `/checkout/topup/${encodeURIComponent(token)}`, min, max, currency, value, error });
 
   // A wildcard, not `:token`: signed tokens are longer than the router's 100-character cap on a path parameter.
   app.get('/checkout/topup/*', { config: { auth: 'none' }, schema: HIDE }, async (req: TokenReq, reply) => {
@@ -104,7 +146,11 @@ function registerTopupPage(app: FastifyInstance): void {
     const raw = typeof req.body?.amount_usd === 'string' ? req.body.amount_usd.trim() : '';
     const amount = /^\d+(\.\d{1,2})?$/.test(raw) ? Number(raw) : NaN;
     if (!(amount >= min && amount <= max)) {
-      return sendHtml(reply, 400, form(req.params['*'], raw, `Enter an amount from ${min} to ${max} ${currency}, with at most two decimals.`));
+      return sendHtml(
+        reply,
+        400,
+        form(req.params['*'], raw, `Enter an amount from ${min} to ${max} ${currency}, with at most two decimals.`)
+      );
     }
     try {
       checkCents(amount);

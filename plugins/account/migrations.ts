@@ -2,7 +2,8 @@ import type { Kysely, Migration } from 'kysely';
 
 const topups: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable('topups')
+    await db.schema
+      .createTable('topups')
       .addColumn('topup_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('amount_micros', 'bigint', (c) => c.notNull())
@@ -22,8 +23,16 @@ const topups: Migration = {
 // The operator's account list pages newest first; without this it sorts the whole table.
 const accountsByCreation: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createIndex('accounts_created').ifNotExists().on('accounts').columns(['created_at', 'account_id']).execute();
+    await db.schema
+      .createIndex('accounts_created')
+      .ifNotExists()
+      .on('accounts')
+      .columns(['created_at', 'account_id'])
+      .execute();
   },
 };
 
-export const accountMigrations: Record<string, Migration> = { '0001_topups': topups, '0002_accounts_created': accountsByCreation };
+export const accountMigrations: Record<string, Migration> = {
+  '0001_topups': topups,
+  '0002_accounts_created': accountsByCreation,
+};

@@ -7,20 +7,35 @@ import { IdempotencyKey } from '../../core/http/idempotency.js';
 
 const Id = (prefix: string, description: string) => Type.String({ pattern: `^${prefix}_[0-9A-Za-z]+$`, description });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' });
-export const Scope = Type.String({ pattern: '^(\\*|[a-z][a-z0-9_-]*(:[a-z][a-z0-9_-]*)?)$', description: '`*`, an area (`storage`), or area:level (`storage:read`).' });
+export const Scope = Type.String({
+  pattern: '^(\\*|[a-z][a-z0-9_-]*(:[a-z][a-z0-9_-]*)?)$',
+  description: '`*`, an area (`storage`), or area:level (`storage:read`).',
+});
 
-export const ActivateBody = Type.Object({
-  region: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('western'), Type.Literal('china')], { default: 'auto' })),
-  write_credentials: Type.Optional(Type.Boolean({ default: true, description: 'Whether the client stores the key locally; the server records nothing about it.' })),
-  device_kind: Type.Optional(Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9_-]+$', default: 'cli' })),
-}, { additionalProperties: false });
+export const ActivateBody = Type.Object(
+  {
+    region: Type.Optional(
+      Type.Union([Type.Literal('auto'), Type.Literal('western'), Type.Literal('china')], { default: 'auto' })
+    ),
+    write_credentials: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description: 'Whether the client stores the key locally; the server records nothing about it.',
+      })
+    ),
+    device_kind: Type.Optional(Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9_-]+$', default: 'cli' })),
+  },
+  { additionalProperties: false }
+);
 
 export const ActivateResult = Type.Object({
   account_id: Id('acct', 'The account.'),
   project_id: Id('proj', 'The default project.'),
   primary_api_key: Type.String({ description: 'The project key; shown once.' }),
   trial_credit_usd: Type.Number(),
-  checkout_url: Type.String({ description: 'Where to add funds (POST /v1/account/topup makes a checkout for an amount).' }),
+  checkout_url: Type.String({
+    description: 'Where to add funds (POST /v1/account/topup makes a checkout for an amount).',
+  }),
 });
 
 export const Balance = Type.Object({ balance_usd: Type.Number(), currency: Type.String() });
@@ -33,20 +48,31 @@ export const ProjectKey = Type.Object({
   expires_at: Type.Optional(Timestamp),
 });
 
-export const CreatedKey = Type.Intersect([ProjectKey, Type.Object({ secret: Type.String({ description: 'The key itself; shown once.' }) })]);
+export const CreatedKey = Type.Intersect([
+  ProjectKey,
+  Type.Object({ secret: Type.String({ description: 'The key itself; shown once.' }) }),
+]);
 
 export const KeyList = Page(ProjectKey);
 
-export const CreateKeyBody = Type.Object({
-  label: Type.String({ minLength: 1, maxLength: 100 }),
-  scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 32, uniqueItems: true, default: ['*'] })),
-  idempotency_key: Type.Optional(IdempotencyKey),
-}, { additionalProperties: false });
+export const CreateKeyBody = Type.Object(
+  {
+    label: Type.String({ minLength: 1, maxLength: 100 }),
+    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 32, uniqueItems: true, default: ['*'] })),
+    idempotency_key: Type.Optional(IdempotencyKey),
+  },
+  { additionalProperties: false }
+);
 
-export const KeyIdParams = Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+export const KeyIdParams = Type.Object(
+  { key_id: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false }
+);
 
-export const RotatedKey = Type.Intersect([CreatedKey, Type.Object({ old_key_id: Type.String(), old_key_expires_at: Timestamp })]);
-
+export const RotatedKey = Type.Intersect([
+  CreatedKey,
+  Type.Object({ old_key_id: Type.String(), old_key_expires_at: Timestamp }),
+]);
 
 export const AccountSummary = Type.Object({
   account_id: Type.String(),

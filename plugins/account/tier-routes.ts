@@ -5,10 +5,18 @@ import { usdToMicros } from '../../core/wallet/money.js';
 import { AccountSummary } from './schemas.js';
 import { accountSummary } from './summary-routes.js';
 
-export const TierUpgradeBody = Type.Object({
-  target_tier: Type.String({ minLength: 1, maxLength: 64, examples: ['pro'], description: 'A tier id from the gateway config (`tiers:`).' }),
-  idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-}, { additionalProperties: false });
+export const TierUpgradeBody = Type.Object(
+  {
+    target_tier: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      examples: ['pro'],
+      description: 'A tier id from the gateway config (`tiers:`).',
+    }),
+    idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  },
+  { additionalProperties: false }
+);
 type TierUpgradeBodyT = Static<typeof TierUpgradeBody>;
 
 /**
@@ -19,33 +27,50 @@ type TierUpgradeBodyT = Static<typeof TierUpgradeBody>;
  */
 export function registerTierRoutes(app: FastifyInstance): void {
   const svc = app.svc;
-  app.post('/v1/account/tier/upgrade', {
-    config: { scope: 'account', operation: 'account.tier.upgrade', idempotent: true },
-    schema: {
-      summary: "Move the account to another tier; the tier's price is debited from the wallet",
-      tags: ['account'], body: TierUpgradeBody, response: { 200: AccountSummary },
+  app.post(
+    '/v1/account/tier/upgrade',
+    {
+      config: { scope: 'account', operation: 'account.tier.upgrade', idempotent: true },
+      schema: {
+        summary: "Move the account to another tier; the tier's price is debited from the wallet",
+        tags: ['account'],
+        body: TierUpgradeBody,
+        response: { 200: AccountSummary },
+      },
     },
-  }, async (req: FastifyRequest<{ Body: TierUpgradeBodyT }>) => {
-    const p = req.principal!;
-    const target = req.body.target_tier;
-    const tier = Object.hasOwn(svc.config.tiers, target) ? svc.config.tiers[target] : undefined;
-    if (!tier) {
-      const known = Object.keys(svc.config.tiers).join(', ');
-      throw apiError('validation_failed', `target_tier "${target}" is not a tier of this gateway (${known}).`, {
-        param: 'target_tier', details: { errors: [{ param: 'target_tier', message: `must be one of ${known}` }] },
+    async (req: FastifyRequest<{ Body: TierUpgradeBodyT }>) => {
+      const p = req.principal!;
+      const target = req.body.target_tier;
+      const tier = Object.hasOwn(svc.config.tiers, target) ? svc.config.tiers[target] : undefined;
+      if (!tier) {
+        const known = Object.keys(svc.config.tiers).join(', ');
+        throw apiError('validation_failed', `target_tier "${target}" is not a tier of this gateway (${known}).`, {
+          param: 'target_tier',
+          details: { errors: [{ param: 'target_tier', message: `must be one of ${known}` }] },
+        });
+      }
+      const price = usdToMicros(tier.price_usd);
+      await svc.db.transaction().execute(async (trx) => {
+        const a = await trx
+          .selectFrom('accounts')
+          .select('tier')
+          .where('account_id', '=', p.accountId)
+          .executeTakeFirstOrThrow();
+        if (a.tier === target)
+          throw apiError('invalid_state', `The account is already on the ${target} tier.`, { param: 'target_tier' });
+        // Conditional on the tier read above: of two concurrent moves only one applies (and pays).
+        const moved = await trx
+          .updateTable('accounts')
+          .set({ tier: target })
+          .where('account_id', '=', p.accountId)
+          .where('tier', '=', a.tier)
+          .executeTakeFirst();
+        if (Number(moved.numUpdatedRows) !== 1)
+          throw apiError('conflict', 'The tier changed while this request ran; read the account and retry.');
+        await svc.wallet.debit(p.accountId, price, 'tier', `tier:${target}`, trx);
       });
+      svc.keys.invalidateAccount(p.accountId);
+      return accountSummary(svc, p.accountId, p.projectId);
     }
-    const price = usdToMicros(tier.price_usd);
-    await svc.db.transaction().execute(async (trx) => {
-      const a = await trx.selectFrom('accounts').select('tier').where('account_id', '=', p.accountId).executeTakeFirstOrThrow();
-      if (a.tier === target) throw apiError('invalid_state', `The account is already on the ${target} tier.`, { param: 'target_tier' });
-      // Conditional on the tier read above: of two concurrent moves only one applies (and pays).
-      const moved = await trx.updateTable('accounts').set({ tier: target })
-        .where('account_id', '=', p.accountId).where('tier', '=', a.tier).executeTakeFirst();
-      if (Number(moved.numUpdatedRows) !== 1) throw apiError('conflict', 'The tier changed while this request ran; read the account and retry.');
-      await svc.wallet.debit(p.accountId, price, 'tier', `tier:${target}`, trx);
-    });
-    svc.keys.invalidateAccount(p.accountId);
-    return accountSummary(svc, p.accountId, p.projectId);
-  });
+  );
 }

@@ -30,7 +30,9 @@ type Db = Kysely<any> | Transaction<any>;
 function row(r: any): TopupRow {
   return {
     ...r,
-    amount_micros: Number(r.amount_micros), created_at: Number(r.created_at), expires_at: Number(r.expires_at),
+    amount_micros: Number(r.amount_micros),
+    created_at: Number(r.created_at),
+    expires_at: Number(r.expires_at),
     completed_at: r.completed_at === null ? null : Number(r.completed_at),
   };
 }
@@ -54,7 +56,10 @@ export function wireTopup(svc: Svc, t: TopupRow) {
 export function checkCents(amountUsd: number, param = 'amount_usd'): void {
   const cents = amountUsd * 100;
   if (Math.abs(cents - Math.round(cents)) > 1e-6) {
-    throw apiError('validation_failed', `${param} must have at most two decimals.`, { param, details: { errors: [{ param, message: 'must have at most two decimals' }] } });
+    throw apiError('validation_failed', `${param} must have at most two decimals.`, {
+      param,
+      details: { errors: [{ param, message: 'must have at most two decimals' }] },
+    });
   }
 }
 
@@ -75,14 +80,30 @@ export async function createTopup(svc: Svc, req: CreateTopup): Promise<TopupRow>
   const expiresAt = now + svc.config.limits.topup_ttl_seconds * 1000;
   // charge:false: opening a checkout costs the caller nothing; the capability is declared
   // non-idempotent, so the router never opens a second session at another vendor.
-  const res = await svc.router.call<CheckoutInput, CheckoutOutput>('payments.checkout', {
-    topup_id: topupId, amount_usd: microsToUsd(amountMicros), currency: svc.config.wallet.currency,
-    description: `Wallet top-up ${topupId}`, expires_at: expiresAt, ...(req.returnUrl ? { return_url: req.returnUrl } : {}),
-  }, { accountId: req.accountId, region: req.region, charge: false, meter: req.meter, ref: topupId });
+  const res = await svc.router.call<CheckoutInput, CheckoutOutput>(
+    'payments.checkout',
+    {
+      topup_id: topupId,
+      amount_usd: microsToUsd(amountMicros),
+      currency: svc.config.wallet.currency,
+      description: `Wallet top-up ${topupId}`,
+      expires_at: expiresAt,
+      ...(req.returnUrl ? { return_url: req.returnUrl } : {}),
+    },
+    { accountId: req.accountId, region: req.region, charge: false, meter: req.meter, ref: topupId }
+  );
   const r: TopupRow = {
-    topup_id: topupId, account_id: req.accountId, amount_micros: amountMicros, state: 'pending', vendor: res.vendor,
-    session_id: res.output.session_id, checkout_url: res.output.checkout_url, return_url: req.returnUrl ?? null,
-    created_at: now, expires_at: expiresAt, completed_at: null,
+    topup_id: topupId,
+    account_id: req.accountId,
+    amount_micros: amountMicros,
+    state: 'pending',
+    vendor: res.vendor,
+    session_id: res.output.session_id,
+    checkout_url: res.output.checkout_url,
+    return_url: req.returnUrl ?? null,
+    created_at: now,
+    expires_at: expiresAt,
+    completed_at: null,
   };
   await svc.db.insertInto('topups').values(r).execute();
   return r;
@@ -91,21 +112,42 @@ export async function createTopup(svc: Svc, req: CreateTopup): Promise<TopupRow>
 /** Pending top-ups past their expiry become expired (lazily, whenever they are read). */
 async function expireDue(db: Db, column: 'account_id' | 'topup_id' | 'session_id', value: string): Promise<void> {
   const now = Date.now();
-  await db.updateTable('topups').set({ state: 'expired', completed_at: now })
-    .where(column, '=', value).where('state', '=', 'pending').where('expires_at', '<=', now).execute();
+  await db
+    .updateTable('topups')
+    .set({ state: 'expired', completed_at: now })
+    .where(column, '=', value)
+    .where('state', '=', 'pending')
+    .where('expires_at', '<=', now)
+    .execute();
 }
 
 export async function getTopup(svc: Svc, accountId: string, topupId: string): Promise<TopupRow> {
   await expireDue(svc.db, 'topup_id', topupId);
-  const r = await svc.db.selectFrom('topups').selectAll().where('topup_id', '=', topupId).where('account_id', '=', accountId).executeTakeFirst();
+  const r = await svc.db
+    .selectFrom('topups')
+    .selectAll()
+    .where('topup_id', '=', topupId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   if (!r) throw apiError('not_found', `No top-up ${topupId} in this account.`, { param: 'topup_id' });
   return row(r);
 }
 
-export async function listTopups(svc: Svc, accountId: string, limit: number, before?: { t: number; id: string }): Promise<TopupRow[]> {
+export async function listTopups(
+  svc: Svc,
+  accountId: string,
+  limit: number,
+  before?: { t: number; id: string }
+): Promise<TopupRow[]> {
   await expireDue(svc.db, 'account_id', accountId);
   let q = svc.db.selectFrom('topups').selectAll().where('account_id', '=', accountId);
-  if (before) q = q.where((eb) => eb.or([eb('created_at', '<', before.t), eb.and([eb('created_at', '=', before.t), eb('topup_id', '<', before.id)])]));
+  if (before)
+    q = q.where((eb) =>
+      eb.or([
+        eb('created_at', '<', before.t),
+        eb.and([eb('created_at', '=', before.t), eb('topup_id', '<', before.id)]),
+      ])
+    );
   return (await q.orderBy('created_at', 'desc').orderBy('topup_id', 'desc').limit(limit).execute()).map(row);
 }
 
@@ -121,14 +163,25 @@ export async function findBySession(svc: Svc, sessionId: string): Promise<TopupR
  * same transaction, so the credit happens exactly when the move does. Returns the record
  * after the attempt and whether this call made the move.
  */
-export async function settleTopup(svc: Svc, sessionId: string, state: 'succeeded' | 'canceled' | 'failed'): Promise<{ topup: TopupRow | undefined; moved: boolean }> {
+export async function settleTopup(
+  svc: Svc,
+  sessionId: string,
+  state: 'succeeded' | 'canceled' | 'failed'
+): Promise<{ topup: TopupRow | undefined; moved: boolean }> {
   const moved = await svc.db.transaction().execute(async (trx) => {
     const now = Date.now();
-    const res = await trx.updateTable('topups').set({ state, completed_at: now })
-      .where('session_id', '=', sessionId).where('state', '=', 'pending').where('expires_at', '>', now).executeTakeFirst();
+    const res = await trx
+      .updateTable('topups')
+      .set({ state, completed_at: now })
+      .where('session_id', '=', sessionId)
+      .where('state', '=', 'pending')
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return false;
     if (state === 'succeeded') {
-      const t = row(await trx.selectFrom('topups').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow());
+      const t = row(
+        await trx.selectFrom('topups').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow()
+      );
       await svc.wallet.credit(t.account_id, t.amount_micros, 'topup', t.topup_id, trx);
     }
     return true;

@@ -15,13 +15,18 @@ export interface UsageBucket {
  * range on whole UTC days answers the same before and after the entries are rolled up.
  */
 export async function usageBuckets(
-  db: Kysely<any>, accountId: string, from: number, to: number, byDay: boolean,
+  db: Kysely<any>,
+  accountId: string,
+  from: number,
+  to: number,
+  byDay: boolean
 ): Promise<UsageBucket[]> {
   // One expression for select and group by: PostgreSQL matches them by text, so no parameters.
   const bucket: RawBuilder<number | string> = byDay
     ? sql<number>`created_at / ${sql.lit(DAY_MS)}`
     : sql<string>`coalesce(capability, ${sql.lit(usageCapability(null))})`;
-  const entries = await db.selectFrom('wallet_ledger')
+  const entries = await db
+    .selectFrom('wallet_ledger')
     .select([bucket.as('bucket'), sql<string>`sum(amount_micros)`.as('micros'), sql<string>`count(*)`.as('calls')])
     .where('account_id', '=', accountId)
     .where('kind', '=', 'usage')
@@ -29,9 +34,13 @@ export async function usageBuckets(
     .where('created_at', '<', to)
     .groupBy(bucket)
     .execute();
-  const rolled = await db.selectFrom('wallet_usage_daily')
-    .select([byDay ? 'day as bucket' : 'capability as bucket', sql<string>`sum(micros)`.as('micros'),
-      sql<string>`sum(calls)`.as('calls')])
+  const rolled = await db
+    .selectFrom('wallet_usage_daily')
+    .select([
+      byDay ? 'day as bucket' : 'capability as bucket',
+      sql<string>`sum(micros)`.as('micros'),
+      sql<string>`sum(calls)`.as('calls'),
+    ])
     .where('account_id', '=', accountId)
     .where('day', '>=', Math.ceil(from / DAY_MS))
     .where('day', '<', Math.ceil(to / DAY_MS))

@@ -4,11 +4,21 @@ import { Timestamp } from './schemas.js';
 // The usage report's wire (beyond the spec): what the wallet's usage entries add up to,
 // by UTC day or by capability, over a time range.
 
-export const UsageQuery = Type.Object({
-  from: Type.Optional(Type.String({ format: 'date-time', description: 'Start, inclusive (ISO 8601). Default: 30 days before `to`.' })),
-  to: Type.Optional(Type.String({ format: 'date-time', description: 'End, exclusive (ISO 8601). Default: now.' })),
-  group_by: Type.Unsafe<'day' | 'capability'>({ type: 'string', enum: ['day', 'capability'], default: 'day', description: 'One item per UTC day (oldest first) or per capability.' }),
-}, { additionalProperties: false });
+export const UsageQuery = Type.Object(
+  {
+    from: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Start, inclusive (ISO 8601). Default: 30 days before `to`.' })
+    ),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'End, exclusive (ISO 8601). Default: now.' })),
+    group_by: Type.Unsafe<'day' | 'capability'>({
+      type: 'string',
+      enum: ['day', 'capability'],
+      default: 'day',
+      description: 'One item per UTC day (oldest first) or per capability.',
+    }),
+  },
+  { additionalProperties: false }
+);
 
 export const UsageItem = Type.Object({
   day: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'UTC day (group_by=day).' })),

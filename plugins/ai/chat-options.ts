@@ -25,9 +25,11 @@ export function responseFormat(f: ChatBodyT['response_format']): ResponseFormat 
   const p = 'response_format.json_schema';
   const js = f.json_schema;
   if (!js) return invalid(p, 'is required with type json_schema: { name, schema, description?, strict? }');
-  if (typeof js.name !== 'string' || !NAME.test(js.name)) invalid(`${p}.name`, 'must be 1 to 64 letters, digits, _ or -');
+  if (typeof js.name !== 'string' || !NAME.test(js.name))
+    invalid(`${p}.name`, 'must be 1 to 64 letters, digits, _ or -');
   if (js.schema !== undefined && !isObject(js.schema)) invalid(`${p}.schema`, 'must be a JSON Schema object');
-  if (js.description !== undefined && typeof js.description !== 'string') invalid(`${p}.description`, 'must be a string');
+  if (js.description !== undefined && typeof js.description !== 'string')
+    invalid(`${p}.description`, 'must be a string');
   if (js.strict != null && typeof js.strict !== 'boolean') invalid(`${p}.strict`, 'must be a boolean');
   return {
     type: 'json_schema',
@@ -48,7 +50,10 @@ export function toolChoice(choice: ToolChoice | undefined, tools: Tool[] | undef
     return invalid('tool_choice', 'asks for a tool call but the request has no tools');
   }
   if (typeof choice === 'object' && !tools.some((t) => t.function.name === choice.function.name)) {
-    invalid('tool_choice.function.name', `names no function in tools (${tools.map((t) => t.function.name).join(', ')})`);
+    invalid(
+      'tool_choice.function.name',
+      `names no function in tools (${tools.map((t) => t.function.name).join(', ')})`
+    );
   }
   return choice;
 }

@@ -23,15 +23,38 @@ import { registerOpenAiImageUploadRoutes } from './openai/image-upload-routes.js
 import { pricedCapabilities } from './list-price.js';
 import { usdToMicros } from '../../core/wallet/money.js';
 
-const ConfigSchema = Type.Object({
-  models: Type.Array(ModelEntrySchema, { default: [], description: 'Extra or overriding catalog entries.' }),
-  cache_ttl_seconds: Type.Integer({ minimum: 1, default: 3600, description: 'How long `cache_strategy: service` answers are kept.' }),
-  cache_price_usd: Type.Number({ minimum: 0, default: 0, description: 'Charged for an answer served from the service cache.' }),
-  default_max_tokens: Type.Integer({ minimum: 1, default: 4096, description: 'Output cap reserved and sent when the caller gives none.' }),
-  first_token_timeout_ms: Type.Integer({ minimum: 1, default: 10000, description: 'A stream silent this long before its first token fails over.' }),
-  batch_poll_ms: Type.Integer({ minimum: 10, default: 30000, description: 'How often a vendor batch (`batch_mode: true`) is asked whether it is done.' }),
-  realtime: RealtimeConfig,
-}, { additionalProperties: false });
+const ConfigSchema = Type.Object(
+  {
+    models: Type.Array(ModelEntrySchema, { default: [], description: 'Extra or overriding catalog entries.' }),
+    cache_ttl_seconds: Type.Integer({
+      minimum: 1,
+      default: 3600,
+      description: 'How long `cache_strategy: service` answers are kept.',
+    }),
+    cache_price_usd: Type.Number({
+      minimum: 0,
+      default: 0,
+      description: 'Charged for an answer served from the service cache.',
+    }),
+    default_max_tokens: Type.Integer({
+      minimum: 1,
+      default: 4096,
+      description: 'Output cap reserved and sent when the caller gives none.',
+    }),
+    first_token_timeout_ms: Type.Integer({
+      minimum: 1,
+      default: 10000,
+      description: 'A stream silent this long before its first token fails over.',
+    }),
+    batch_poll_ms: Type.Integer({
+      minimum: 10,
+      default: 30000,
+      description: 'How often a vendor batch (`batch_mode: true`) is asked whether it is done.',
+    }),
+    realtime: RealtimeConfig,
+  },
+  { additionalProperties: false }
+);
 
 /** AI runtime: routed chat (with streaming), embeddings, vision, image generation, and the OpenAI-compatible surface. */
 export default defineArea({
@@ -62,14 +85,25 @@ export default defineArea({
     const planner = catalogPlanner(ai.catalog);
     for (const cap of PLANNED_CAPABILITIES) svc.router.planner(cap, planner, { docs: 'docs/ai.md' });
     svc.router.planner(REALTIME_CAPABILITY, flatPlanner(usdToMicros(ctx.config.realtime.price_usd)));
-    const batches: BatchDeps = { svc, ai, store: new BatchStore(svc.db), pollMs: ctx.config.batch_poll_ms, cancelRetryMs: ctx.config.batch_poll_ms, log: ctx.log };
+    const batches: BatchDeps = {
+      svc,
+      ai,
+      store: new BatchStore(svc.db),
+      pollMs: ctx.config.batch_poll_ms,
+      cancelRetryMs: ctx.config.batch_poll_ms,
+      log: ctx.log,
+    };
     svc.jobs.register(BATCH_JOB, batchJobHandler(batches), {
       // Its last attempt died with its node: the batch must not wait forever holding money.
       onExhausted: async (_id, p: { batch_id: string }, error) => failBatch(batches, p.batch_id, error),
     });
     svc.jobs.register(VENDOR_CANCEL_JOB, vendorCancelJobHandler(batches), {
       // Its last try died with its node: nothing is owed to anyone, the batch is final; say so.
-      onExhausted: async (_id, p: { batch_id: string; vendor: string }, error) => ctx.log.warn({ batch_id: p.batch_id, vendor: p.vendor, error }, 'gave up asking the vendor to cancel a chat batch'),
+      onExhausted: async (_id, p: { batch_id: string; vendor: string }, error) =>
+        ctx.log.warn(
+          { batch_id: p.batch_id, vendor: p.vendor, error },
+          'gave up asking the vendor to cancel a chat batch'
+        ),
     });
     registerAiRoutes(app, ai, batches);
     const media = new MediaService(svc, ai);
@@ -84,7 +118,10 @@ export default defineArea({
       await scope.register(async (audio) => registerOpenAiAudioRoutes(audio, speech));
       await scope.register(async (uploads) => registerOpenAiImageUploadRoutes(uploads, media));
     });
-    const sweep = setInterval(() => void ai.cache.sweep().catch((e) => ctx.log.warn({ err: e }, 'cache sweep failed')), 60_000);
+    const sweep = setInterval(
+      () => void ai.cache.sweep().catch((e) => ctx.log.warn({ err: e }, 'cache sweep failed')),
+      60_000
+    );
     sweep.unref();
     app.addHook('onClose', async () => clearInterval(sweep));
   },

@@ -20,8 +20,15 @@ export interface BilledExtras {
  * so do `tool_choice` and stop sequences. Images are added where they are read (vision).
  */
 export function chatInputBound(messages: ChatMessage[], extras: BilledExtras): number {
-  const perMessage = messages.reduce((n, m) => n + 4 + tokenBound(m.content ?? '')
-    + tokenBound(JSON.stringify(m.tool_calls ?? '')) + tokenBound(m.tool_call_id ?? ''), 8);
+  const perMessage = messages.reduce(
+    (n, m) =>
+      n
+      + 4
+      + tokenBound(m.content ?? '')
+      + tokenBound(JSON.stringify(m.tool_calls ?? ''))
+      + tokenBound(m.tool_call_id ?? ''),
+    8
+  );
   const { tools, response_format, tool_choice, stop } = extras;
   const billed = { tools, response_format, tool_choice, stop };
   return perMessage + (Object.values(billed).some((v) => v !== undefined) ? tokenBound(JSON.stringify(billed)) : 0);

@@ -50,8 +50,10 @@ function cheapest(catalog: Catalog, capability: string, rule: Rule): NonNullable
 }
 
 /** The AI capabilities with their catalog list price, for the app's capability map. */
-export function pricedCapabilities(specs: Record<string, CapabilitySpec>, catalog: Catalog):
-Array<[string, CapabilitySpec]> {
+export function pricedCapabilities(
+  specs: Record<string, CapabilitySpec>,
+  catalog: Catalog
+): Array<[string, CapabilitySpec]> {
   return Object.entries(specs).map(([cap, spec]) => {
     const rule = RULES[cap];
     return [cap, rule ? { ...spec, listPrice: cheapest(catalog, cap, rule) } : spec];

@@ -3,7 +3,8 @@ import { batchesMigration } from './batch/migration.js';
 
 const cache: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable('ai_cache')
+    await db.schema
+      .createTable('ai_cache')
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('hash', 'text', (c) => c.notNull())
       .addColumn('response', 'text', (c) => c.notNull())

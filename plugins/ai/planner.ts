@@ -110,7 +110,16 @@ export function catalogPlanner(catalog: Catalog): Planner<AiPlanInput, Candidate
     if (candidates.some((c) => c.byok)) return planModels(catalog, req, candidates);
     const { capability, region, vendor, model, request } = req;
     const ids = candidates.map((c) => c.instance.id).join('\u0001');
-    const key = [capability, region, vendor, model, request?.task, request?.prefer, request?.needs?.join(','), ids].join('\u0000');
+    const key = [
+      capability,
+      region,
+      vendor,
+      model,
+      request?.task,
+      request?.prefer,
+      request?.needs?.join(','),
+      ids,
+    ].join('\u0000');
     let planned = memo.get(key);
     if (!planned) {
       planned = Object.freeze(planModels(catalog, req, candidates).map(frozen)) as Candidate[];
@@ -143,7 +152,7 @@ function planModels(catalog: Catalog, req: PlanRequest<AiPlanInput>, candidates:
       // Unknown names are local chat or embedding models; a speech model must be in the catalog.
       entries = restricted
         .map(
-          (m) => catalog.find(m, key) ?? (kind === 'chat' || kind === 'embed' ? localEntry(m, key, kind) : undefined),
+          (m) => catalog.find(m, key) ?? (kind === 'chat' || kind === 'embed' ? localEntry(m, key, kind) : undefined)
         )
         .filter((e): e is ModelEntry => !!e && e.capabilities.includes(kind));
     }
@@ -172,7 +181,7 @@ function planModels(catalog: Catalog, req: PlanRequest<AiPlanInput>, candidates:
     throw apiError(
       'region_not_allowed',
       `Vendor "${req.vendor}" does not serve ${what}in the account's region (${req.region}).`,
-      { param: 'vendor' },
+      { param: 'vendor' }
     );
   }
   const ranked = rank(pool, req.request.prefer);

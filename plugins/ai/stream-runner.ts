@@ -26,8 +26,16 @@ export interface StreamWriter {
  * usage when it reported one, else the chunks sent (about a token each) and a quarter of the
  * input bound. A failure after the first token ends the stream with the writer's error event.
  */
-export async function runStream(req: FastifyRequest, reply: FastifyReply, ai: AiService, p: Prepared<ChatInput>,
-  session: StreamSession<ChatStreamEvent, Usage>, writer: StreamWriter, started: number, onComplete?: (r: ChatResultT) => Promise<void>): Promise<void> {
+export async function runStream(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  ai: AiService,
+  p: Prepared<ChatInput>,
+  session: StreamSession<ChatStreamEvent, Usage>,
+  writer: StreamWriter,
+  started: number,
+  onComplete?: (r: ChatResultT) => Promise<void>
+): Promise<void> {
   // The meter's signal aborts when the caller goes away (core/http/meter-headers.ts).
   const client = req.meter.signal;
   const res = openSse(req, reply, writer, session.vendor);
@@ -51,7 +59,8 @@ export async function runStream(req: FastifyRequest, reply: FastifyReply, ai: Ai
       if (!res.destroyed) res.write(writer.event(ev));
     }
   };
-  const charge = () => session.settle(usage ?? { input_tokens: Math.ceil(p.input.estimate.input_tokens / 4), output_tokens: produced });
+  const charge = () =>
+    session.settle(usage ?? { input_tokens: Math.ceil(p.input.estimate.input_tokens / 4), output_tokens: produced });
   try {
     take(session.first);
     for (;;) {
@@ -66,8 +75,11 @@ export async function runStream(req: FastifyRequest, reply: FastifyReply, ai: Ai
     // Stored before the stream ends, so a caller who repeats the request on seeing [DONE]
     // gets the cached answer.
     await onComplete?.({
-      content: text || (toolCalls.length ? null : ''), finish_reason: finish, ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
-      usage: { ...u, total_tokens: u.input_tokens + u.output_tokens }, metadata,
+      content: text || (toolCalls.length ? null : ''),
+      finish_reason: finish,
+      ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+      usage: { ...u, total_tokens: u.input_tokens + u.output_tokens },
+      metadata,
     }).catch((e) => req.log.warn({ err: e }, 'storing a streamed answer (cache, idempotency key) failed'));
     res.end(writer.end({ finish_reason: finish, usage: u, metadata }));
   } catch (err) {
@@ -77,10 +89,17 @@ export async function runStream(req: FastifyRequest, reply: FastifyReply, ai: Ai
       res.destroy();
       return;
     }
-    const e = isApiError(reason) ? reason
+    const e = isApiError(reason)
+      ? reason
       : reason instanceof VendorFailure && reason.kind === 'timeout'
-        ? apiError('vendor_timeout', `${session.vendor} did not finish the stream in time.`, { details: { vendor: session.vendor, tokens_sent: produced } })
-        : apiError('vendor_error', `${session.vendor} failed after the stream began: ${(reason as Error)?.message ?? reason}`, { details: { vendor: session.vendor, tokens_sent: produced } });
+        ? apiError('vendor_timeout', `${session.vendor} did not finish the stream in time.`, {
+            details: { vendor: session.vendor, tokens_sent: produced },
+          })
+        : apiError(
+            'vendor_error',
+            `${session.vendor} failed after the stream began: ${(reason as Error)?.message ?? reason}`,
+            { details: { vendor: session.vendor, tokens_sent: produced } }
+          );
     req.log.warn({ vendor: session.vendor, code: e.code, msg: e.message }, 'stream failed after the first token');
     res.end(writer.error(e));
   } finally {
@@ -88,10 +107,22 @@ export async function runStream(req: FastifyRequest, reply: FastifyReply, ai: Ai
   }
 }
 
-function openSse(req: FastifyRequest, reply: FastifyReply, writer: StreamWriter, vendor: string, extra: Record<string, string> = {}) {
+function openSse(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  writer: StreamWriter,
+  vendor: string,
+  extra: Record<string, string> = {}
+) {
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': req.id, ...writer.head(vendor), ...extra });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-request-id': req.id,
+    ...writer.head(vendor),
+    ...extra,
+  });
   return res;
 }
 
@@ -99,7 +130,13 @@ function openSse(req: FastifyRequest, reply: FastifyReply, writer: StreamWriter,
  * An answer already made as a stream: the whole content in one event, then the end. For a
  * cached answer (`cache_strategy: service`) and for the replay of an idempotency key.
  */
-export function replayStream(req: FastifyRequest, reply: FastifyReply, writer: StreamWriter, hit: ChatResultT, headers: Record<string, string> = {}): void {
+export function replayStream(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  writer: StreamWriter,
+  hit: ChatResultT,
+  headers: Record<string, string> = {}
+): void {
   const res = openSse(req, reply, writer, hit.metadata.vendor, headers);
   const tool_calls = hit.tool_calls?.map((c, index) => ({ index, id: c.id, name: c.name, arguments: c.arguments }));
   res.write(writer.event({ delta: hit.content ?? '', ...(tool_calls?.length ? { tool_calls } : {}) }));
@@ -111,7 +148,13 @@ export function replayStream(req: FastifyRequest, reply: FastifyReply, writer: S
  * body asks for `cache_strategy: service`: a hit is replayed, a finished stream is stored.
  * `writer` gets the model that answers (the cached one on a hit).
  */
-export async function streamChat(req: FastifyRequest, reply: FastifyReply, ai: AiService, body: ChatRequest, writer: (model: string | undefined) => StreamWriter): Promise<void> {
+export async function streamChat(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  ai: AiService,
+  body: ChatRequest,
+  writer: (model: string | undefined) => StreamWriter
+): Promise<void> {
   const started = performance.now();
   const hash = body.cache_strategy === 'service' ? ai.cacheKey(req, body) : undefined;
   const hit = hash ? await ai.cached(req, hash) : undefined;

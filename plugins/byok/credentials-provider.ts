@@ -17,7 +17,7 @@ export class ByokCredentials implements CredentialsProvider {
   constructor(
     private readonly store: ByokStore,
     private readonly fee: number,
-    private readonly log: Logger,
+    private readonly log: Logger
   ) {}
 
   async credentials(accountId: string, instances: readonly RegisteredInstance[]): Promise<Map<string, Credentials>> {

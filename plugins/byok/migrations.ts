@@ -2,7 +2,8 @@ import type { Kysely, Migration } from 'kysely';
 
 const keys: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable('byok_keys')
+    await db.schema
+      .createTable('byok_keys')
       .addColumn('byok_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('provider', 'text', (c) => c.notNull())

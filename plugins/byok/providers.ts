@@ -14,7 +14,10 @@ export function servesProvider(inst: RegisteredInstance, provider: string): bool
 }
 
 /** The caller's credentials for this instance, if any provider they registered serves it. */
-export function credentialsFor(inst: RegisteredInstance, byok: Map<string, Record<string, string>>): Record<string, string> | undefined {
+export function credentialsFor(
+  inst: RegisteredInstance,
+  byok: Map<string, Record<string, string>>
+): Record<string, string> | undefined {
   for (const [provider, creds] of byok) if (servesProvider(inst, provider)) return creds;
   return undefined;
 }

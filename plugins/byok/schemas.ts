@@ -17,12 +17,23 @@ export const ByokKey = Type.Object({
   test_result: Type.Optional(TestResult),
 });
 
-export const CreateByokBody = Type.Object({
-  provider: Type.String({ minLength: 1, maxLength: 64, examples: ['openai'], description: 'Vendor provider id (`openai`, `anthropic`, a configured instance such as `deepseek`).' }),
-  alias: Type.String({ minLength: 1, maxLength: 100, examples: ['my-openai'] }),
-  credentials: Type.Record(Type.String(), Type.String({ maxLength: 4096 }), { description: 'Write-only: never returned.', examples: [{ api_key: 'sk-your-key' }] }),
-  idempotency_key: Type.Optional(IdempotencyKey),
-}, { additionalProperties: false });
+export const CreateByokBody = Type.Object(
+  {
+    provider: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      examples: ['openai'],
+      description: 'Vendor provider id (`openai`, `anthropic`, a configured instance such as `deepseek`).',
+    }),
+    alias: Type.String({ minLength: 1, maxLength: 100, examples: ['my-openai'] }),
+    credentials: Type.Record(Type.String(), Type.String({ maxLength: 4096 }), {
+      description: 'Write-only: never returned.',
+      examples: [{ api_key: 'sk-your-key' }],
+    }),
+    idempotency_key: Type.Optional(IdempotencyKey),
+  },
+  { additionalProperties: false }
+);
 export type CreateByokBodyT = Static<typeof CreateByokBody>;
 
 export const ByokList = Page(ByokKey);

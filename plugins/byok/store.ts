@@ -5,7 +5,11 @@ import { newId } from '../../core/ids.js';
 import { byokKey, open, seal } from './crypto.js';
 
 export type ByokState = 'active' | 'invalid' | 'revoked';
-export interface TestResult { ok: boolean; latency_ms?: number; error?: { code: CheckCode; message: string } }
+export interface TestResult {
+  ok: boolean;
+  latency_ms?: number;
+  error?: { code: CheckCode; message: string };
+}
 
 export interface ByokRow {
   byok_id: string;
@@ -19,8 +23,13 @@ export interface ByokRow {
 
 function row(r: any): ByokRow {
   return {
-    byok_id: r.byok_id, account_id: r.account_id, provider: r.provider, alias: r.alias, state: r.state,
-    created_at: Number(r.created_at), ...(r.test_result ? { test_result: JSON.parse(r.test_result) } : {}),
+    byok_id: r.byok_id,
+    account_id: r.account_id,
+    provider: r.provider,
+    alias: r.alias,
+    state: r.state,
+    created_at: Number(r.created_at),
+    ...(r.test_result ? { test_result: JSON.parse(r.test_result) } : {}),
   };
 }
 
@@ -32,7 +41,11 @@ export class ByokStore {
   private readonly key: Buffer;
 
   /** `bus`: where a change to an account's keys is announced (BYOK_CHANGED), for caches on every node. */
-  constructor(private readonly db: Kysely<any>, master: Buffer, private readonly bus?: Bus) {
+  constructor(
+    private readonly db: Kysely<any>,
+    master: Buffer,
+    private readonly bus?: Bus
+  ) {
     this.key = byokKey(master);
   }
 
@@ -41,34 +54,63 @@ export class ByokStore {
     this.bus?.publish(BYOK_CHANGED, { accountId }).catch(() => undefined);
   }
 
-  async create(accountId: string, provider: string, alias: string, credentials: Record<string, string>): Promise<ByokRow> {
+  async create(
+    accountId: string,
+    provider: string,
+    alias: string,
+    credentials: Record<string, string>
+  ): Promise<ByokRow> {
     const byok_id = newId('byok');
     const created_at = Date.now();
-    await this.db.insertInto('byok_keys').values({
-      byok_id, account_id: accountId, provider, alias, state: 'active', secret: seal(this.key, JSON.stringify(credentials), `${byok_id}|${accountId}`),
-      test_result: null, created_at, updated_at: created_at,
-    }).execute();
+    await this.db
+      .insertInto('byok_keys')
+      .values({
+        byok_id,
+        account_id: accountId,
+        provider,
+        alias,
+        state: 'active',
+        secret: seal(this.key, JSON.stringify(credentials), `${byok_id}|${accountId}`),
+        test_result: null,
+        created_at,
+        updated_at: created_at,
+      })
+      .execute();
     this.changed(accountId);
     return { byok_id, account_id: accountId, provider, alias, state: 'active', created_at };
   }
 
   /** Newest first, `limit` rows after the cursor position. */
   async list(accountId: string, limit: number, after?: { t: number; id: string }): Promise<ByokRow[]> {
-    let q = this.db.selectFrom('byok_keys').select(['byok_id', 'account_id', 'provider', 'alias', 'state', 'created_at', 'test_result'])
+    let q = this.db
+      .selectFrom('byok_keys')
+      .select(['byok_id', 'account_id', 'provider', 'alias', 'state', 'created_at', 'test_result'])
       .where('account_id', '=', accountId);
-    if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.t), eb.and([eb('created_at', '=', after.t), eb('byok_id', '<', after.id)])]));
+    if (after)
+      q = q.where((eb) =>
+        eb.or([eb('created_at', '<', after.t), eb.and([eb('created_at', '=', after.t), eb('byok_id', '<', after.id)])])
+      );
     const rows = await q.orderBy('created_at', 'desc').orderBy('byok_id', 'desc').limit(limit).execute();
     return rows.map(row);
   }
 
   async get(accountId: string, byokId: string): Promise<ByokRow | undefined> {
-    const r = await this.db.selectFrom('byok_keys').select(['byok_id', 'account_id', 'provider', 'alias', 'state', 'created_at', 'test_result'])
-      .where('account_id', '=', accountId).where('byok_id', '=', byokId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('byok_keys')
+      .select(['byok_id', 'account_id', 'provider', 'alias', 'state', 'created_at', 'test_result'])
+      .where('account_id', '=', accountId)
+      .where('byok_id', '=', byokId)
+      .executeTakeFirst();
     return r ? row(r) : undefined;
   }
 
   async credentials(accountId: string, byokId: string): Promise<Record<string, string>> {
-    const r = await this.db.selectFrom('byok_keys').select('secret').where('account_id', '=', accountId).where('byok_id', '=', byokId).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom('byok_keys')
+      .select('secret')
+      .where('account_id', '=', accountId)
+      .where('byok_id', '=', byokId)
+      .executeTakeFirstOrThrow();
     return JSON.parse(open(this.key, r.secret, `${byokId}|${accountId}`));
   }
 
@@ -78,9 +120,17 @@ export class ByokStore {
 
   /** The newest active key per provider, decrypted: what the AI router uses first. */
   async active(accountId: string): Promise<Map<string, Record<string, string>>> {
-    this.activeQuery ??= this.db.selectFrom('byok_keys').select(['byok_id', 'provider', 'secret'])
-      .where('account_id', '=', '').where('state', '=', 'active').orderBy('created_at', 'asc').compile();
-    const { rows } = await this.db.executeQuery<{ byok_id: string; provider: string; secret: string }>({ ...this.activeQuery, parameters: [accountId, 'active'] });
+    this.activeQuery ??= this.db
+      .selectFrom('byok_keys')
+      .select(['byok_id', 'provider', 'secret'])
+      .where('account_id', '=', '')
+      .where('state', '=', 'active')
+      .orderBy('created_at', 'asc')
+      .compile();
+    const { rows } = await this.db.executeQuery<{ byok_id: string; provider: string; secret: string }>({
+      ...this.activeQuery,
+      parameters: [accountId, 'active'],
+    });
     const out = new Map<string, Record<string, string>>();
     for (const r of rows) out.set(r.provider, JSON.parse(open(this.key, r.secret, `${r.byok_id}|${accountId}`)));
     return out;
@@ -88,8 +138,13 @@ export class ByokStore {
 
   /** Record a test; a failure marks the key invalid, a pass active again. Never revives a revoked key. */
   async recordTest(accountId: string, byokId: string, result: TestResult): Promise<void> {
-    await this.db.updateTable('byok_keys').set({ test_result: JSON.stringify(result), state: result.ok ? 'active' : 'invalid', updated_at: Date.now() })
-      .where('account_id', '=', accountId).where('byok_id', '=', byokId).where('state', '!=', 'revoked').execute();
+    await this.db
+      .updateTable('byok_keys')
+      .set({ test_result: JSON.stringify(result), state: result.ok ? 'active' : 'invalid', updated_at: Date.now() })
+      .where('account_id', '=', accountId)
+      .where('byok_id', '=', byokId)
+      .where('state', '!=', 'revoked')
+      .execute();
     this.changed(accountId);
   }
 
@@ -98,10 +153,16 @@ export class ByokStore {
    * them becomes `invalid`, as a failed test would make it (a new test revives it).
    */
   async invalidate(
-    accountId: string, credentials: Record<string, string>, error: { code: CheckCode; message: string },
+    accountId: string,
+    credentials: Record<string, string>,
+    error: { code: CheckCode; message: string }
   ): Promise<void> {
-    const rows = await this.db.selectFrom('byok_keys').select(['byok_id', 'secret'])
-      .where('account_id', '=', accountId).where('state', '=', 'active').execute();
+    const rows = await this.db
+      .selectFrom('byok_keys')
+      .select(['byok_id', 'secret'])
+      .where('account_id', '=', accountId)
+      .where('state', '=', 'active')
+      .execute();
     const used = JSON.stringify(credentials);
     const hit = rows.find((r) => open(this.key, r.secret, `${r.byok_id}|${accountId}`) === used);
     if (hit) await this.recordTest(accountId, hit.byok_id, { ok: false, error });
@@ -109,8 +170,13 @@ export class ByokStore {
 
   /** Revoke for good, and drop the sealed secret: a revoked key can never be used again. */
   async revoke(accountId: string, byokId: string): Promise<boolean> {
-    const res = await this.db.updateTable('byok_keys').set({ state: 'revoked', secret: '', updated_at: Date.now() })
-      .where('account_id', '=', accountId).where('byok_id', '=', byokId).where('state', '!=', 'revoked').executeTakeFirst();
+    const res = await this.db
+      .updateTable('byok_keys')
+      .set({ state: 'revoked', secret: '', updated_at: Date.now() })
+      .where('account_id', '=', accountId)
+      .where('byok_id', '=', byokId)
+      .where('state', '!=', 'revoked')
+      .executeTakeFirst();
     this.changed(accountId);
     return Number(res.numUpdatedRows) === 1;
   }

@@ -32,9 +32,17 @@ export function encodePayload(payload: unknown, cfg: SchedulingConfigT, param = 
   const body = JSON.stringify(payload ?? {});
   const bytes = Buffer.byteLength(body);
   if (bytes > cfg.max_payload_bytes) {
-    throw apiError('payload_too_large', `${param} is ${bytes} bytes of JSON, over the cap of ${cfg.max_payload_bytes} bytes.`, {
-      param, details: { errors: [{ param, message: `must be at most ${cfg.max_payload_bytes} bytes of JSON` }], max_bytes: cfg.max_payload_bytes },
-    });
+    throw apiError(
+      'payload_too_large',
+      `${param} is ${bytes} bytes of JSON, over the cap of ${cfg.max_payload_bytes} bytes.`,
+      {
+        param,
+        details: {
+          errors: [{ param, message: `must be at most ${cfg.max_payload_bytes} bytes of JSON` }],
+          max_bytes: cfg.max_payload_bytes,
+        },
+      }
+    );
   }
   return body;
 }
@@ -43,25 +51,51 @@ export function badField(param: string, message: string, reason: string) {
   return apiError('validation_failed', message, { param, details: { errors: [{ param, message: reason }] } });
 }
 
-export async function recordAttempt(db: Kysely<any>, refId: string, accountId: string, attempt: number, o: AttemptOutcome, startedAt: number): Promise<void> {
-  await db.insertInto('scheduling_attempts').values({
-    ref_id: refId, attempt, account_id: accountId, status: o.ok ? 'succeeded' : 'failed', response_code: o.responseCode,
-    duration_ms: Math.round(o.durationMs), error: o.error ? o.error.slice(0, 500) : null, started_at: startedAt,
-  }).onConflict((oc) => oc.doNothing()).execute();
+export async function recordAttempt(
+  db: Kysely<any>,
+  refId: string,
+  accountId: string,
+  attempt: number,
+  o: AttemptOutcome,
+  startedAt: number
+): Promise<void> {
+  await db
+    .insertInto('scheduling_attempts')
+    .values({
+      ref_id: refId,
+      attempt,
+      account_id: accountId,
+      status: o.ok ? 'succeeded' : 'failed',
+      response_code: o.responseCode,
+      duration_ms: Math.round(o.durationMs),
+      error: o.error ? o.error.slice(0, 500) : null,
+      started_at: startedAt,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 export async function attemptsOf(db: Kysely<any>, refIds: string[]) {
   const out = new Map<string, ReturnType<typeof wireAttempt>[]>();
   if (!refIds.length) return out;
-  const rows = await db.selectFrom('scheduling_attempts').selectAll().where('ref_id', 'in', refIds).orderBy('attempt').execute();
+  const rows = await db
+    .selectFrom('scheduling_attempts')
+    .selectAll()
+    .where('ref_id', 'in', refIds)
+    .orderBy('attempt')
+    .execute();
   for (const r of rows) out.set(r.ref_id, [...(out.get(r.ref_id) ?? []), wireAttempt(r)]);
   return out;
 }
 
 function wireAttempt(r: any) {
   return {
-    attempt: Number(r.attempt), status: r.status as 'succeeded' | 'failed', response_code: r.response_code === null ? null : Number(r.response_code),
-    duration_ms: Number(r.duration_ms), ...(r.error ? { error: r.error as string } : {}), attempted_at: iso(Number(r.started_at)),
+    attempt: Number(r.attempt),
+    status: r.status as 'succeeded' | 'failed',
+    response_code: r.response_code === null ? null : Number(r.response_code),
+    duration_ms: Number(r.duration_ms),
+    ...(r.error ? { error: r.error as string } : {}),
+    attempted_at: iso(Number(r.started_at)),
   };
 }
 
@@ -71,6 +105,13 @@ function wireAttempt(r: any) {
  */
 export async function newestFirst(q: any, idColumn: string, cursor: string | undefined, limit: number): Promise<any[]> {
   const cur = decodeCursor(cursor);
-  if (cur) q = q.where((eb: any) => eb.or([eb('created_at', '<', cur.t), eb.and([eb('created_at', '=', cur.t), eb(idColumn, '<', cur.id)])]));
-  return q.orderBy('created_at', 'desc').orderBy(idColumn, 'desc').limit(limit + 1).execute();
+  if (cur)
+    q = q.where((eb: any) =>
+      eb.or([eb('created_at', '<', cur.t), eb.and([eb('created_at', '=', cur.t), eb(idColumn, '<', cur.id)])])
+    );
+  return q
+    .orderBy('created_at', 'desc')
+    .orderBy(idColumn, 'desc')
+    .limit(limit + 1)
+    .execute();
 }

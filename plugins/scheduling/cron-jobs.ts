@@ -12,11 +12,26 @@ import { nextDelayMs, postSigned } from './outbound.js';
 // conditional on next_run_at still being S: a tick run twice, on two nodes, or made stale by
 // a PATCH, disable or delete does nothing.
 
-export interface TickPayload { cron_id: string; slot: number }
-export interface RunPayload { cron_id: string; slot: number }
+export interface TickPayload {
+  cron_id: string;
+  slot: number;
+}
+export interface RunPayload {
+  cron_id: string;
+  slot: number;
+}
 
 export async function enqueueTick(jobs: JobsEngine, db: Kysely<any>, cronId: string, slot: number): Promise<void> {
-  await jobs.enqueue({ kind: KIND.cronTick, uniqueKey: `cron.tick:${cronId}:${slot}`, payload: { cron_id: cronId, slot }, runAt: slot, maxAttempts: 20 }, db);
+  await jobs.enqueue(
+    {
+      kind: KIND.cronTick,
+      uniqueKey: `cron.tick:${cronId}:${slot}`,
+      payload: { cron_id: cronId, slot },
+      runAt: slot,
+      maxAttempts: 20,
+    },
+    db
+  );
 }
 
 export function cronTickHandler(d: Deps) {
@@ -28,15 +43,38 @@ export function cronTickHandler(d: Deps) {
     const now = Date.now();
     const next = nextSlot(cron.schedule, cron.timezone, Math.max(now, slot));
     await db.transaction().execute(async (trx) => {
-      const moved = await trx.updateTable('cron_jobs').set({ next_run_at: next ?? null, last_run_at: slot, updated_at: now })
-        .where('cron_id', '=', cronId).where('next_run_at', '=', slot).where('enabled', '=', 1).executeTakeFirst();
+      const moved = await trx
+        .updateTable('cron_jobs')
+        .set({ next_run_at: next ?? null, last_run_at: slot, updated_at: now })
+        .where('cron_id', '=', cronId)
+        .where('next_run_at', '=', slot)
+        .where('enabled', '=', 1)
+        .executeTakeFirst();
       if (Number(moved.numUpdatedRows) !== 1) return;
       const runId = newId('run');
-      const created = await d.svc.jobs.enqueue({
-        kind: KIND.cronRun, id: runId, uniqueKey: `cron.run:${cronId}:${slot}`, payload: { cron_id: cronId, slot }, maxAttempts: Number(cron.retries) + 1,
-      }, trx);
+      const created = await d.svc.jobs.enqueue(
+        {
+          kind: KIND.cronRun,
+          id: runId,
+          uniqueKey: `cron.run:${cronId}:${slot}`,
+          payload: { cron_id: cronId, slot },
+          maxAttempts: Number(cron.retries) + 1,
+        },
+        trx
+      );
       if (created.created) {
-        await trx.insertInto('cron_runs').values({ run_id: runId, cron_id: cronId, account_id: cron.account_id, slot_at: slot, state: 'running', created_at: now, updated_at: now }).execute();
+        await trx
+          .insertInto('cron_runs')
+          .values({
+            run_id: runId,
+            cron_id: cronId,
+            account_id: cron.account_id,
+            slot_at: slot,
+            state: 'running',
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
       }
       if (next !== undefined) await enqueueTick(d.svc.jobs, trx, cronId, next);
     });
@@ -50,19 +88,41 @@ export function cronRunHandler(d: Deps) {
     const db = d.svc.db;
     const run = await db.selectFrom('cron_runs').selectAll().where('run_id', '=', job.id).executeTakeFirst();
     if (!run || run.state === 'succeeded' || run.state === 'failed') return;
-    const cron = await db.selectFrom('cron_jobs').selectAll().where('cron_id', '=', job.payload.cron_id).executeTakeFirst();
+    const cron = await db
+      .selectFrom('cron_jobs')
+      .selectAll()
+      .where('cron_id', '=', job.payload.cron_id)
+      .executeTakeFirst();
     if (!cron) {
-      await db.updateTable('cron_runs').set({ state: 'failed', updated_at: Date.now() }).where('run_id', '=', job.id).execute();
+      await db
+        .updateTable('cron_runs')
+        .set({ state: 'failed', updated_at: Date.now() })
+        .where('run_id', '=', job.id)
+        .execute();
       return;
     }
     const startedAt = Date.now();
     const o = await postSigned(d.svc.egress, {
-      url: cron.url, msgId: job.id, body: cron.payload ?? '{}', secrets: await d.secrets.signingSecrets(cron.account_id),
-      headers: { 'webhook-event-type': 'cron.run' }, timeoutMs: Number(cron.timeout_seconds) * 1000, signal: job.signal, userAgent: d.userAgent,
+      url: cron.url,
+      msgId: job.id,
+      body: cron.payload ?? '{}',
+      secrets: await d.secrets.signingSecrets(cron.account_id),
+      headers: { 'webhook-event-type': 'cron.run' },
+      timeoutMs: Number(cron.timeout_seconds) * 1000,
+      signal: job.signal,
+      userAgent: d.userAgent,
     });
     await recordAttempt(db, job.id, cron.account_id, job.attempt, o, startedAt);
     const last = o.stop || job.attempt >= job.maxAttempts;
-    await db.updateTable('cron_runs').set({ state: o.ok ? 'succeeded' : last ? 'failed' : 'retrying', updated_at: Date.now() }).where('run_id', '=', job.id).execute();
-    if (!o.ok) throw new JobRetry(o.error ?? 'cron run failed', { delayMs: nextDelayMs(d.cfg, job.attempt, o.retryAfterMs), permanent: o.stop });
+    await db
+      .updateTable('cron_runs')
+      .set({ state: o.ok ? 'succeeded' : last ? 'failed' : 'retrying', updated_at: Date.now() })
+      .where('run_id', '=', job.id)
+      .execute();
+    if (!o.ok)
+      throw new JobRetry(o.error ?? 'cron run failed', {
+        delayMs: nextDelayMs(d.cfg, job.attempt, o.retryAfterMs),
+        permanent: o.stop,
+      });
   };
 }

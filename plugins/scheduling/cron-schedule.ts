@@ -13,13 +13,22 @@ function knownZone(tz: string): boolean {
 
 /** Check a schedule and zone; 400 naming the field that is wrong. */
 export function checkSchedule(schedule: string, timezone: string): void {
-  if (!knownZone(timezone)) throw badField('timezone', `timezone "${timezone}" is not an IANA time zone name (like UTC or Europe/Berlin).`, 'is not an IANA time zone');
+  if (!knownZone(timezone))
+    throw badField(
+      'timezone',
+      `timezone "${timezone}" is not an IANA time zone name (like UTC or Europe/Berlin).`,
+      'is not an IANA time zone'
+    );
   let cron: Cron;
   try {
     cron = new Cron(schedule, { paused: true, timezone });
   } catch (e) {
     const why = (e as Error).message.replace(/^CronPattern:\s*/, '');
-    throw badField('schedule', `schedule "${schedule}" is not a valid cron expression: ${why}.`, 'is not a valid cron expression');
+    throw badField(
+      'schedule',
+      `schedule "${schedule}" is not a valid cron expression: ${why}.`,
+      'is not a valid cron expression'
+    );
   }
   if (!cron.nextRun()) throw badField('schedule', `schedule "${schedule}" never fires.`, 'never fires');
 }

@@ -65,12 +65,16 @@ export class DeliverySecrets {
   async sealPlaintextRows(db: Kysely<any>, dialect: DialectName): Promise<string[]> {
     const migration: Migration = {
       up: async (trx: Kysely<any>) => {
-        const rows: StoredCredentials[] = await trx.selectFrom('webhook_deliveries')
+        const rows: StoredCredentials[] = await trx
+          .selectFrom('webhook_deliveries')
           .select(['delivery_id', 'account_id', 'secret', 'headers'])
-          .where((eb) => eb.or([
-            eb.and([eb('secret', 'is not', null), eb('secret', 'not like', 'v1.%')]),
-            eb.and([eb('headers', 'is not', null), eb('headers', 'not like', 'v1.%')]),
-          ])).execute();
+          .where((eb) =>
+            eb.or([
+              eb.and([eb('secret', 'is not', null), eb('secret', 'not like', 'v1.%')]),
+              eb.and([eb('headers', 'is not', null), eb('headers', 'not like', 'v1.%')]),
+            ])
+          )
+          .execute();
         for (const r of rows) {
           const sealed = this.seal(r, this.open(r));
           await trx.updateTable('webhook_deliveries').set(sealed).where('delivery_id', '=', r.delivery_id).execute();

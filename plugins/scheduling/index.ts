@@ -17,25 +17,45 @@ export default defineArea({
   migrations: schedulingMigrations,
   register(app, ctx) {
     const d: Deps = {
-      svc: ctx.svc, cfg: ctx.config, secrets: new WebhookSecrets(ctx.svc.db, ctx.svc.masterKey),
-      deliveries: new DeliverySecrets(ctx.svc.masterKey), log: ctx.log, userAgent: `svc-gateway/${ctx.svc.version}`,
+      svc: ctx.svc,
+      cfg: ctx.config,
+      secrets: new WebhookSecrets(ctx.svc.db, ctx.svc.masterKey),
+      deliveries: new DeliverySecrets(ctx.svc.masterKey),
+      log: ctx.log,
+      userAgent: `svc-gateway/${ctx.svc.version}`,
     };
     const jobs = ctx.svc.jobs;
     const db = ctx.svc.db;
     // A job whose last attempt died with its node: its record must not stay pending forever.
     jobs.register(KIND.webhook, webhookHandler(d), {
       concurrency: ctx.config.concurrency,
-      onExhausted: async (id) => { await db.updateTable('webhook_deliveries').set({ state: 'failed', next_attempt_at: null, updated_at: Date.now() }).where('delivery_id', '=', id).execute(); },
+      onExhausted: async (id) => {
+        await db
+          .updateTable('webhook_deliveries')
+          .set({ state: 'failed', next_attempt_at: null, updated_at: Date.now() })
+          .where('delivery_id', '=', id)
+          .execute();
+      },
     });
     jobs.register(KIND.cronTick, cronTickHandler(d), { concurrency: 8 });
     jobs.register(KIND.cronRun, cronRunHandler(d), {
       concurrency: ctx.config.concurrency,
-      onExhausted: async (id) => { await db.updateTable('cron_runs').set({ state: 'failed', updated_at: Date.now() }).where('run_id', '=', id).execute(); },
+      onExhausted: async (id) => {
+        await db
+          .updateTable('cron_runs')
+          .set({ state: 'failed', updated_at: Date.now() })
+          .where('run_id', '=', id)
+          .execute();
+      },
     });
     jobs.register(KIND.push, pushHandler(d), {
       concurrency: ctx.config.concurrency,
       onExhausted: async (_id, p: { message_id: string }, error) => {
-        await db.updateTable('queue_messages').set({ state: 'dead', dead_reason: `push failed: ${error}`.slice(0, 500), updated_at: Date.now() }).where('message_id', '=', p.message_id).execute();
+        await db
+          .updateTable('queue_messages')
+          .set({ state: 'dead', dead_reason: `push failed: ${error}`.slice(0, 500), updated_at: Date.now() })
+          .where('message_id', '=', p.message_id)
+          .execute();
       },
     });
     registerWebhooks(app, d);
@@ -46,6 +66,7 @@ export default defineArea({
   // Before the jobs engine starts (it starts after every area's start): no delivery runs from a plaintext row.
   async start(ctx) {
     const applied = await new DeliverySecrets(ctx.svc.masterKey).sealPlaintextRows(ctx.svc.db, ctx.svc.dialect);
-    if (applied.length) ctx.log.info({ migrations: applied }, 'sealed the delivery secrets and headers stored in plaintext');
+    if (applied.length)
+      ctx.log.info({ migrations: applied }, 'sealed the delivery secrets and headers stored in plaintext');
   },
 });

@@ -6,16 +6,22 @@ import { retentionMigrations } from './retention.js';
 
 const init: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable('webhook_secrets')
+    await db.schema
+      .createTable('webhook_secrets')
       .addColumn('secret_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('secret', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('expires_at', 'bigint')
       .execute();
-    await db.schema.createIndex('webhook_secrets_account').on('webhook_secrets').columns(['account_id', 'created_at']).execute();
+    await db.schema
+      .createIndex('webhook_secrets_account')
+      .on('webhook_secrets')
+      .columns(['account_id', 'created_at'])
+      .execute();
 
-    await db.schema.createTable('webhook_deliveries')
+    await db.schema
+      .createTable('webhook_deliveries')
       .addColumn('delivery_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('url', 'text', (c) => c.notNull())
@@ -29,10 +35,15 @@ const init: Migration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('webhook_deliveries_account').on('webhook_deliveries').columns(['account_id', 'created_at']).execute();
+    await db.schema
+      .createIndex('webhook_deliveries_account')
+      .on('webhook_deliveries')
+      .columns(['account_id', 'created_at'])
+      .execute();
 
     // One row an attempt: webhook deliveries, cron runs and queue pushes alike.
-    await db.schema.createTable('scheduling_attempts')
+    await db.schema
+      .createTable('scheduling_attempts')
       .addColumn('ref_id', 'text', (c) => c.notNull())
       .addColumn('attempt', 'integer', (c) => c.notNull())
       .addColumn('account_id', 'text', (c) => c.notNull())
@@ -44,7 +55,8 @@ const init: Migration = {
       .addPrimaryKeyConstraint('scheduling_attempts_pk', ['ref_id', 'attempt'])
       .execute();
 
-    await db.schema.createTable('cron_jobs')
+    await db.schema
+      .createTable('cron_jobs')
       .addColumn('cron_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('name', 'text', (c) => c.notNull())
@@ -62,7 +74,8 @@ const init: Migration = {
       .execute();
     await db.schema.createIndex('cron_jobs_account').on('cron_jobs').columns(['account_id', 'created_at']).execute();
 
-    await db.schema.createTable('cron_runs')
+    await db.schema
+      .createTable('cron_runs')
       .addColumn('run_id', 'text', (c) => c.primaryKey())
       .addColumn('cron_id', 'text', (c) => c.notNull())
       .addColumn('account_id', 'text', (c) => c.notNull())
@@ -73,7 +86,8 @@ const init: Migration = {
       .execute();
     await db.schema.createIndex('cron_runs_cron').on('cron_runs').columns(['cron_id', 'created_at']).execute();
 
-    await db.schema.createTable('queue_messages')
+    await db.schema
+      .createTable('queue_messages')
       .addColumn('message_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('queue', 'text', (c) => c.notNull())
@@ -86,17 +100,26 @@ const init: Migration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('queue_messages_ready').on('queue_messages').columns(['account_id', 'queue', 'state', 'visible_at']).execute();
+    await db.schema
+      .createIndex('queue_messages_ready')
+      .on('queue_messages')
+      .columns(['account_id', 'queue', 'state', 'visible_at'])
+      .execute();
     await db.schema.createIndex('queue_messages_receipt').on('queue_messages').columns(['receipt_handle']).execute();
 
-    await db.schema.createTable('queue_subscriptions')
+    await db.schema
+      .createTable('queue_subscriptions')
       .addColumn('subscription_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('queue', 'text', (c) => c.notNull())
       .addColumn('url', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('queue_subscriptions_queue').on('queue_subscriptions').columns(['account_id', 'queue']).execute();
+    await db.schema
+      .createIndex('queue_subscriptions_queue')
+      .on('queue_subscriptions')
+      .columns(['account_id', 'queue'])
+      .execute();
   },
 };
 

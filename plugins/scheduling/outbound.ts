@@ -48,15 +48,34 @@ export async function postSigned(egress: Egress, p: SignedPost): Promise<Attempt
     ...signedHeaders(p.secrets, p.msgId, p.body, started),
   };
   try {
-    const res = await egress.fetch(p.url, { method: 'POST', headers, body: p.body, timeoutMs: p.timeoutMs, maxBytes: 1 << 20, followRedirects: false, signal: p.signal });
+    const res = await egress.fetch(p.url, {
+      method: 'POST',
+      headers,
+      body: p.body,
+      timeoutMs: p.timeoutMs,
+      maxBytes: 1 << 20,
+      followRedirects: false,
+      signal: p.signal,
+    });
     const durationMs = Date.now() - started;
     const ok = res.status >= 200 && res.status < 300;
     const stop = res.status === 410 || res.headers['webhook-delivery'] === 'abort-message';
     let error: string | undefined;
-    if (!ok) error = res.status >= 300 && res.status < 400 ? `redirect ${res.status} is not followed` : `receiver answered ${res.status}`;
-    return { ok, responseCode: res.status, durationMs, error, stop: !ok && stop, retryAfterMs: ok ? undefined : parseRetryAfter(res.headers['retry-after']) };
+    if (!ok)
+      error =
+        res.status >= 300 && res.status < 400
+          ? `redirect ${res.status} is not followed`
+          : `receiver answered ${res.status}`;
+    return {
+      ok,
+      responseCode: res.status,
+      durationMs,
+      error,
+      stop: !ok && stop,
+      retryAfterMs: ok ? undefined : parseRetryAfter(res.headers['retry-after']),
+    };
   } catch (e) {
-    const error = isApiError(e) ? `${e.code}: ${e.message}` : (e as Error)?.message ?? String(e);
+    const error = isApiError(e) ? `${e.code}: ${e.message}` : ((e as Error)?.message ?? String(e));
     return { ok: false, responseCode: null, durationMs: Date.now() - started, error, stop: false };
   }
 }

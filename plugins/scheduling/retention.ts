@@ -7,25 +7,50 @@ import type { Svc } from '../../core/context.js';
 
 const indexes: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createIndex('webhook_deliveries_finished').on('webhook_deliveries').columns(['state', 'updated_at']).execute();
+    await db.schema
+      .createIndex('webhook_deliveries_finished')
+      .on('webhook_deliveries')
+      .columns(['state', 'updated_at'])
+      .execute();
     await db.schema.createIndex('cron_runs_finished').on('cron_runs').columns(['state', 'updated_at']).execute();
-    await db.schema.createIndex('scheduling_attempts_started').on('scheduling_attempts').columns(['started_at']).execute();
+    await db.schema
+      .createIndex('scheduling_attempts_started')
+      .on('scheduling_attempts')
+      .columns(['started_at'])
+      .execute();
   },
 };
 
 export const retentionMigrations: Record<string, Migration> = { '0002_retention_indexes': indexes };
 
 async function deleteFinished(
-  db: Kysely<any>, table: string, id: string, states: string[], before: number, limit: number,
+  db: Kysely<any>,
+  table: string,
+  id: string,
+  states: string[],
+  before: number,
+  limit: number
 ): Promise<number> {
-  const old = db.selectFrom(table).select(id).where('state', 'in', states).where('updated_at', '<', before).limit(limit);
+  const old = db
+    .selectFrom(table)
+    .select(id)
+    .where('state', 'in', states)
+    .where('updated_at', '<', before)
+    .limit(limit);
   const r = await db.deleteFrom(table).where(id, 'in', old).executeTakeFirst();
   return Number(r.numDeletedRows);
 }
 
 /** One batch of each table; returns the most any one of them removed (the round stops below the limit). */
 export async function sweepScheduling(db: Kysely<any>, before: number, limit: number): Promise<number> {
-  const deliveries = await deleteFinished(db, 'webhook_deliveries', 'delivery_id', ['delivered', 'failed'], before, limit);
+  const deliveries = await deleteFinished(
+    db,
+    'webhook_deliveries',
+    'delivery_id',
+    ['delivered', 'failed'],
+    before,
+    limit
+  );
   const runs = await deleteFinished(db, 'cron_runs', 'run_id', ['succeeded', 'failed'], before, limit);
   // Attempts have a two-column key: a row-value IN (SQLite ≥ 3.15 and PostgreSQL alike).
   const attempts = await sql`delete from scheduling_attempts where (ref_id, attempt) in (
@@ -35,7 +60,8 @@ export async function sweepScheduling(db: Kysely<any>, before: number, limit: nu
 
 export function registerSchedulingRetention(svc: Svc): void {
   svc.retention.add({
-    name: 'deliveries', days: svc.config.retention.deliveries_days,
+    name: 'deliveries',
+    days: svc.config.retention.deliveries_days,
     sweep: (before, limit) => sweepScheduling(svc.db, before, limit),
   });
 }

@@ -23,7 +23,11 @@ export class WebhookSecrets {
   // the row): a copy of the database alone cannot forge deliveries.
   private readonly key: Buffer;
 
-  constructor(private readonly db: Kysely<any>, masterKey: Buffer, private readonly cacheMs = 1000) {
+  constructor(
+    private readonly db: Kysely<any>,
+    masterKey: Buffer,
+    private readonly cacheMs = 1000
+  ) {
     this.key = deriveKey(masterKey, 'svc-gateway webhook salt v1', 'webhook signing secrets v1');
   }
 
@@ -32,11 +36,18 @@ export class WebhookSecrets {
   }
 
   private async rows(accountId: string, now = Date.now()): Promise<SecretRow[]> {
-    const rows = await this.db.selectFrom('webhook_secrets').select(['secret_id', 'secret', 'created_at', 'expires_at'])
+    const rows = await this.db
+      .selectFrom('webhook_secrets')
+      .select(['secret_id', 'secret', 'created_at', 'expires_at'])
       .where('account_id', '=', accountId)
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-      .orderBy('created_at', 'desc').orderBy('secret_id', 'desc').execute();
-    return (rows as SecretRow[]).map((r) => ({ ...r, secret: open(this.key, r.secret, `${accountId}|${r.secret_id}`) }));
+      .orderBy('created_at', 'desc')
+      .orderBy('secret_id', 'desc')
+      .execute();
+    return (rows as SecretRow[]).map((r) => ({
+      ...r,
+      secret: open(this.key, r.secret, `${accountId}|${r.secret_id}`),
+    }));
   }
 
   /** The current secret and those still in their grace period, newest first; creates the first one. */
@@ -47,9 +58,19 @@ export class WebhookSecrets {
     let rows = await this.rows(accountId, now);
     if (!rows.some((r) => r.expires_at === null)) {
       // A fixed id for the first secret: two nodes creating it at once make one row.
-      await this.db.insertInto('webhook_secrets').values(this.sealed({
-        secret_id: `whs_first_${accountId}`, account_id: accountId, secret: newWebhookSecret(), created_at: now, expires_at: null,
-      })).onConflict((oc) => oc.doNothing()).execute();
+      await this.db
+        .insertInto('webhook_secrets')
+        .values(
+          this.sealed({
+            secret_id: `whs_first_${accountId}`,
+            account_id: accountId,
+            secret: newWebhookSecret(),
+            created_at: now,
+            expires_at: null,
+          })
+        )
+        .onConflict((oc) => oc.doNothing())
+        .execute();
       rows = await this.rows(accountId, now);
     }
     this.cache.set(accountId, { rows, until: now + this.cacheMs });
@@ -65,10 +86,23 @@ export class WebhookSecrets {
     await this.active(accountId);
     const now = Date.now();
     const oldExpiresAt = now + graceSeconds * 1000;
-    const current: SecretRow = { secret_id: newId('whs'), secret: newWebhookSecret(), created_at: now, expires_at: null };
+    const current: SecretRow = {
+      secret_id: newId('whs'),
+      secret: newWebhookSecret(),
+      created_at: now,
+      expires_at: null,
+    };
     await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('webhook_secrets').set({ expires_at: oldExpiresAt }).where('account_id', '=', accountId).where('expires_at', 'is', null).execute();
-      await trx.insertInto('webhook_secrets').values(this.sealed({ ...current, account_id: accountId })).execute();
+      await trx
+        .updateTable('webhook_secrets')
+        .set({ expires_at: oldExpiresAt })
+        .where('account_id', '=', accountId)
+        .where('expires_at', 'is', null)
+        .execute();
+      await trx
+        .insertInto('webhook_secrets')
+        .values(this.sealed({ ...current, account_id: accountId }))
+        .execute();
     });
     this.cache.delete(accountId);
     return { current, oldExpiresAt };

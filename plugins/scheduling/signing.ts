@@ -20,14 +20,25 @@ export function isWebhookSecret(s: string): boolean {
 }
 
 export function signatureHeader(secrets: string[], msgId: string, timestampSeconds: number, body: string): string {
-  return secrets.map((s) => {
-    const key = Buffer.from(s.slice('whsec_'.length), 'base64');
-    return `v1,${createHmac('sha256', key).update(`${msgId}.${timestampSeconds}.${body}`).digest('base64')}`;
-  }).join(' ');
+  return secrets
+    .map((s) => {
+      const key = Buffer.from(s.slice('whsec_'.length), 'base64');
+      return `v1,${createHmac('sha256', key).update(`${msgId}.${timestampSeconds}.${body}`).digest('base64')}`;
+    })
+    .join(' ');
 }
 
 /** The three Standard Webhooks headers for one attempt. */
-export function signedHeaders(secrets: string[], msgId: string, body: string, now = Date.now()): Record<string, string> {
+export function signedHeaders(
+  secrets: string[],
+  msgId: string,
+  body: string,
+  now = Date.now()
+): Record<string, string> {
   const ts = Math.floor(now / 1000);
-  return { 'webhook-id': msgId, 'webhook-timestamp': String(ts), 'webhook-signature': signatureHeader(secrets, msgId, ts, body) };
+  return {
+    'webhook-id': msgId,
+    'webhook-timestamp': String(ts),
+    'webhook-signature': signatureHeader(secrets, msgId, ts, body),
+  };
 }

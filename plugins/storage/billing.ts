@@ -13,8 +13,10 @@ const MONTH_MS = 30 * 86_400_000;
  * The discovery line of a storage price, as configured (the wallet's markup is for vendor
  * prices; storage charges exactly these): per GiB-month stored, or per GiB served. None when 0.
  */
-export function storagePrice(config: StorageConfig, what: 'stored' | 'served'):
-{ unit: string; price_usd: number } | undefined {
+export function storagePrice(
+  config: StorageConfig,
+  what: 'stored' | 'served'
+): { unit: string; price_usd: number } | undefined {
   const price_usd = what === 'stored' ? config.price_per_gib_month_usd : config.price_per_gib_served_usd;
   if (price_usd <= 0) return undefined;
   return { unit: what === 'stored' ? 'gib_month' : 'gib_served', price_usd };
@@ -30,8 +32,13 @@ export function storagePrice(config: StorageConfig, what: 'stored' | 'served'):
 export class StorageBilling {
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly db: Kysely<any>, private readonly wallet: Wallet, private readonly config: StorageConfig, private readonly log: Logger,
-    private readonly usage?: UsageMeter) {}
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly wallet: Wallet,
+    private readonly config: StorageConfig,
+    private readonly log: Logger,
+    private readonly usage?: UsageMeter
+  ) {}
 
   get priced(): boolean {
     return this.config.price_per_gib_month_usd > 0 || this.config.price_per_gib_served_usd > 0;
@@ -43,17 +50,26 @@ export class StorageBilling {
     await this.usage?.flush();
     const perServedByte = usdToMicros(this.config.price_per_gib_served_usd) / GIB;
     const perStoredByteMs = usdToMicros(this.config.price_per_gib_month_usd) / GIB / MONTH_MS;
-    const rows = await this.db.selectFrom('storage_usage').select(['account_id', 'bytes_stored', 'bytes_served', 'served_billed', 'billed_at']).execute();
+    const rows = await this.db
+      .selectFrom('storage_usage')
+      .select(['account_id', 'bytes_stored', 'bytes_served', 'served_billed', 'billed_at'])
+      .execute();
     let total = 0;
     for (const r of rows) {
       const served = Number(r.bytes_served) - Number(r.served_billed);
       const elapsed = Math.max(0, now - Number(r.billed_at));
-      const micros = Math.floor(served * perServedByte + Math.max(0, Number(r.bytes_stored)) * elapsed * perStoredByteMs);
+      const micros = Math.floor(
+        served * perServedByte + Math.max(0, Number(r.bytes_stored)) * elapsed * perStoredByteMs
+      );
       if (micros < 1) continue;
       try {
         const charged = await this.db.transaction().execute(async (trx) => {
-          const moved = await trx.updateTable('storage_usage').set({ served_billed: Number(r.bytes_served), billed_at: now })
-            .where('account_id', '=', r.account_id).where('billed_at', '=', Number(r.billed_at)).where('served_billed', '=', Number(r.served_billed))
+          const moved = await trx
+            .updateTable('storage_usage')
+            .set({ served_billed: Number(r.bytes_served), billed_at: now })
+            .where('account_id', '=', r.account_id)
+            .where('billed_at', '=', Number(r.billed_at))
+            .where('served_billed', '=', Number(r.served_billed))
             .executeTakeFirst();
           if (Number(moved.numUpdatedRows) !== 1) return 0; // another node charged it
           await this.wallet.debit(r.account_id, micros, 'usage', `storage:${now}`, trx, { capability: 'storage' });
@@ -61,7 +77,8 @@ export class StorageBilling {
         });
         total += charged;
       } catch (e) {
-        if (isApiError(e) && e.code === 'insufficient_balance') this.log.warn({ account_id: r.account_id, micros }, 'storage charge: balance too low; retrying next run');
+        if (isApiError(e) && e.code === 'insufficient_balance')
+          this.log.warn({ account_id: r.account_id, micros }, 'storage charge: balance too low; retrying next run');
         else throw e;
       }
     }
@@ -70,7 +87,10 @@ export class StorageBilling {
 
   start(): void {
     if (!this.priced || this.timer) return;
-    this.timer = setInterval(() => void this.run().catch((e) => this.log.warn({ err: e }, 'storage billing failed')), this.config.billing_interval_seconds * 1000);
+    this.timer = setInterval(
+      () => void this.run().catch((e) => this.log.warn({ err: e }, 'storage billing failed')),
+      this.config.billing_interval_seconds * 1000
+    );
     this.timer.unref();
   }
 

@@ -38,27 +38,49 @@ export class CredentialStore {
   private readonly cache = new Map<string, { cred: Credential | null; until: number }>();
   private readonly ttlMs = 30_000;
 
-  constructor(private readonly db: Kysely<any>, masterKey: Buffer) {
+  constructor(
+    private readonly db: Kysely<any>,
+    masterKey: Buffer
+  ) {
     this.key = deriveKey(masterKey, '', 'svc-gateway storage credentials');
   }
 
-  async create(accountId: string, kind: 'user' | 'internal', label: string): Promise<Credential & { createdAt: number }> {
+  async create(
+    accountId: string,
+    kind: 'user' | 'internal',
+    label: string
+  ): Promise<Credential & { createdAt: number }> {
     const accessKeyId = newAccessKeyId();
     const secret = base62(40);
     const createdAt = Date.now();
-    await this.db.insertInto('storage_credentials').values({
-      access_key_id: accessKeyId, account_id: accountId, kind, label, secret_enc: seal(this.key, secret, accessKeyId), created_at: createdAt, revoked_at: null,
-    }).execute();
+    await this.db
+      .insertInto('storage_credentials')
+      .values({
+        access_key_id: accessKeyId,
+        account_id: accountId,
+        kind,
+        label,
+        secret_enc: seal(this.key, secret, accessKeyId),
+        created_at: createdAt,
+        revoked_at: null,
+      })
+      .execute();
     return { accessKeyId, accountId, secret, createdAt };
   }
 
   /** The credential the API signs presigned URLs with: one per account, made on first use. */
   async internal(accountId: string): Promise<Credential> {
     for (let i = 0; i < 2; i++) {
-      const row = await this.db.selectFrom('storage_credentials').select(['access_key_id', 'secret_enc'])
-        .where('account_id', '=', accountId).where('kind', '=', 'internal').where('revoked_at', 'is', null)
-        .orderBy('created_at').executeTakeFirst();
-      if (row) return { accessKeyId: row.access_key_id, accountId, secret: open(this.key, row.secret_enc, row.access_key_id) };
+      const row = await this.db
+        .selectFrom('storage_credentials')
+        .select(['access_key_id', 'secret_enc'])
+        .where('account_id', '=', accountId)
+        .where('kind', '=', 'internal')
+        .where('revoked_at', 'is', null)
+        .orderBy('created_at')
+        .executeTakeFirst();
+      if (row)
+        return { accessKeyId: row.access_key_id, accountId, secret: open(this.key, row.secret_enc, row.access_key_id) };
       if (i === 0) {
         try {
           await this.create(accountId, 'internal', 'presigned URLs');
@@ -76,9 +98,15 @@ export class CredentialStore {
     const now = Date.now();
     const hit = this.cache.get(accessKeyId);
     if (hit && hit.until > now) return hit.cred;
-    const row = await this.db.selectFrom('storage_credentials').select(['account_id', 'secret_enc', 'revoked_at'])
-      .where('access_key_id', '=', accessKeyId).executeTakeFirst();
-    const cred = row && row.revoked_at === null ? { accessKeyId, accountId: row.account_id, secret: open(this.key, row.secret_enc, accessKeyId) } : null;
+    const row = await this.db
+      .selectFrom('storage_credentials')
+      .select(['account_id', 'secret_enc', 'revoked_at'])
+      .where('access_key_id', '=', accessKeyId)
+      .executeTakeFirst();
+    const cred =
+      row && row.revoked_at === null
+        ? { accessKeyId, accountId: row.account_id, secret: open(this.key, row.secret_enc, accessKeyId) }
+        : null;
     if (this.cache.size >= 10_000) this.cache.clear();
     this.cache.set(accessKeyId, { cred, until: now + this.ttlMs });
     return cred;
@@ -86,18 +114,34 @@ export class CredentialStore {
 
   /** Active user credentials, newest first, `limit` of them after the cursor position `before`. */
   async list(accountId: string, limit: number, before?: CursorPos): Promise<CredentialRow[]> {
-    let q = this.db.selectFrom('storage_credentials').select(['access_key_id', 'label', 'created_at'])
-      .where('account_id', '=', accountId).where('kind', '=', 'user').where('revoked_at', 'is', null);
-    if (before) q = q.where((eb) => eb.or([eb('created_at', '<', before.t), eb.and([eb('created_at', '=', before.t), eb('access_key_id', '<', before.id)])]));
+    let q = this.db
+      .selectFrom('storage_credentials')
+      .select(['access_key_id', 'label', 'created_at'])
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'user')
+      .where('revoked_at', 'is', null);
+    if (before)
+      q = q.where((eb) =>
+        eb.or([
+          eb('created_at', '<', before.t),
+          eb.and([eb('created_at', '=', before.t), eb('access_key_id', '<', before.id)]),
+        ])
+      );
     const rows = await q.orderBy('created_at', 'desc').orderBy('access_key_id', 'desc').limit(limit).execute();
     return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
   }
 
   async revoke(accountId: string, accessKeyId: string): Promise<void> {
-    const res = await this.db.updateTable('storage_credentials').set({ revoked_at: Date.now() })
-      .where('access_key_id', '=', accessKeyId).where('account_id', '=', accountId).where('kind', '=', 'user').where('revoked_at', 'is', null)
+    const res = await this.db
+      .updateTable('storage_credentials')
+      .set({ revoked_at: Date.now() })
+      .where('access_key_id', '=', accessKeyId)
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'user')
+      .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) throw apiError('not_found', `No S3 credential ${accessKeyId} in this account.`, { param: 'access_key_id' });
+    if (Number(res.numUpdatedRows) !== 1)
+      throw apiError('not_found', `No S3 credential ${accessKeyId} in this account.`, { param: 'access_key_id' });
     this.cache.delete(accessKeyId);
   }
 }

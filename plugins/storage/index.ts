@@ -30,9 +30,17 @@ export default defineArea({
       retentionSeconds: ctx.config.results_retention_seconds,
       signer: async (accountId) => {
         const c = await credentials.internal(accountId);
-        return { endpoint: storage.endpoint, region: ctx.config.region, access_key_id: c.accessKeyId, secret: c.secret };
+        return {
+          endpoint: storage.endpoint,
+          region: ctx.config.region,
+          access_key_id: c.accessKeyId,
+          secret: c.secret,
+        };
       },
-      presign: ctx.config.presign_through === 'gateway' ? (r) => storage.gatewayUrl(r.accountId, r.bucket, r.key, 'GET', r.expiresSeconds, r.response) : undefined,
+      presign:
+        ctx.config.presign_through === 'gateway'
+          ? (r) => storage.gatewayUrl(r.accountId, r.bucket, r.key, 'GET', r.expiresSeconds, r.response)
+          : undefined,
       publicUrl: publicResultUrls(ctx.config, ctx.svc.vendors, storage.endpoint),
     });
     // Every body field of this area is optional somewhere: a POST without a body means the defaults.
@@ -54,7 +62,9 @@ export default defineArea({
       billing.stop();
       await expiry.stop();
       // Best effort: the core may close the database first, and a meter is not worth a failed shutdown.
-      await storage.usage.flush().catch((e) => ctx.log.warn({ err: (e as Error).message }, 'storage meters not recorded at shutdown'));
+      await storage.usage
+        .flush()
+        .catch((e) => ctx.log.warn({ err: (e as Error).message }, 'storage meters not recorded at shutdown'));
     });
   },
 });

@@ -14,7 +14,10 @@ export class MultipartExpiry {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
-  constructor(private readonly storage: StorageService, private readonly log: Logger) {}
+  constructor(
+    private readonly storage: StorageService,
+    private readonly log: Logger
+  ) {}
 
   private get expireMs(): number {
     return this.storage.config.multipart_expire_seconds * 1000;
@@ -30,13 +33,22 @@ export class MultipartExpiry {
     const db = this.storage.svc.db;
     let n = 0;
     for (;;) {
-      const due = await db.selectFrom('storage_multipart_uploads').selectAll()
+      const due = await db
+        .selectFrom('storage_multipart_uploads')
+        .selectAll()
         .where('created_at', '<=', now - this.expireMs)
         .where((eb) => eb.or([eb('expiry_claimed_at', 'is', null), eb('expiry_claimed_at', '<', now - CLAIM_MS)]))
-        .orderBy('created_at').limit(batch).execute();
+        .orderBy('created_at')
+        .limit(batch)
+        .execute();
       for (const r of due) {
         const upload: UploadRow = {
-          upload_id: r.upload_id, account_id: r.account_id, bucket_id: r.bucket_id, key: r.key, content_type: r.content_type, created_at: Number(r.created_at),
+          upload_id: r.upload_id,
+          account_id: r.account_id,
+          bucket_id: r.bucket_id,
+          key: r.key,
+          content_type: r.content_type,
+          created_at: Number(r.created_at),
         };
         try {
           if (await this.claim(upload.upload_id, now)) {
@@ -44,7 +56,10 @@ export class MultipartExpiry {
             n++;
           }
         } catch (e) {
-          this.log.warn({ err: (e as Error).message, upload_id: upload.upload_id }, 'multipart expiry: drop failed; will retry');
+          this.log.warn(
+            { err: (e as Error).message, upload_id: upload.upload_id },
+            'multipart expiry: drop failed; will retry'
+          );
         }
       }
       // A failed drop stays claimed, so it is not selected again: the loop ends.
@@ -69,9 +84,23 @@ export class MultipartExpiry {
     // vendor the parts are on: look for them on every storage vendor, then forget the upload.
     for (const v of this.storage.svc.vendors.serving('storage.object.delete')) {
       if (v.byokOnly) continue;
-      const stub: BucketRow = { bucket_id: upload.bucket_id, account_id: upload.account_id, name: '', vendor: v.id, region: this.storage.config.region, acl: 'private', created_at: 0 };
-      await mp.deleteParts(stub, upload.upload_id).catch((e) =>
-        this.log.warn({ err: (e as Error).message, upload_id: upload.upload_id, vendor: v.id }, 'multipart expiry: parts of an upload without a bucket not deleted'));
+      const stub: BucketRow = {
+        bucket_id: upload.bucket_id,
+        account_id: upload.account_id,
+        name: '',
+        vendor: v.id,
+        region: this.storage.config.region,
+        acl: 'private',
+        created_at: 0,
+      };
+      await mp
+        .deleteParts(stub, upload.upload_id)
+        .catch((e) =>
+          this.log.warn(
+            { err: (e as Error).message, upload_id: upload.upload_id, vendor: v.id },
+            'multipart expiry: parts of an upload without a bucket not deleted'
+          )
+        );
     }
     await mp.forget(upload.upload_id);
   }
@@ -86,8 +115,13 @@ export class MultipartExpiry {
     const tick = () => {
       if (this.running) return;
       this.running = this.sweep()
-        .then(() => undefined, (e) => this.log.warn({ err: (e as Error).message }, 'multipart expiry sweep failed'))
-        .finally(() => { this.running = undefined; });
+        .then(
+          () => undefined,
+          (e) => this.log.warn({ err: (e as Error).message }, 'multipart expiry sweep failed')
+        )
+        .finally(() => {
+          this.running = undefined;
+        });
     };
     this.timer = setInterval(tick, this.intervalMs);
     this.timer.unref();

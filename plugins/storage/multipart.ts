@@ -20,7 +20,8 @@ export const MAX_PARTS = 10_000;
 export const CLAIM_MS = 3_600_000;
 
 /** S3's message for an upload that is not (or no longer) there. */
-export const NO_SUCH_UPLOAD = 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.';
+export const NO_SUCH_UPLOAD =
+  'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.';
 
 export interface UploadRow {
   upload_id: string;
@@ -40,7 +41,11 @@ export interface PartRow {
 
 /** Why a completion was refused, for the S3 layer to name (S3's own error codes). */
 export class CompleteProblem extends Error {
-  constructor(readonly code: 'InvalidPart' | 'InvalidPartOrder' | 'EntityTooSmall' | 'EntityTooLarge' | 'NoSuchUpload', message: string, readonly extra: Record<string, string> = {}) {
+  constructor(
+    readonly code: 'InvalidPart' | 'InvalidPartOrder' | 'EntityTooSmall' | 'EntityTooLarge' | 'NoSuchUpload',
+    message: string,
+    readonly extra: Record<string, string> = {}
+  ) {
     super(message);
   }
 }
@@ -69,8 +74,13 @@ export interface PartStore {
   readonly config: Pick<StorageConfig, 'multipart_expire_seconds'>;
   readonly usage: Pick<UsageMeter, 'limits'>;
   uploadCap(b: BucketRow, key: string): Promise<{ bytes: number; what: string }>;
-  put(b: BucketRow, key: string, body: Readable, contentType: string,
-    o?: { signal?: AbortSignal; length?: number; etag?: string; condition?: WriteCondition }): Promise<ObjectInfo>;
+  put(
+    b: BucketRow,
+    key: string,
+    body: Readable,
+    contentType: string,
+    o?: { signal?: AbortSignal; length?: number; etag?: string; condition?: WriteCondition }
+  ): Promise<ObjectInfo>;
   get(b: BucketRow, key: string, range?: ByteRange, signal?: AbortSignal): Promise<GetResult>;
   deleteObject(b: BucketRow, key: string): Promise<boolean>;
 }
@@ -91,7 +101,14 @@ export class Multipart {
   }
 
   async create(b: BucketRow, key: string, contentType: string): Promise<string> {
-    const upload: UploadRow = { upload_id: newId('mpu'), account_id: b.account_id, bucket_id: b.bucket_id, key, content_type: contentType, created_at: Date.now() };
+    const upload: UploadRow = {
+      upload_id: newId('mpu'),
+      account_id: b.account_id,
+      bucket_id: b.bucket_id,
+      key,
+      content_type: contentType,
+      created_at: Date.now(),
+    };
     await this.db.insertInto('storage_multipart_uploads').values(upload).execute();
     return upload.upload_id;
   }
@@ -103,10 +120,15 @@ export class Multipart {
    * parts may be being deleted.
    */
   async find(b: BucketRow, key: string, uploadId: string): Promise<UploadRow | undefined> {
-    const r = await this.db.selectFrom('storage_multipart_uploads').selectAll()
-      .where('upload_id', '=', uploadId).where('bucket_id', '=', b.bucket_id).where('key', '=', key)
+    const r = await this.db
+      .selectFrom('storage_multipart_uploads')
+      .selectAll()
+      .where('upload_id', '=', uploadId)
+      .where('bucket_id', '=', b.bucket_id)
+      .where('key', '=', key)
       .where('expiry_claimed_at', 'is', null)
-      .where('created_at', '>', Date.now() - this.storage.config.multipart_expire_seconds * 1000).executeTakeFirst();
+      .where('created_at', '>', Date.now() - this.storage.config.multipart_expire_seconds * 1000)
+      .executeTakeFirst();
     return r && { ...(r as UploadRow), created_at: Number(r.created_at) };
   }
 
@@ -116,7 +138,9 @@ export class Multipart {
    * once. A claim older than `staleMs` (its holder died) can be taken again.
    */
   async claim(uploadId: string, now: number, staleMs: number): Promise<boolean> {
-    const res = await this.db.updateTable('storage_multipart_uploads').set({ expiry_claimed_at: now })
+    const res = await this.db
+      .updateTable('storage_multipart_uploads')
+      .set({ expiry_claimed_at: now })
       .where('upload_id', '=', uploadId)
       .where((eb) => eb.or([eb('expiry_claimed_at', 'is', null), eb('expiry_claimed_at', '<', now - staleMs)]))
       .executeTakeFirst();
@@ -124,50 +148,105 @@ export class Multipart {
   }
 
   async parts(uploadId: string): Promise<PartRow[]> {
-    const rows = await this.db.selectFrom('storage_multipart_parts').select(['part_number', 'etag', 'size', 'created_at'])
-      .where('upload_id', '=', uploadId).orderBy('part_number').execute();
-    return rows.map((r) => ({ part_number: Number(r.part_number), etag: r.etag, size: Number(r.size), created_at: Number(r.created_at) }));
+    const rows = await this.db
+      .selectFrom('storage_multipart_parts')
+      .select(['part_number', 'etag', 'size', 'created_at'])
+      .where('upload_id', '=', uploadId)
+      .orderBy('part_number')
+      .execute();
+    return rows.map((r) => ({
+      part_number: Number(r.part_number),
+      etag: r.etag,
+      size: Number(r.size),
+      created_at: Number(r.created_at),
+    }));
   }
 
   /** How many bytes part `n` may carry: the object cap less the other parts, and the account's room. */
   async partCap(b: BucketRow, upload: UploadRow, n: number): Promise<{ bytes: number; what: string }> {
     const cap = await this.storage.uploadCap(this.partsBucket(b), `${upload.upload_id}/${n}`);
     const { caps } = await this.storage.usage.limits(b.account_id);
-    const others = (await this.parts(upload.upload_id)).filter((p) => p.part_number !== n).reduce((s, p) => s + p.size, 0);
+    const others = (await this.parts(upload.upload_id))
+      .filter((p) => p.part_number !== n)
+      .reduce((s, p) => s + p.size, 0);
     const left = Math.max(0, caps.maxObjectBytes - others);
     if (left >= cap.bytes) return cap;
-    return { bytes: left, what: `the ${caps.tier} tier's object size cap of ${formatBytes(caps.maxObjectBytes)} (the other parts hold ${formatBytes(others)})` };
+    return {
+      bytes: left,
+      what: `the ${caps.tier} tier's object size cap of ${formatBytes(caps.maxObjectBytes)} (the other parts hold ${formatBytes(others)})`,
+    };
   }
 
-  async putPart(b: BucketRow, upload: UploadRow, n: number, body: Readable, o: { signal?: AbortSignal; length?: number }): Promise<ObjectInfo> {
-    const info = await this.storage.put(this.partsBucket(b), `${upload.upload_id}/${n}`, body, 'application/octet-stream', o);
-    const row = { upload_id: upload.upload_id, part_number: n, etag: info.etag, size: info.size, created_at: Date.now() };
-    await this.db.insertInto('storage_multipart_parts').values(row)
-      .onConflict((oc) => oc.columns(['upload_id', 'part_number']).doUpdateSet({ etag: row.etag, size: row.size, created_at: row.created_at }))
+  async putPart(
+    b: BucketRow,
+    upload: UploadRow,
+    n: number,
+    body: Readable,
+    o: { signal?: AbortSignal; length?: number }
+  ): Promise<ObjectInfo> {
+    const info = await this.storage.put(
+      this.partsBucket(b),
+      `${upload.upload_id}/${n}`,
+      body,
+      'application/octet-stream',
+      o
+    );
+    const row = {
+      upload_id: upload.upload_id,
+      part_number: n,
+      etag: info.etag,
+      size: info.size,
+      created_at: Date.now(),
+    };
+    await this.db
+      .insertInto('storage_multipart_parts')
+      .values(row)
+      .onConflict((oc) =>
+        oc
+          .columns(['upload_id', 'part_number'])
+          .doUpdateSet({ etag: row.etag, size: row.size, created_at: row.created_at })
+      )
       .execute();
     return info;
   }
 
   /** Join the listed parts into the object (S3's checks and ETag), then drop the upload. */
-  async complete(b: BucketRow, upload: UploadRow, listed: Array<{ n: number; etag: string }>, condition?: WriteCondition): Promise<ObjectInfo> {
+  async complete(
+    b: BucketRow,
+    upload: UploadRow,
+    listed: Array<{ n: number; etag: string }>,
+    condition?: WriteCondition
+  ): Promise<ObjectInfo> {
     if (!listed.length) throw new CompleteProblem('InvalidPart', 'The upload must name at least one part.');
     const have = new Map((await this.parts(upload.upload_id)).map((p) => [p.part_number, p]));
     const chosen: PartRow[] = [];
-    if (listed.some((l, i) => i > 0 && l.n <= listed[i - 1].n)) throw new CompleteProblem('InvalidPartOrder', 'The list of parts was not in ascending order.');
+    if (listed.some((l, i) => i > 0 && l.n <= listed[i - 1].n))
+      throw new CompleteProblem('InvalidPartOrder', 'The list of parts was not in ascending order.');
     for (const [i, l] of listed.entries()) {
       const p = have.get(l.n);
       if (!p || unquote(p.etag) !== unquote(l.etag)) {
-        throw new CompleteProblem('InvalidPart', `Part ${l.n} was not uploaded, or its ETag does not match.`, { PartNumber: String(l.n), ETag: l.etag });
+        throw new CompleteProblem('InvalidPart', `Part ${l.n} was not uploaded, or its ETag does not match.`, {
+          PartNumber: String(l.n),
+          ETag: l.etag,
+        });
       }
       if (i < listed.length - 1 && p.size < MIN_PART_BYTES) {
-        throw new CompleteProblem('EntityTooSmall', `Part ${l.n} is smaller than the 5 MiB every part but the last must have.`, { PartNumber: String(l.n), MinSizeAllowed: String(MIN_PART_BYTES) });
+        throw new CompleteProblem(
+          'EntityTooSmall',
+          `Part ${l.n} is smaller than the 5 MiB every part but the last must have.`,
+          { PartNumber: String(l.n), MinSizeAllowed: String(MIN_PART_BYTES) }
+        );
       }
       chosen.push(p);
     }
     const size = chosen.reduce((s, p) => s + p.size, 0);
     const { caps } = await this.storage.usage.limits(b.account_id);
     if (size > caps.maxObjectBytes) {
-      throw new CompleteProblem('EntityTooLarge', `Your proposed upload exceeds the ${caps.tier} tier's object size cap of ${formatBytes(caps.maxObjectBytes)}.`, { MaxSizeAllowed: String(caps.maxObjectBytes) });
+      throw new CompleteProblem(
+        'EntityTooLarge',
+        `Your proposed upload exceeds the ${caps.tier} tier's object size cap of ${formatBytes(caps.maxObjectBytes)}.`,
+        { MaxSizeAllowed: String(caps.maxObjectBytes) }
+      );
     }
     // Taken once the list checks out: an abort, the sweep or a second completion now finds
     // no such upload. A completion that fails from here gives the upload back for a retry.
@@ -179,16 +258,26 @@ export class Multipart {
     async function* joined() {
       for (const p of chosen) {
         const got = await storage.get(parts, `${upload.upload_id}/${p.part_number}`);
-        if (!got || !('body' in got)) throw new Error(`part ${p.part_number} of ${upload.upload_id} is missing from the vendor`);
+        if (!got || !('body' in got))
+          throw new Error(`part ${p.part_number} of ${upload.upload_id} is missing from the vendor`);
         yield* got.body;
       }
     }
     let info: ObjectInfo;
     try {
-      info = await this.storage.put(b, upload.key, Readable.from(joined(), { objectMode: false }), upload.content_type,
-        { length: size, etag: multipartEtag(chosen.map((p) => p.etag)), condition });
+      info = await this.storage.put(
+        b,
+        upload.key,
+        Readable.from(joined(), { objectMode: false }),
+        upload.content_type,
+        { length: size, etag: multipartEtag(chosen.map((p) => p.etag)), condition }
+      );
     } catch (e) {
-      await this.db.updateTable('storage_multipart_uploads').set({ expiry_claimed_at: null }).where('upload_id', '=', upload.upload_id).execute();
+      await this.db
+        .updateTable('storage_multipart_uploads')
+        .set({ expiry_claimed_at: null })
+        .where('upload_id', '=', upload.upload_id)
+        .execute();
       throw e;
     }
     await this.completions.record(upload, partsKey(listed), info.etag);
@@ -200,14 +289,28 @@ export class Multipart {
    * A completion repeated after it succeeded (within the expiry): the first one's answer when
    * it lists the same parts; undefined otherwise (no such upload, as S3 says).
    */
-  async completedAgain(b: BucketRow, key: string, uploadId: string, listed: Array<{ n: number; etag: string }>): Promise<Completion | undefined> {
-    const done = await this.completions.find(b.bucket_id, key, uploadId, Date.now() - this.storage.config.multipart_expire_seconds * 1000);
+  async completedAgain(
+    b: BucketRow,
+    key: string,
+    uploadId: string,
+    listed: Array<{ n: number; etag: string }>
+  ): Promise<Completion | undefined> {
+    const done = await this.completions.find(
+      b.bucket_id,
+      key,
+      uploadId,
+      Date.now() - this.storage.config.multipart_expire_seconds * 1000
+    );
     return done && done.parts === partsKey(listed) ? done : undefined;
   }
 
   /** Drop every upload into a bucket (it is being deleted: nobody could complete or abort them). */
   async dropAll(b: BucketRow): Promise<void> {
-    const rows = await this.db.selectFrom('storage_multipart_uploads').selectAll().where('bucket_id', '=', b.bucket_id).execute();
+    const rows = await this.db
+      .selectFrom('storage_multipart_uploads')
+      .selectAll()
+      .where('bucket_id', '=', b.bucket_id)
+      .execute();
     for (const r of rows) await this.drop(b, { ...(r as UploadRow), created_at: Number(r.created_at) });
     await this.completions.forgetBucket(b.bucket_id);
   }

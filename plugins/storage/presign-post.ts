@@ -31,15 +31,29 @@ export async function presignPost(storage: StorageService, b: BucketRow, key: st
   const fallback = signedUntil(expiresSeconds);
   const vendor = storage.svc.vendors.get(b.vendor);
   if (storage.config.presign_through === 'vendor' && vendor && CAPABILITY in vendor.instance.capabilities) {
-    const res = await storage.svc.router.call<unknown, PresignPostOutput>(CAPABILITY, {
-      account: b.account_id, bucket: b.name, key, expires_seconds: expiresSeconds, max_bytes: cap.bytes,
-    }, { accountId: b.account_id, vendor: b.vendor, charge: false });
+    const res = await storage.svc.router.call<unknown, PresignPostOutput>(
+      CAPABILITY,
+      {
+        account: b.account_id,
+        bucket: b.name,
+        key,
+        expires_seconds: expiresSeconds,
+        max_bytes: cap.bytes,
+      },
+      { accountId: b.account_id, vendor: b.vendor, charge: false }
+    );
     return { ...res.output, maxBytes: cap.bytes, expiresAt: policyExpiry(res.output.fields, fallback) };
   }
   const cred = await storage.credentials.internal(b.account_id);
   const form = signPostPolicy({
-    endpoint: storage.endpoint, bucket: b.name, key, region: storage.config.region, accessKeyId: cred.accessKeyId, secret: cred.secret,
-    expiresSeconds, maxBytes: cap.bytes,
+    endpoint: storage.endpoint,
+    bucket: b.name,
+    key,
+    region: storage.config.region,
+    accessKeyId: cred.accessKeyId,
+    secret: cred.secret,
+    expiresSeconds,
+    maxBytes: cap.bytes,
   });
   return { ...form, maxBytes: cap.bytes, expiresAt: policyExpiry(form.fields, fallback) };
 }

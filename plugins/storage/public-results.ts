@@ -20,15 +20,30 @@ function encodePath(path: string): string {
 export function publicResultUrls(config: StorageConfig, vendors: VendorRegistry, s3Endpoint: string) {
   if (!config.results_public) return undefined;
   const base = config.results_public_base_url;
-  const candidates = config.results_vendor ? [vendors.get(config.results_vendor)].filter((v) => !!v) : vendors.serving('storage.object.put');
+  const candidates = config.results_vendor
+    ? [vendors.get(config.results_vendor)].filter((v) => !!v)
+    : vendors.serving('storage.object.put');
   const remote = candidates.filter((v) => v.adapter !== EMBEDDED).map((v) => `"${v.id}" (${v.adapter})`);
   if (remote.length && !base) {
-    throw new ConfigError(`plugins.storage.results_public: results are written to vendor ${remote.join(', ')}, which serves no unsigned URLs by itself; `
-      + 'set plugins.storage.results_public_base_url to where that bucket is public (or a CDN in front of it), or turn results_public off');
+    throw new ConfigError(
+      `plugins.storage.results_public: results are written to vendor ${remote.join(', ')}, which serves no unsigned URLs by itself; `
+        + 'set plugins.storage.results_public_base_url to where that bucket is public (or a CDN in front of it), or turn results_public off'
+    );
   }
   const byId = new Map(candidates.map((v) => [v.id, v.adapter]));
-  return ({ accountId, vendor, key, path }: { accountId: string; vendor: string; key: string; path?: string }): string => {
-    if (byId.get(vendor) === EMBEDDED) return `${base || s3Endpoint}/${accountId}/${PUBLIC_RESULTS_BUCKET}/${encodePath(key)}`;
+  return ({
+    accountId,
+    vendor,
+    key,
+    path,
+  }: {
+    accountId: string;
+    vendor: string;
+    key: string;
+    path?: string;
+  }): string => {
+    if (byId.get(vendor) === EMBEDDED)
+      return `${base || s3Endpoint}/${accountId}/${PUBLIC_RESULTS_BUCKET}/${encodePath(key)}`;
     // Checked at boot for the configured vendors; a vendor that does not say where it put the object cannot have a public URL.
     if (!path || !base) throw new Error(`vendor "${vendor}" gave no object path for a public result URL`);
     return `${base}/${encodePath(path)}`;

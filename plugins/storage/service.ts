@@ -6,7 +6,18 @@ import { newId } from '../../core/ids.js';
 import { isUniqueViolation } from '../../core/http/idempotency.js';
 import type { CallOptions } from '../../core/router/router.js';
 import type { StorageConfig } from './config.js';
-import type { ByteRange, ConditionFailed, GetResult, ListOutput, ObjectInfo, PresignInput, PresignOutput, PutInput, PutOutput, WriteCondition } from '../../core/capabilities/storage/objects.js';
+import type {
+  ByteRange,
+  ConditionFailed,
+  GetResult,
+  ListOutput,
+  ObjectInfo,
+  PresignInput,
+  PresignOutput,
+  PutInput,
+  PutOutput,
+  WriteCondition,
+} from '../../core/capabilities/storage/objects.js';
 import type { CredentialStore } from './credentials.js';
 import { bucketNameProblem, keyProblem, formatBytes } from '../../core/capabilities/storage/names.js';
 import { UsageMeter } from './usage.js';
@@ -27,7 +38,10 @@ const BUCKET_CACHE_MS = 5000;
 /** A put of bytes in memory whose `body` stream is made only if a vendor reads it. */
 /** A conditional write's condition did not hold: nothing was written. */
 export class WriteConditionFailed extends Error {
-  constructor(readonly reason: ConditionFailed['precondition_failed'], readonly key: string) {
+  constructor(
+    readonly reason: ConditionFailed['precondition_failed'],
+    readonly key: string
+  ) {
     super(`write condition failed: ${reason}`);
     this.name = 'WriteConditionFailed';
   }
@@ -36,8 +50,15 @@ export class WriteConditionFailed extends Error {
 class BufferedPut implements PutInput {
   private stream?: Readable;
   condition?: WriteCondition;
-  constructor(readonly account: string, readonly bucket: string, readonly key: string, readonly data: Buffer,
-    readonly content_type: string, readonly content_length: number, readonly etag?: string) {}
+  constructor(
+    readonly account: string,
+    readonly bucket: string,
+    readonly key: string,
+    readonly data: Buffer,
+    readonly content_type: string,
+    readonly content_length: number,
+    readonly etag?: string
+  ) {}
 
   get body(): Readable {
     return (this.stream ??= Readable.from(this.data.length ? [this.data] : []));
@@ -46,7 +67,11 @@ class BufferedPut implements PutInput {
 
 export function checkKey(key: string, param = 'key'): void {
   const problem = keyProblem(key);
-  if (problem) throw apiError('validation_failed', `${param} ${problem}.`, { param, details: { errors: [{ param, message: problem }] } });
+  if (problem)
+    throw apiError('validation_failed', `${param} ${problem}.`, {
+      param,
+      details: { errors: [{ param, message: problem }] },
+    });
 }
 
 /**
@@ -64,7 +89,11 @@ export class StorageService {
    */
   private readonly bucketCache = new Map<string, { bucket: BucketRow; until: number }>();
 
-  constructor(readonly svc: Svc, readonly config: StorageConfig, readonly credentials: CredentialStore) {
+  constructor(
+    readonly svc: Svc,
+    readonly config: StorageConfig,
+    readonly credentials: CredentialStore
+  ) {
     this.usage = new UsageMeter(svc.db, config);
   }
 
@@ -77,18 +106,43 @@ export class StorageService {
     return { accountId: b.account_id, vendor: b.vendor, charge: false, ...extra };
   }
 
-  async createBucket(accountId: string, name: string, o: { vendor?: string; region?: string; acl?: 'private' | 'public' } = {}): Promise<BucketRow> {
-    const problem = name === RESULTS_BUCKET || name === PUBLIC_RESULTS_BUCKET ? 'is reserved for the results the gateway hands out'
-      : name === UPLOADS_BUCKET ? 'is reserved for the parts of multipart uploads' : bucketNameProblem(name);
-    if (problem) throw apiError('validation_failed', `bucket ${problem}.`, { param: 'bucket', details: { errors: [{ param: 'bucket', message: problem }] } });
-    if (await this.findBucket(accountId, name)) throw apiError('already_exists', `This account already has a bucket named "${name}".`, { param: 'bucket' });
-    const res = await this.svc.router.call<unknown, { region: string }>('storage.bucket.create', { account: accountId, bucket: name, region: o.region },
-      { accountId, vendor: o.vendor, charge: false });
-    const b: BucketRow = { bucket_id: newId('bkt'), account_id: accountId, name, vendor: res.vendor, region: o.region ?? res.output.region, acl: o.acl ?? 'private', created_at: Date.now() };
+  async createBucket(
+    accountId: string,
+    name: string,
+    o: { vendor?: string; region?: string; acl?: 'private' | 'public' } = {}
+  ): Promise<BucketRow> {
+    const problem =
+      name === RESULTS_BUCKET || name === PUBLIC_RESULTS_BUCKET
+        ? 'is reserved for the results the gateway hands out'
+        : name === UPLOADS_BUCKET
+          ? 'is reserved for the parts of multipart uploads'
+          : bucketNameProblem(name);
+    if (problem)
+      throw apiError('validation_failed', `bucket ${problem}.`, {
+        param: 'bucket',
+        details: { errors: [{ param: 'bucket', message: problem }] },
+      });
+    if (await this.findBucket(accountId, name))
+      throw apiError('already_exists', `This account already has a bucket named "${name}".`, { param: 'bucket' });
+    const res = await this.svc.router.call<unknown, { region: string }>(
+      'storage.bucket.create',
+      { account: accountId, bucket: name, region: o.region },
+      { accountId, vendor: o.vendor, charge: false }
+    );
+    const b: BucketRow = {
+      bucket_id: newId('bkt'),
+      account_id: accountId,
+      name,
+      vendor: res.vendor,
+      region: o.region ?? res.output.region,
+      acl: o.acl ?? 'private',
+      created_at: Date.now(),
+    };
     try {
       await this.svc.db.insertInto('storage_buckets').values(b).execute();
     } catch (e) {
-      if (isUniqueViolation(e)) throw apiError('already_exists', `This account already has a bucket named "${name}".`, { param: 'bucket' });
+      if (isUniqueViolation(e))
+        throw apiError('already_exists', `This account already has a bucket named "${name}".`, { param: 'bucket' });
       throw e;
     }
     return b;
@@ -99,7 +153,12 @@ export class StorageService {
     const now = Date.now();
     const hit = this.bucketCache.get(id);
     if (hit && hit.until > now) return hit.bucket;
-    const r = await this.svc.db.selectFrom('storage_buckets').selectAll().where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
+    const r = await this.svc.db
+      .selectFrom('storage_buckets')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('name', '=', name)
+      .executeTakeFirst();
     if (!r) return undefined;
     if (this.bucketCache.size >= 10_000) this.bucketCache.clear();
     this.bucketCache.set(id, { bucket: row(r), until: now + BUCKET_CACHE_MS });
@@ -108,7 +167,11 @@ export class StorageService {
 
   /** The bucket with this id, uncached (for background work that holds ids, not names). */
   async bucketById(bucketId: string): Promise<BucketRow | undefined> {
-    const r = await this.svc.db.selectFrom('storage_buckets').selectAll().where('bucket_id', '=', bucketId).executeTakeFirst();
+    const r = await this.svc.db
+      .selectFrom('storage_buckets')
+      .selectAll()
+      .where('bucket_id', '=', bucketId)
+      .executeTakeFirst();
     return r && row(r);
   }
 
@@ -119,12 +182,22 @@ export class StorageService {
    */
   async resultsBucket(accountId: string, key: string, bucket = RESULTS_BUCKET): Promise<BucketRow | undefined> {
     const resultId = key.split('/')[0];
-    const r = await this.svc.db.selectFrom('results').select(['vendor', 'bucket', 'content_disposition', 'created_at', 'delete_at'])
-      .where('result_id', '=', resultId).where('account_id', '=', accountId).executeTakeFirst();
+    const r = await this.svc.db
+      .selectFrom('results')
+      .select(['vendor', 'bucket', 'content_disposition', 'created_at', 'delete_at'])
+      .where('result_id', '=', resultId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     if (!r || r.bucket !== bucket || Number(r.delete_at) <= Date.now()) return undefined;
     return {
-      bucket_id: resultId, account_id: accountId, name: bucket, vendor: r.vendor, region: this.config.region, created_at: Number(r.created_at),
-      acl: bucket === PUBLIC_RESULTS_BUCKET ? 'public' : 'private', content_disposition: r.content_disposition ?? undefined,
+      bucket_id: resultId,
+      account_id: accountId,
+      name: bucket,
+      vendor: r.vendor,
+      region: this.config.region,
+      created_at: Number(r.created_at),
+      acl: bucket === PUBLIC_RESULTS_BUCKET ? 'public' : 'private',
+      content_disposition: r.content_disposition ?? undefined,
     };
   }
 
@@ -137,14 +210,24 @@ export class StorageService {
 
   async listBuckets(accountId: string, limit: number, before?: { t: number; id: string }): Promise<BucketRow[]> {
     let q = this.svc.db.selectFrom('storage_buckets').selectAll().where('account_id', '=', accountId);
-    if (before) q = q.where((eb) => eb.or([eb('created_at', '<', before.t), eb.and([eb('created_at', '=', before.t), eb('bucket_id', '<', before.id)])]));
+    if (before)
+      q = q.where((eb) =>
+        eb.or([
+          eb('created_at', '<', before.t),
+          eb.and([eb('created_at', '=', before.t), eb('bucket_id', '<', before.id)]),
+        ])
+      );
     const rows = await q.orderBy('created_at', 'desc').orderBy('bucket_id', 'desc').limit(limit).execute();
     return rows.map(row);
   }
 
   /** Delete an empty bucket; false when it still has objects. */
   async deleteBucket(b: BucketRow): Promise<boolean> {
-    const res = await this.svc.router.call<unknown, { deleted: boolean }>('storage.bucket.delete', { account: b.account_id, bucket: b.name }, this.opts(b));
+    const res = await this.svc.router.call<unknown, { deleted: boolean }>(
+      'storage.bucket.delete',
+      { account: b.account_id, bucket: b.name },
+      this.opts(b)
+    );
     if (!res.output.deleted) return false;
     this.bucketCache.delete(`${b.account_id}/${b.name}`);
     await this.svc.db.deleteFrom('storage_buckets').where('bucket_id', '=', b.bucket_id).execute();
@@ -161,12 +244,18 @@ export class StorageService {
    */
   async uploadCap(b: BucketRow, key: string): Promise<{ bytes: number; what: string }> {
     const { caps, stored } = await this.usage.limits(b.account_id);
-    const objectCap = { bytes: caps.maxObjectBytes, what: `the ${caps.tier} tier's object size cap of ${formatBytes(caps.maxObjectBytes)}` };
+    const objectCap = {
+      bytes: caps.maxObjectBytes,
+      what: `the ${caps.tier} tier's object size cap of ${formatBytes(caps.maxObjectBytes)}`,
+    };
     if (caps.maxTotalBytes === undefined || stored + caps.maxObjectBytes <= caps.maxTotalBytes) return objectCap;
     const previousSize = (await this.head(b, key))?.size ?? 0;
     const room = Math.max(0, caps.maxTotalBytes - stored + previousSize);
     if (room >= caps.maxObjectBytes) return objectCap;
-    return { bytes: room, what: `the ${caps.tier} tier's storage cap of ${formatBytes(caps.maxTotalBytes)} (${formatBytes(room)} left)` };
+    return {
+      bytes: room,
+      what: `the ${caps.tier} tier's storage cap of ${formatBytes(caps.maxTotalBytes)} (${formatBytes(room)} left)`,
+    };
   }
 
   /**
@@ -174,14 +263,30 @@ export class StorageService {
    * unless the vendor wants one). With a `condition`, the bucket's vendor must check it
    * atomically (`conditionalWrites`); one that fails throws WriteConditionFailed, nothing stored.
    */
-  async put(b: BucketRow, key: string, body: Readable | Buffer, contentType: string,
-    o: { signal?: AbortSignal; length?: number; etag?: string; condition?: WriteCondition } = {}): Promise<ObjectInfo> {
+  async put(
+    b: BucketRow,
+    key: string,
+    body: Readable | Buffer,
+    contentType: string,
+    o: { signal?: AbortSignal; length?: number; etag?: string; condition?: WriteCondition } = {}
+  ): Promise<ObjectInfo> {
     const input: PutInput & { condition?: WriteCondition } = Buffer.isBuffer(body)
       ? new BufferedPut(b.account_id, b.name, key, body, contentType, body.length, o.etag)
-      : { account: b.account_id, bucket: b.name, key, body, content_type: contentType, content_length: o.length, etag: o.etag };
+      : {
+          account: b.account_id,
+          bucket: b.name,
+          key,
+          body,
+          content_type: contentType,
+          content_length: o.length,
+          etag: o.etag,
+        };
     if (o.condition) input.condition = o.condition;
-    const res = await this.svc.router.call<unknown, PutOutput | ConditionFailed>(o.condition ? 'storage.object.put_if' : 'storage.object.put', input,
-      this.opts(b, { signal: o.signal, timeoutMs: this.config.transfer_timeout_ms }));
+    const res = await this.svc.router.call<unknown, PutOutput | ConditionFailed>(
+      o.condition ? 'storage.object.put_if' : 'storage.object.put',
+      input,
+      this.opts(b, { signal: o.signal, timeoutMs: this.config.transfer_timeout_ms })
+    );
     const out = res.output;
     if ('precondition_failed' in out) throw new WriteConditionFailed(out.precondition_failed, key);
     this.usage.stored(b.account_id, out.size - (out.replaced_size ?? 0));
@@ -191,33 +296,60 @@ export class StorageService {
   /** Whether the bucket's vendor checks write conditions atomically (offers the `*_if` capabilities). */
   conditionalWrites(b: BucketRow): boolean {
     try {
-      return this.svc.router.candidates('storage.object.put_if', { vendor: b.vendor }).length > 0
-        && this.svc.router.candidates('storage.object.delete_if', { vendor: b.vendor }).length > 0;
+      return (
+        this.svc.router.candidates('storage.object.put_if', { vendor: b.vendor }).length > 0
+        && this.svc.router.candidates('storage.object.delete_if', { vendor: b.vendor }).length > 0
+      );
     } catch {
       return false; // the pinned vendor serves neither
     }
   }
 
   async get(b: BucketRow, key: string, range?: ByteRange, signal?: AbortSignal): Promise<GetResult> {
-    const res = await this.svc.router.call<unknown, GetResult>('storage.object.get', { account: b.account_id, bucket: b.name, key, range }, this.opts(b, { signal }));
+    const res = await this.svc.router.call<unknown, GetResult>(
+      'storage.object.get',
+      { account: b.account_id, bucket: b.name, key, range },
+      this.opts(b, { signal })
+    );
     return res.output;
   }
 
   async head(b: BucketRow, key: string): Promise<ObjectInfo | null> {
-    return (await this.svc.router.call<unknown, ObjectInfo | null>('storage.object.head', { account: b.account_id, bucket: b.name, key }, this.opts(b))).output;
+    return (
+      await this.svc.router.call<unknown, ObjectInfo | null>(
+        'storage.object.head',
+        { account: b.account_id, bucket: b.name, key },
+        this.opts(b)
+      )
+    ).output;
   }
 
   async deleteObject(b: BucketRow, key: string, condition?: { if_match: string[] }): Promise<boolean> {
     const old = await this.head(b, key);
     const ref = { account: b.account_id, bucket: b.name, key, ...(condition ? { condition } : {}) };
-    const out = (await this.svc.router.call<unknown, { deleted: boolean } | ConditionFailed>(condition ? 'storage.object.delete_if' : 'storage.object.delete', ref, this.opts(b))).output;
+    const out = (
+      await this.svc.router.call<unknown, { deleted: boolean } | ConditionFailed>(
+        condition ? 'storage.object.delete_if' : 'storage.object.delete',
+        ref,
+        this.opts(b)
+      )
+    ).output;
     if ('precondition_failed' in out) throw new WriteConditionFailed(out.precondition_failed, key);
     if (out.deleted && old) this.usage.stored(b.account_id, -old.size);
     return out.deleted;
   }
 
-  async list(b: BucketRow, q: { prefix: string; delimiter?: string; after?: string; limit: number }): Promise<ListOutput> {
-    return (await this.svc.router.call<unknown, ListOutput>('storage.object.list', { account: b.account_id, bucket: b.name, ...q }, this.opts(b))).output;
+  async list(
+    b: BucketRow,
+    q: { prefix: string; delimiter?: string; after?: string; limit: number }
+  ): Promise<ListOutput> {
+    return (
+      await this.svc.router.call<unknown, ListOutput>(
+        'storage.object.list',
+        { account: b.account_id, bucket: b.name, ...q },
+        this.opts(b)
+      )
+    ).output;
   }
 
   /**
@@ -225,11 +357,25 @@ export class StorageService {
    * account's internal key: the endpoint caps and meters what passes, and reads results
    * through the vendor they were written to.
    */
-  async gatewayUrl(accountId: string, bucket: string, key: string, method: 'GET' | 'PUT', expiresSeconds: number, response?: PresignInput['response']): Promise<string> {
+  async gatewayUrl(
+    accountId: string,
+    bucket: string,
+    key: string,
+    method: 'GET' | 'PUT',
+    expiresSeconds: number,
+    response?: PresignInput['response']
+  ): Promise<string> {
     const cred = await this.credentials.internal(accountId);
     return presignUrl({
-      method, endpoint: this.endpoint, bucket, key, region: this.config.region, accessKeyId: cred.accessKeyId, secret: cred.secret,
-      expiresSeconds, query: responseQuery(response),
+      method,
+      endpoint: this.endpoint,
+      bucket,
+      key,
+      region: this.config.region,
+      accessKeyId: cred.accessKeyId,
+      secret: cred.secret,
+      expiresSeconds,
+      query: responseQuery(response),
     });
   }
 
@@ -238,16 +384,37 @@ export class StorageService {
    * lifetime, so `expires_at` is never after the moment the URL stops working. A vendor URL
    * without those parameters gets the whole second before the call plus the lifetime.
    */
-  async presign(b: BucketRow, key: string, method: 'GET' | 'PUT', expiresSeconds: number, response?: PresignInput['response']): Promise<PresignOutput & { expiresAt: number }> {
+  async presign(
+    b: BucketRow,
+    key: string,
+    method: 'GET' | 'PUT',
+    expiresSeconds: number,
+    response?: PresignInput['response']
+  ): Promise<PresignOutput & { expiresAt: number }> {
     const fallback = signedUntil(expiresSeconds);
     const expiring = (out: PresignOutput) => ({ ...out, expiresAt: presignedExpiry(out.url) ?? fallback });
     // SigV4 cannot cap a PUT that goes straight to S3: through the gateway it is capped and metered as it streams.
-    if (this.config.presign_through === 'gateway') return expiring({ url: await this.gatewayUrl(b.account_id, b.name, key, method, expiresSeconds, response) });
+    if (this.config.presign_through === 'gateway')
+      return expiring({ url: await this.gatewayUrl(b.account_id, b.name, key, method, expiresSeconds, response) });
     const cred = await this.credentials.internal(b.account_id);
-    const res = await this.svc.router.call<unknown, PresignOutput>('storage.object.presign', {
-      account: b.account_id, bucket: b.name, key, method, expires_seconds: expiresSeconds, response,
-      signer: { endpoint: this.endpoint, region: this.config.region, access_key_id: cred.accessKeyId, secret: cred.secret },
-    }, this.opts(b));
+    const res = await this.svc.router.call<unknown, PresignOutput>(
+      'storage.object.presign',
+      {
+        account: b.account_id,
+        bucket: b.name,
+        key,
+        method,
+        expires_seconds: expiresSeconds,
+        response,
+        signer: {
+          endpoint: this.endpoint,
+          region: this.config.region,
+          access_key_id: cred.accessKeyId,
+          secret: cred.secret,
+        },
+      },
+      this.opts(b)
+    );
     return expiring(res.output);
   }
 }

@@ -40,7 +40,11 @@ export class UsageMeter {
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Kysely<any>, private readonly config: StorageConfig, private readonly flushMs = 1000) {}
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly config: StorageConfig,
+    private readonly flushMs = 1000
+  ) {}
 
   /** Count bytes served; written within `flushMs` (and before any read of the counters). */
   served(accountId: string, bytes: number): void {
@@ -75,18 +79,20 @@ export class UsageMeter {
     this.flushTimer = undefined;
     const batch = [...this.pending];
     this.pending.clear();
-    const run = this.flushing.catch(() => undefined).then(async () => {
-      for (let i = 0; i < batch.length; i++) {
-        const [accountId, d] = batch[i];
-        try {
-          await this.add(accountId, d);
-        } catch (e) {
-          // Not lost: back into the next batch.
-          for (const [id, rest] of batch.slice(i)) this.record(id, rest.stored, rest.served);
-          throw e;
+    const run = this.flushing
+      .catch(() => undefined)
+      .then(async () => {
+        for (let i = 0; i < batch.length; i++) {
+          const [accountId, d] = batch[i];
+          try {
+            await this.add(accountId, d);
+          } catch (e) {
+            // Not lost: back into the next batch.
+            for (const [id, rest] of batch.slice(i)) this.record(id, rest.stored, rest.served);
+            throw e;
+          }
         }
-      }
-    });
+      });
     this.flushing = run;
     return run;
   }
@@ -94,7 +100,11 @@ export class UsageMeter {
   async get(accountId: string): Promise<Usage> {
     if (this.pending.has(accountId)) await this.flush();
     else await this.flushing.catch(() => undefined);
-    const r = await this.db.selectFrom('storage_usage').select(['bytes_stored', 'bytes_served']).where('account_id', '=', accountId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('storage_usage')
+      .select(['bytes_stored', 'bytes_served'])
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     return { bytes_stored: Math.max(0, Number(r?.bytes_stored ?? 0)), bytes_served: Number(r?.bytes_served ?? 0) };
   }
 
@@ -106,18 +116,32 @@ export class UsageMeter {
     // The raw sum, never clamped here: with several nodes a delete's decrease can be written
     // before the matching upload's increase (each node flushes on its own), and clamping the
     // first at 0 would lose it. Reads clamp (a sum below 0 is such a moment).
-    await this.db.insertInto('storage_usage')
-      .values({ account_id: accountId, bytes_stored: stored, bytes_served: served, updated_at: Date.now(), served_billed: 0, billed_at: Date.now() })
-      .onConflict((oc) => oc.column('account_id').doUpdateSet({
-        bytes_stored: sql`storage_usage.bytes_stored + ${stored}`,
-        bytes_served: sql`storage_usage.bytes_served + ${served}`,
+    await this.db
+      .insertInto('storage_usage')
+      .values({
+        account_id: accountId,
+        bytes_stored: stored,
+        bytes_served: served,
         updated_at: Date.now(),
-      }))
+        served_billed: 0,
+        billed_at: Date.now(),
+      })
+      .onConflict((oc) =>
+        oc.column('account_id').doUpdateSet({
+          bytes_stored: sql`storage_usage.bytes_stored + ${stored}`,
+          bytes_served: sql`storage_usage.bytes_served + ${served}`,
+          updated_at: Date.now(),
+        })
+      )
       .execute();
   }
 
   async caps(accountId: string): Promise<Caps> {
-    const a = await this.db.selectFrom('accounts').select('tier').where('account_id', '=', accountId).executeTakeFirst();
+    const a = await this.db
+      .selectFrom('accounts')
+      .select('tier')
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     return this.capsOf(a?.tier ?? 'free');
   }
 
@@ -131,9 +155,17 @@ export class UsageMeter {
     if (k && k.until > now) return k;
     // A batch being written is in the database or not depending on timing: wait for it.
     await this.flushing.catch(() => undefined);
-    const r = await this.db.selectFrom('accounts').leftJoin('storage_usage', 'storage_usage.account_id', 'accounts.account_id')
-      .select(['accounts.tier', 'storage_usage.bytes_stored']).where('accounts.account_id', '=', accountId).executeTakeFirst();
-    const fresh = { caps: this.capsOf(r?.tier ?? 'free'), stored: Math.max(0, Number(r?.bytes_stored ?? 0) + (this.pending.get(accountId)?.stored ?? 0)), until: now + KNOWN_MS };
+    const r = await this.db
+      .selectFrom('accounts')
+      .leftJoin('storage_usage', 'storage_usage.account_id', 'accounts.account_id')
+      .select(['accounts.tier', 'storage_usage.bytes_stored'])
+      .where('accounts.account_id', '=', accountId)
+      .executeTakeFirst();
+    const fresh = {
+      caps: this.capsOf(r?.tier ?? 'free'),
+      stored: Math.max(0, Number(r?.bytes_stored ?? 0) + (this.pending.get(accountId)?.stored ?? 0)),
+      until: now + KNOWN_MS,
+    };
     if (this.known.size >= 10_000) this.known.clear();
     this.known.set(accountId, fresh);
     return fresh;
@@ -141,7 +173,12 @@ export class UsageMeter {
 
   private capsOf(tier: string): Caps {
     const c = this.config.tier_caps[tier];
-    return c ? { tier, maxObjectBytes: Math.min(c.max_object_bytes, this.config.max_object_bytes), maxTotalBytes: c.max_total_bytes }
+    return c
+      ? {
+          tier,
+          maxObjectBytes: Math.min(c.max_object_bytes, this.config.max_object_bytes),
+          maxTotalBytes: c.max_total_bytes,
+        }
       : { tier, maxObjectBytes: this.config.max_object_bytes, maxTotalBytes: undefined };
   }
 }

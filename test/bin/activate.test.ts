@@ -29,7 +29,11 @@ t.test('activate writes the credentials file 0600 in a 0700 dir and prints the k
   t.notOk(r.stderr.includes(creds.api_key), 'never on stderr');
 
   // The key works, and the account is the one the file names, in the region asked for.
-  const acct = await app.inject({ method: 'GET', url: '/v1/account', headers: { authorization: `Bearer ${creds.api_key}` } });
+  const acct = await app.inject({
+    method: 'GET',
+    url: '/v1/account',
+    headers: { authorization: `Bearer ${creds.api_key}` },
+  });
   t.equal(acct.statusCode, 200);
   t.match(acct.json(), { account_id: creds.account_id, project_id: creds.project_id, region: 'western' });
 
@@ -86,8 +90,16 @@ t.test('activate fails clearly: bad flags 2, no gateway 1, a revoked stored key 
   const ok = await runCli(['activate', '--url', url], { env });
   t.equal(ok.code, 0, ok.stderr);
   const creds = JSON.parse(readFileSync(join(home, 'xdg', 'svc-gateway', 'credentials.json'), 'utf8'));
-  const keys = await app.inject({ method: 'GET', url: '/v1/account/keys', headers: { authorization: `Bearer ${creds.api_key}` } });
-  const revoke = await app.inject({ method: 'DELETE', url: `/v1/account/keys/${keys.json().items[0].key_id}`, headers: { authorization: `Bearer ${creds.api_key}` } });
+  const keys = await app.inject({
+    method: 'GET',
+    url: '/v1/account/keys',
+    headers: { authorization: `Bearer ${creds.api_key}` },
+  });
+  const revoke = await app.inject({
+    method: 'DELETE',
+    url: `/v1/account/keys/${keys.json().items[0].key_id}`,
+    headers: { authorization: `Bearer ${creds.api_key}` },
+  });
   t.equal(revoke.statusCode, 200);
   const stale = await runCli(['activate', '--url', url], { env });
   t.equal(stale.code, 1);

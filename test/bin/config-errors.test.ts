@@ -9,12 +9,18 @@ const CASES: Array<{ name: string; yaml: string; says: RegExp[] }> = [
   {
     name: 'a union value outside its literals, and a misspelt key',
     yaml: 'log:\n  level: verbose\nserver:\n  prot: 8080\n',
-    says: [/log\.level: must be one of fatal, error, warn, info, debug, trace, silent \(got "verbose"\)/, /server\.prot: is not a known key; did you mean "port"\?/],
+    says: [
+      /log\.level: must be one of fatal, error, warn, info, debug, trace, silent \(got "verbose"\)/,
+      /server\.prot: is not a known key; did you mean "port"\?/,
+    ],
   },
   {
     name: 'vendors written as a map',
     yaml: 'vendors:\n  openai:\n    api_key: sk-test\n',
-    says: [/vendors: is a list of vendor instances, not a map/, /    - \{ id: openai, use: openai, config: \{ \.\.\. \} \}/],
+    says: [
+      /vendors: is a list of vendor instances, not a map/,
+      / {4}- \{ id: openai, use: openai, config: \{ \.\.\. \} \}/,
+    ],
   },
   {
     name: 'a misspelt vendor adapter',
@@ -33,19 +39,25 @@ const CASES: Array<{ name: string; yaml: string; says: RegExp[] }> = [
   },
 ];
 
-t.test('serve and doctor: exit 2 with the same message, which names the allowed values or the likely key', async (t) => {
-  const { env: base, home } = await cliEnv(t);
-  const env = { ...base, SVC_LOG_LEVEL: '' }; // else it would replace the file's log.level
-  for (const [i, c] of CASES.entries()) {
-    const file = join(home, `case-${i}.yaml`);
-    writeFileSync(file, c.yaml);
-    const [serve, doctor] = await Promise.all([runCli(['serve', '--config', file, '--port', '0'], { env }), runCli(['doctor', '--config', file], { env })]);
-    t.equal(serve.code, 2, `${c.name}: serve exits 2 (${serve.stderr})`);
-    t.equal(doctor.code, 2, `${c.name}: doctor exits 2`);
-    for (const re of c.says) {
-      t.match(serve.stderr, re, `${c.name}: serve says it`);
-      t.match(doctor.stderr, re, `${c.name}: doctor says it`);
+t.test(
+  'serve and doctor: exit 2 with the same message, which names the allowed values or the likely key',
+  async (t) => {
+    const { env: base, home } = await cliEnv(t);
+    const env = { ...base, SVC_LOG_LEVEL: '' }; // else it would replace the file's log.level
+    for (const [i, c] of CASES.entries()) {
+      const file = join(home, `case-${i}.yaml`);
+      writeFileSync(file, c.yaml);
+      const [serve, doctor] = await Promise.all([
+        runCli(['serve', '--config', file, '--port', '0'], { env }),
+        runCli(['doctor', '--config', file], { env }),
+      ]);
+      t.equal(serve.code, 2, `${c.name}: serve exits 2 (${serve.stderr})`);
+      t.equal(doctor.code, 2, `${c.name}: doctor exits 2`);
+      for (const re of c.says) {
+        t.match(serve.stderr, re, `${c.name}: serve says it`);
+        t.match(doctor.stderr, re, `${c.name}: doctor says it`);
+      }
+      t.notMatch(serve.stderr, /npm install/, `${c.name}: no "npm install <typo>"`);
     }
-    t.notMatch(serve.stderr, /npm install/, `${c.name}: no "npm install <typo>"`);
   }
-});
+);

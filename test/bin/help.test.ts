@@ -42,9 +42,11 @@ t.test('each command has its own help', async (t) => {
 
 t.test('usage errors exit 2 and say what was wrong', async (t) => {
   const { env } = await cliEnv(t);
-  const [unknown, flag, positional, timeout] = await Promise.all([
-    ['frobnicate'], ['migrate', '--nope'], ['doctor', 'extra'], ['doctor', '--timeout', 'soon'],
-  ].map((args) => runCli(args, { env })));
+  const [unknown, flag, positional, timeout] = await Promise.all(
+    [['frobnicate'], ['migrate', '--nope'], ['doctor', 'extra'], ['doctor', '--timeout', 'soon']].map((args) =>
+      runCli(args, { env })
+    )
+  );
   t.equal(unknown.code, 2);
   t.match(unknown.stderr, /unknown command "frobnicate"/);
   t.equal(flag.code, 2);

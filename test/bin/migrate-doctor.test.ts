@@ -56,12 +56,15 @@ t.test('doctor prints every config error with its key path and exits 2', async (
 t.test('doctor fails a vendor whose health check fails or hangs, and a database it cannot reach', async (t) => {
   const { env, home } = await cliEnv(t);
   const file = join(home, 'svc.yaml');
-  writeFileSync(file, [
-    'vendors:',
-    `  - { id: good, use: ${JSON.stringify(FIXTURE)}, config: { mode: ok } }`,
-    `  - { id: broken, use: ${JSON.stringify(FIXTURE)}, config: { mode: fail } }`,
-    `  - { id: stuck, use: ${JSON.stringify(FIXTURE)}, config: { mode: hang } }`,
-  ].join('\n') + '\n');
+  writeFileSync(
+    file,
+    `${[
+      'vendors:',
+      `  - { id: good, use: ${JSON.stringify(FIXTURE)}, config: { mode: ok } }`,
+      `  - { id: broken, use: ${JSON.stringify(FIXTURE)}, config: { mode: fail } }`,
+      `  - { id: stuck, use: ${JSON.stringify(FIXTURE)}, config: { mode: hang } }`,
+    ].join('\n')}\n`
+  );
   const started = Date.now();
   const r = await runCli(['doctor', '--config', file, '--timeout', '500'], { env });
   t.equal(r.code, 1, r.stderr);
@@ -72,7 +75,9 @@ t.test('doctor fails a vendor whose health check fails or hangs, and a database 
   t.ok(Date.now() - started < 30_000, 'the hanging check did not hold doctor up');
 
   // A closed port: the database check fails, the rest still runs.
-  const down = await runCli(['doctor', '--timeout', '2000'], { env: { ...env, SVC_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' } });
+  const down = await runCli(['doctor', '--timeout', '2000'], {
+    env: { ...env, SVC_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' },
+  });
   t.equal(down.code, 1);
   t.match(down.stdout, /\ndatabase +FAIL +postgres:\/\/\*\*\*@127\.0\.0\.1:1\/none: /);
   t.match(down.stdout, /\nvendor sandbox-payments +ok/);

@@ -10,7 +10,10 @@ t.test('openapi prints the document from GET /v1/openapi.json', async (t) => {
   const served = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).statusCode === 200;
   const { env, home, dataDir } = await cliEnv(t);
   const out = join(home, 'openapi.json');
-  const [toStdout, toFile] = await Promise.all([runCli(['openapi'], { env }), runCli(['openapi', '--out', out], { env })]);
+  const [toStdout, toFile] = await Promise.all([
+    runCli(['openapi'], { env }),
+    runCli(['openapi', '--out', out], { env }),
+  ]);
   t.ok(served, 'the app serves the document');
   t.equal(toStdout.code, 0, toStdout.stderr);
   const doc = JSON.parse(toStdout.stdout);

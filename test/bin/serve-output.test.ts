@@ -21,7 +21,11 @@ function refused(port: number): Promise<boolean> {
 }
 
 /** Resolve with the text once `pattern` appears in it. */
-function waitFor(stream: NodeJS.ReadableStream, pattern: RegExp, ms = 60_000): Promise<{ text: string; match: RegExpExecArray }> {
+function waitFor(
+  stream: NodeJS.ReadableStream,
+  pattern: RegExp,
+  ms = 60_000
+): Promise<{ text: string; match: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
     let text = '';
     const timer = setTimeout(() => reject(new Error(`no ${pattern} in ${ms} ms: ${text}`)), ms);
@@ -53,8 +57,12 @@ t.test('stdout not a terminal: only JSON lines, the start banner is the "listeni
   t.equal(ready.length, 1, 'one ready line, not one from Fastify too');
   t.notMatch(lines.join('\n'), /Server listening at/);
   t.match(ready[0], {
-    level: 30, url: match[1], database: DIALECT, version: /^\d+\.\d+\.\d+/,
-    activate: `curl -s -X POST ${match[1]}/v1/activate -H 'content-type: application/json' -d '{}'`, docs: `${match[1]}/docs`,
+    level: 30,
+    url: match[1],
+    database: DIALECT,
+    version: /^\d+\.\d+\.\d+/,
+    activate: `curl -s -X POST ${match[1]}/v1/activate -H 'content-type: application/json' -d '{}'`,
+    docs: `${match[1]}/docs`,
   });
   t.equal(stderr, '', 'nothing on stderr');
 });
@@ -79,7 +87,11 @@ t.test('started by npm: the gateway exits when npm is gone (SIGKILL to its paren
   // As `npm start` runs it: npm -> sh -> node; the outer sh stands for npm, and the inner one
   // (which does not exec node, for the `; true`) outlives it, as sh does when npm is killed.
   const inner = `sh -c ${sq(`${cmd}; true`)}`;
-  const sh = spawn('sh', ['-c', `${inner} & echo "pid $!"; wait`], { env: { ...env, npm_command: 'start' }, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const sh = spawn('sh', ['-c', `${inner} & echo "pid $!"; wait`], {
+    env: { ...env, npm_command: 'start' },
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const { match } = await waitFor(sh.stdout!, /^pid (\d+)\n[\s\S]*listening on http:\/\/127\.0\.0\.1:(\d+)/);
   const [pid, port] = [Number(match[1]), Number(match[2])];
   t.teardown(() => {
@@ -87,12 +99,20 @@ t.test('started by npm: the gateway exits when npm is gone (SIGKILL to its paren
     sh.kill('SIGKILL');
     let children: number[] = [];
     try {
-      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    } catch { /* gone */ }
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      /* gone */
+    }
     for (const p of [...children, pid]) {
       try {
         process.kill(p, 'SIGKILL');
-      } catch { /* gone */ }
+      } catch {
+        /* gone */
+      }
     }
   });
   t.equal(await refused(port), false, 'serving');
@@ -102,5 +122,5 @@ t.test('started by npm: the gateway exits when npm is gone (SIGKILL to its paren
     await new Promise((r) => setTimeout(r, 100));
     gone = await refused(port);
   }
-  t.ok(gone, 'the port is free within 10 s of the parent\'s death');
+  t.ok(gone, "the port is free within 10 s of the parent's death");
 });

@@ -44,7 +44,11 @@ t.test('${VAR} and ${VAR:-default} are substituted; an unset one names the key',
 
 t.test('an integer option from the environment is converted; a fraction there is refused too', async (t) => {
   const numericString = tmpFile(t, 'server: { host: 12345, port: 9003 }\n');
-  t.match(loadConfig({ file: numericString, env: {} }).server, { host: '12345', port: 9003 }, 'a number for a string option is still taken');
+  t.match(
+    loadConfig({ file: numericString, env: {} }).server,
+    { host: '12345', port: 9003 },
+    'a number for a string option is still taken'
+  );
   t.equal(loadConfig({ env: { SVC_PORT: '9001' } }).server.port, 9001);
   const f = tmpFile(t, 'server: { port: "${P}" }\n');
   t.equal(loadConfig({ file: f, env: { P: '9002' } }).server.port, 9002);
@@ -52,7 +56,10 @@ t.test('an integer option from the environment is converted; a fraction there is
 });
 
 t.test('environment overrides and flags', async (t) => {
-  const c = loadConfig({ env: { SVC_PORT: '9999', SVC_HOST: '0.0.0.0', SVC_DATABASE_URL: 'postgres://u@h/db' }, overrides: { port: 7000 } });
+  const c = loadConfig({
+    env: { SVC_PORT: '9999', SVC_HOST: '0.0.0.0', SVC_DATABASE_URL: 'postgres://u@h/db' },
+    overrides: { port: 7000 },
+  });
   t.equal(c.server.port, 7000);
   t.equal(c.server.host, '0.0.0.0');
   t.equal(c.database.url, 'postgres://u@h/db');
@@ -73,7 +80,7 @@ t.test('wrong keys and types fail with the key path', async (t) => {
     ['server: { port: 8080.5 }', /server\.port: Expected integer \(got 8080\.5\)/],
   ];
   for (const [yaml, re] of cases) {
-    const f = tmpFile(t, yaml + '\n');
+    const f = tmpFile(t, `${yaml}\n`);
     const e = errorOf(() => loadConfig({ file: f, env: {} }));
     t.ok(e instanceof ConfigError, yaml);
     t.match(e.message, re, yaml);

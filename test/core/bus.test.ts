@@ -27,13 +27,26 @@ t.test('two nodes on one database and one Redis', async (t) => {
   await b.ready();
 
   const acct = await activate(a);
-  const extra = await a.inject({ method: 'POST', url: '/v1/account/keys', headers: acct.auth, payload: { label: 'shared' } });
+  const extra = await a.inject({
+    method: 'POST',
+    url: '/v1/account/keys',
+    headers: acct.auth,
+    payload: { label: 'shared' },
+  });
   const secret = extra.json().secret as string;
   const auth = { authorization: `Bearer ${secret}` };
 
   t.test('a revocation on one node reaches the other node at once', async (t) => {
-    t.equal((await b.inject({ method: 'GET', url: '/v1/account/balance', headers: auth })).statusCode, 200, 'node b caches the key');
-    const del = await a.inject({ method: 'DELETE', url: `/v1/account/keys/${extra.json().key_id}`, headers: acct.auth });
+    t.equal(
+      (await b.inject({ method: 'GET', url: '/v1/account/balance', headers: auth })).statusCode,
+      200,
+      'node b caches the key'
+    );
+    const del = await a.inject({
+      method: 'DELETE',
+      url: `/v1/account/keys/${extra.json().key_id}`,
+      headers: acct.auth,
+    });
     t.equal(del.statusCode, 200);
     let status = 0;
     for (let i = 0; i < 50 && status !== 401; i++) {
@@ -45,7 +58,8 @@ t.test('two nodes on one database and one Redis', async (t) => {
 
   t.test('the rate limit is one bucket across nodes', async (t) => {
     const codes: number[] = [];
-    for (const app of [a, b, a, b, a]) codes.push((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: acct.auth })).statusCode);
+    for (const app of [a, b, a, b, a])
+      codes.push((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: acct.auth })).statusCode);
     // The primary key spent 2 of its 4 tokens on node a above (activate needs no key, so it
     // does not count); a per-node bucket would let node b allow 4 more.
     t.same(codes, [200, 200, 429, 429, 429]);

@@ -21,9 +21,24 @@ t.test('every name the index exports is there, with the plugin API of define', a
   const index = capabilities as Record<string, unknown>;
   for (const [name, value] of Object.entries(define)) t.equal(index[name], value, name);
   const helpers = [
-    'capability', 'capabilities', 'resolveRange', 'etagListed', 'keyProblem', 'bucketNameProblem', 'prefixProblem',
-    'compareKeys', 'rolledUp', 'presignUrl', 'responseQuery', 'signingKey', 'stringToSign', 'hmacHex', 'amzDate',
-    'defineVendor', 'defineArea', 'VendorFailure',
+    'capability',
+    'capabilities',
+    'resolveRange',
+    'etagListed',
+    'keyProblem',
+    'bucketNameProblem',
+    'prefixProblem',
+    'compareKeys',
+    'rolledUp',
+    'presignUrl',
+    'responseQuery',
+    'signingKey',
+    'stringToSign',
+    'hmacHex',
+    'amzDate',
+    'defineVendor',
+    'defineArea',
+    'VendorFailure',
   ];
   for (const name of helpers) t.type(index[name], 'function', name);
   t.ok(Array.isArray(capabilities.TTS_FORMATS));

@@ -34,15 +34,24 @@ t.test('a new data dir is 0700 and everything the gateway writes in it is 0700 o
   const a = await activate(app);
   await app.inject({ method: 'GET', url: '/v1/scheduling/webhook/secret', headers: a.auth });
   await createBucket(app, a, 'files');
-  for (const [key, size] of [['small.bin', 100], ['large.bin', 200 * 1024]] as const) {
+  for (const [key, size] of [
+    ['small.bin', 100],
+    ['large.bin', 200 * 1024],
+  ] as const) {
     const put = (await presign(app, a, 'files', key, { method: 'PUT' })).json();
     t.equal((await fetch(put.url, { method: 'PUT', body: Buffer.alloc(size, 1) })).status, 200, `${key} stored`);
   }
   const entries = walk(dir);
   const names = entries.map((p) => p.slice(dir.length + 1));
   t.ok(names.includes('master.key'), 'the master key is there');
-  t.ok(names.some((n) => n.endsWith('index.db')), 'the object index is there');
-  t.ok(names.some((n) => n.endsWith('.v')), 'a large object has a data file');
+  t.ok(
+    names.some((n) => n.endsWith('index.db')),
+    'the object index is there'
+  );
+  t.ok(
+    names.some((n) => n.endsWith('.v')),
+    'a large object has a data file'
+  );
   if (DIALECT === 'sqlite') {
     for (const f of ['gateway.db', 'gateway.db-wal', 'gateway.db-shm']) t.ok(names.includes(f), `${f} is there`);
   }
@@ -60,7 +69,12 @@ t.test('an existing data dir others can read is tightened to 0700, with a log li
   mkdirSync(dir, { recursive: true });
   chmodSync(dir, 0o755);
   const lines: string[] = [];
-  const sink = new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } });
+  const sink = new Writable({
+    write(c, _e, cb) {
+      lines.push(String(c));
+      cb();
+    },
+  });
   const config = loadConfig({ object: { data_dir: dir, log: { level: 'warn' } }, env: {} });
   const app = await buildApp(config, { logger: pino({ level: 'warn' }, sink) });
   t.teardown(() => app.close());

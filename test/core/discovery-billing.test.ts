@@ -17,8 +17,7 @@ async function billing(t: Tap, overrides: Record<string, unknown>): Promise<Map<
 
 /** The catalog's cheapest openai price of a kind, in USD per unit: what the gateway already charges by. */
 function cheapestOpenAi(kind: string, micros: (e: (typeof OPENAI_MODELS)[number]) => number | undefined): number {
-  const rows = OPENAI_MODELS
-    .filter((m) => m.vendor === 'openai' && (m.capabilities as string[]).includes(kind));
+  const rows = OPENAI_MODELS.filter((m) => m.vendor === 'openai' && (m.capabilities as string[]).includes(kind));
   return Math.min(...rows.map((m) => micros(m) ?? Infinity)) / 1e6;
 }
 

@@ -18,7 +18,12 @@ t.test('no key, secret or admin key reaches the log at level trace', async (t) =
   const dir = mkdtempSync(join(tmpdir(), 'svc-redact-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const config = loadConfig({
-    object: { data_dir: dir, database: { url: await freshDatabaseUrl(t, dir) }, admin_key: ADMIN_KEY, limits: { activate_per_hour: 1000 } },
+    object: {
+      data_dir: dir,
+      database: { url: await freshDatabaseUrl(t, dir) },
+      admin_key: ADMIN_KEY,
+      limits: { activate_per_hour: 1000 },
+    },
     env: {},
   });
   const { lines, stream } = captureLog();
@@ -38,24 +43,55 @@ t.test('no key, secret or admin key reaches the log at level trace', async (t) =
     { method: 'POST', url: '/v1/activate', headers: bearer, payload: {} }, // the key again, in the response
     { method: 'GET', url: '/v1/account/balance', headers: { authorization: `Bearer ${ADMIN_KEY}` } }, // admin key on a tenant route
     { method: 'GET', url: '/v1/admin/accounts', headers: { authorization: `Bearer ${ADMIN_KEY}` } },
-    { method: 'GET', url: '/v1/account/balance', headers: { authorization: 'Bearer sk_live_00000000000000000000000000000000' } },
+    {
+      method: 'GET',
+      url: '/v1/account/balance',
+      headers: { authorization: 'Bearer sk_live_00000000000000000000000000000000' },
+    },
     { method: 'GET', url: '/v1/no/such/route', headers: { 'x-api-key': key } },
     // The key inside a malformed body and in a field that is not allowed.
-    { method: 'POST', url: '/v1/account/keys', headers: { ...bearer, 'content-type': 'application/json' }, payload: `{"label": ${key}` },
+    {
+      method: 'POST',
+      url: '/v1/account/keys',
+      headers: { ...bearer, 'content-type': 'application/json' },
+      payload: `{"label": ${key}`,
+    },
     { method: 'POST', url: '/v1/account/keys', headers: bearer, payload: { label: 'x', secret: key } },
   ];
   for (const c of calls) await app.inject(c);
 
-  const created = await app.inject({ method: 'POST', url: '/v1/account/keys', headers: { ...bearer, 'idempotency-key': 'k1' }, payload: { label: 'ci' } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/v1/account/keys',
+    headers: { ...bearer, 'idempotency-key': 'k1' },
+    payload: { label: 'ci' },
+  });
   t.equal(created.statusCode, 200);
   secrets.push(created.json().secret);
-  const replay = await app.inject({ method: 'POST', url: '/v1/account/keys', headers: { ...bearer, 'idempotency-key': 'k1' }, payload: { label: 'ci' } });
+  const replay = await app.inject({
+    method: 'POST',
+    url: '/v1/account/keys',
+    headers: { ...bearer, 'idempotency-key': 'k1' },
+    payload: { label: 'ci' },
+  });
   t.equal(replay.headers['idempotent-replayed'], 'true');
-  const rotated = await app.inject({ method: 'POST', url: `/v1/account/keys/${created.json().key_id}/rotate`, headers: bearer });
+  const rotated = await app.inject({
+    method: 'POST',
+    url: `/v1/account/keys/${created.json().key_id}/rotate`,
+    headers: bearer,
+  });
   t.equal(rotated.statusCode, 200);
   secrets.push(rotated.json().secret);
-  await app.inject({ method: 'GET', url: '/v1/account/keys', headers: { authorization: `Bearer ${rotated.json().secret}` } });
-  await app.inject({ method: 'DELETE', url: `/v1/account/keys/${rotated.json().key_id}`, headers: { 'x-api-key': created.json().secret } });
+  await app.inject({
+    method: 'GET',
+    url: '/v1/account/keys',
+    headers: { authorization: `Bearer ${rotated.json().secret}` },
+  });
+  await app.inject({
+    method: 'DELETE',
+    url: `/v1/account/keys/${rotated.json().key_id}`,
+    headers: { 'x-api-key': created.json().secret },
+  });
 
   t.ok(lines.filter((l) => l.includes('"incoming request"')).length >= calls.length + 5, 'every request was logged');
   t.equal(app.log.level, 'trace', 'the capture runs at trace');
@@ -66,13 +102,25 @@ t.test('the logger censors secrets wherever a log call puts them', async (t) => 
   const { lines, stream } = captureLog();
   const log = createLogger('trace', stream);
   const s = 'sk_live_SECRETSECRETSECRETSECRETSECRET12';
-  log.info({ req: { headers: { authorization: `Bearer ${s}`, 'x-api-key': s, cookie: `sid=${s}` } } }, 'request headers');
+  log.info(
+    { req: { headers: { authorization: `Bearer ${s}`, 'x-api-key': s, cookie: `sid=${s}` } } },
+    'request headers'
+  );
   log.info({ headers: { authorization: `Bearer ${s}`, 'x-api-key': s } }, 'bare headers');
-  log.info({ body: { primary_api_key: s }, key: { secret: s }, vendor: { config: { api_key: s, password: s } } }, 'bodies and configs');
-  log.info({ secret: s, api_key: s, token: s, admin_key: s, master_key: s, primary_api_key: s, credentials: { x: s } }, 'top level');
+  log.info(
+    { body: { primary_api_key: s }, key: { secret: s }, vendor: { config: { api_key: s, password: s } } },
+    'bodies and configs'
+  );
+  log.info(
+    { secret: s, api_key: s, token: s, admin_key: s, master_key: s, primary_api_key: s, credentials: { x: s } },
+    'top level'
+  );
   log.child({ vendor: 'openai' }).warn({ response: { data: { api_key: s } } }, 'two levels down');
   log.info({ byok: { credentials: { api_key: s } } }, 'byok credentials');
   t.equal(lines.length, 6);
   t.same(leaks(lines, [s]), [], 'censored everywhere');
-  t.ok(lines.every((l) => l.includes('[redacted]')), 'replaced with [redacted], not dropped');
+  t.ok(
+    lines.every((l) => l.includes('[redacted]')),
+    'replaced with [redacted], not dropped'
+  );
 });

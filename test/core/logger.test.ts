@@ -13,5 +13,5 @@ t.test('an object with its own msg and a message: one "msg" key, the object\'s k
   t.match(JSON.parse(lines[0]), { msg: 'request failed', detail: 'upstream said no', code: 'vendor_error' });
   t.match(JSON.parse(lines[1]), { msg: 'stream failed', detail: 'from a child', req_id: 'req_1' });
   t.match(JSON.parse(lines[2]), { msg: 'only the object' });
-  t.notOk('detail' in JSON.parse(lines[2]), 'no message argument: the object\'s msg is the message');
+  t.notOk('detail' in JSON.parse(lines[2]), "no message argument: the object's msg is the message");
 });

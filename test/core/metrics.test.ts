@@ -7,8 +7,14 @@ function sample(text: string, name: string, labels: Record<string, string>): num
   for (const line of text.split('\n')) {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m || m[1] !== name) continue;
-    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.keys(got).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+    const got = Object.fromEntries(
+      [...(m[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]])
+    );
+    if (
+      Object.keys(got).length === Object.keys(labels).length
+      && Object.entries(labels).every(([k, v]) => got[k] === v)
+    )
+      return Number(m[3]);
   }
   return undefined;
 }
@@ -16,9 +22,13 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 t.test('GET /metrics counts requests by method, route template and status', async (t) => {
   const { app } = await makeApp(t);
   const a = await activate(app);
-  for (let i = 0; i < 3; i++) t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode, 200);
+  for (let i = 0; i < 3; i++)
+    t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode, 200);
   t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance' })).statusCode, 401);
-  t.equal((await app.inject({ method: 'DELETE', url: '/v1/account/keys/key_doesnotexist', headers: a.auth })).statusCode, 404);
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: '/v1/account/keys/key_doesnotexist', headers: a.auth })).statusCode,
+    404
+  );
   t.equal((await app.inject({ method: 'GET', url: '/v1/no/such/thing/abc123' })).statusCode, 404);
 
   const res = await app.inject({ method: 'GET', url: '/metrics' });
@@ -28,17 +38,43 @@ t.test('GET /metrics counts requests by method, route template and status', asyn
   t.equal(sample(text, 'http_requests_total', { method: 'POST', route: '/v1/activate', status: '200' }), 1);
   t.equal(sample(text, 'http_requests_total', { method: 'GET', route: '/v1/account/balance', status: '200' }), 3);
   t.equal(sample(text, 'http_requests_total', { method: 'GET', route: '/v1/account/balance', status: '401' }), 1);
-  t.equal(sample(text, 'http_requests_total', { method: 'DELETE', route: '/v1/account/keys/:key_id', status: '404' }), 1, 'the template, not the id');
-  t.equal(sample(text, 'http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }), 1, 'unknown paths share one series');
+  t.equal(
+    sample(text, 'http_requests_total', { method: 'DELETE', route: '/v1/account/keys/:key_id', status: '404' }),
+    1,
+    'the template, not the id'
+  );
+  t.equal(
+    sample(text, 'http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
+    1,
+    'unknown paths share one series'
+  );
   t.notMatch(text, /abc123|key_doesnotexist/, 'raw URLs never become labels');
-  t.equal(sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/v1/account/balance', status: '200' }), 3);
-  t.equal(sample(text, 'http_request_duration_seconds_bucket', { le: '+Inf', method: 'GET', route: '/v1/account/balance', status: '200' }), 3);
-  t.ok(sample(text, 'http_request_duration_seconds_sum', { method: 'GET', route: '/v1/account/balance', status: '200' })! > 0);
+  t.equal(
+    sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/v1/account/balance', status: '200' }),
+    3
+  );
+  t.equal(
+    sample(text, 'http_request_duration_seconds_bucket', {
+      le: '+Inf',
+      method: 'GET',
+      route: '/v1/account/balance',
+      status: '200',
+    }),
+    3
+  );
+  t.ok(
+    sample(text, 'http_request_duration_seconds_sum', { method: 'GET', route: '/v1/account/balance', status: '200' })!
+      > 0
+  );
   t.match(text, /^# TYPE process_cpu_user_seconds_total counter$/m, 'process default metrics');
   t.match(text, /^nodejs_heap_size_used_bytes \d+/m);
 
   const again = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-  t.equal(sample(again, 'http_requests_total', { method: 'GET', route: '/metrics', status: '200' }), 1, 'the scrape before counts too');
+  t.equal(
+    sample(again, 'http_requests_total', { method: 'GET', route: '/metrics', status: '200' }),
+    1,
+    'the scrape before counts too'
+  );
 
   const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
   t.notOk(doc.paths['/metrics'], 'not part of the API document');
@@ -82,6 +118,13 @@ t.test('vendor gauges follow the router, and the core can add its own', async (t
   t.equal(sample(text, 'svc_vendor_cooldown_seconds', { vendor: 'sandbox-payments' }), 0);
   t.equal(sample(text, 'svc_capability_available', { capability: 'payments.checkout' }), 1);
 
-  new Gauge({ name: 'svc_jobs_queued', help: 'Jobs waiting.', registers: [app.metrics.registry], collect() { this.set(7); } });
+  new Gauge({
+    name: 'svc_jobs_queued',
+    help: 'Jobs waiting.',
+    registers: [app.metrics.registry],
+    collect() {
+      this.set(7);
+    },
+  });
   t.equal(sample(await scrape(), 'svc_jobs_queued', {}), 7);
 });

@@ -35,12 +35,21 @@ t.test('kill -9 mid-call: the other node runs the retry after the lease and rele
   };
   // Started together (migrations are serialised across processes): most of this test is start-up.
   const [a, b] = await Promise.all([startGateway(t, dir, config, 'node-a'), startGateway(t, dir, config, 'node-b')]);
-  const act = await (await fetch(`${a.url}/v1/activate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
+  const act = await (
+    await fetch(`${a.url}/v1/activate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  ).json();
   const headers = { authorization: `Bearer ${act.primary_api_key}`, 'content-type': 'application/json' };
-  const balance = async (base = b.url) => (await (await fetch(`${base}/v1/account/balance`, { headers })).json()).balance_usd as number;
+  const balance = async (base = b.url) =>
+    (await (await fetch(`${base}/v1/account/balance`, { headers })).json()).balance_usd as number;
   // Read on node A: a node's own reserve drops its cached balance (SQLite caches it 2 s).
   const before = await balance(a.url);
-  const body = JSON.stringify({ messages: 'hello', model: 'alpha', timeout_seconds: TIMEOUT_S, max_tokens: 100, idempotency_key: 'chat-1' });
+  const body = JSON.stringify({
+    messages: 'hello',
+    model: 'alpha',
+    timeout_seconds: TIMEOUT_S,
+    max_tokens: 100,
+    idempotency_key: 'chat-1',
+  });
   const chat = (base: string) => fetch(`${base}/v1/ai/chat`, { method: 'POST', headers, body });
 
   oa.next({ stall: true }); // node A's call reaches the vendor and never gets an answer
@@ -75,8 +84,11 @@ t.test('kill -9 mid-call: the other node runs the retry after the lease and rele
   const ranAt = Date.now();
   t.equal(ran!.status, 200);
   t.notOk(ran!.headers.get('idempotent-replayed'), 'it ran (node A stored no answer), not replayed');
-  t.ok(ranAt - started >= TIMEOUT_S * 1000, `not before node A's call deadline (${ranAt - started} ms after it started)`);
-  t.equal(oa.requests.length, 2, 'the vendor saw node A\'s call and the retry');
+  t.ok(
+    ranAt - started >= TIMEOUT_S * 1000,
+    `not before node A's call deadline (${ranAt - started} ms after it started)`
+  );
+  t.equal(oa.requests.length, 2, "the vendor saw node A's call and the retry");
   const cost = Number(ran!.headers.get('x-svc-cost-usd'));
   const replay = await chat(b.url);
   t.equal(replay.headers.get('idempotent-replayed'), 'true', 'the next retry replays the answer');
@@ -87,6 +99,10 @@ t.test('kill -9 mid-call: the other node runs the retry after the lease and rele
     await new Promise((r) => setTimeout(r, 200));
     now = await balance();
   }
-  t.equal(now, Number((before - cost).toFixed(6)), `node B released node A's hold without a restart (${Date.now() - killed} ms after the kill)`);
+  t.equal(
+    now,
+    Number((before - cost).toFixed(6)),
+    `node B released node A's hold without a restart (${Date.now() - killed} ms after the kill)`
+  );
   t.equal(b.proc.exitCode, null, 'node B kept running throughout');
 });

@@ -47,7 +47,12 @@ t.test('GET /v1/openapi.json is a valid OpenAPI 3.1 document of the app', async 
   t.equal(config.server.public_url, 'https://gw.example.com');
   t.same(Object.keys(doc.components.securitySchemes).sort(), ['adminKey', 'apiKeyHeader', 'bearerAuth']);
   t.equal(doc.components.securitySchemes.bearerAuth.scheme, 'bearer');
-  t.same(doc.components.securitySchemes.apiKeyHeader, { type: 'apiKey', in: 'header', name: 'x-api-key', description: doc.components.securitySchemes.apiKeyHeader.description });
+  t.same(doc.components.securitySchemes.apiKeyHeader, {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-api-key',
+    description: doc.components.securitySchemes.apiKeyHeader.description,
+  });
   t.ok(doc.components.schemas.Error.properties.error.properties.code.enum.includes('insufficient_balance'));
   const tags = doc.tags.map((x: { name: string }) => x.name);
   t.equal(tags[0], 'system');
@@ -59,19 +64,32 @@ t.test('GET /v1/openapi.json is a valid OpenAPI 3.1 document of the app', async 
   t.ok(v1.length >= 10, `found ${v1.length} /v1 routes`);
   for (const r of v1) t.ok(doc.paths[asOpenapi(r.url)]?.[r.method.toLowerCase()], `${r.method} ${r.url} is documented`);
   // Hidden routes stay out.
-  for (const hidden of ['/healthz', '/readyz', '/metrics', '/docs', '/docs/json']) t.notOk(doc.paths[hidden], `${hidden} is hidden`);
+  for (const hidden of ['/healthz', '/readyz', '/metrics', '/docs', '/docs/json'])
+    t.notOk(doc.paths[hidden], `${hidden} is hidden`);
 
   const ids = new Set<string>();
   for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(ops).filter(([m]) => METHODS.includes(m))) {
       const where = `${method.toUpperCase()} ${path}`;
-      t.match(op.operationId, /^[a-z]+(\.[a-z_]+)+$/, `${where} declares config.operation (or schema.hide), its operationId`);
+      t.match(
+        op.operationId,
+        /^[a-z]+(\.[a-z_]+)+$/,
+        `${where} declares config.operation (or schema.hide), its operationId`
+      );
       t.notOk(ids.has(op.operationId), 'operationIds are unique');
       ids.add(op.operationId);
       t.ok(op.tags?.length, `${where} is tagged`);
       const errors = Object.entries<any>(op.responses).filter(([s]) => Number(s) >= 400);
-      t.ok(errors.some(([s]) => s === '400'), `${where} documents validation errors`);
-      for (const [status, resp] of errors) t.equal(resp.content['application/json'].schema.$ref, '#/components/schemas/Error', `${where} ${status} refers to the shared error body`);
+      t.ok(
+        errors.some(([s]) => s === '400'),
+        `${where} documents validation errors`
+      );
+      for (const [status, resp] of errors)
+        t.equal(
+          resp.content['application/json'].schema.$ref,
+          '#/components/schemas/Error',
+          `${where} ${status} refers to the shared error body`
+        );
       t.notOk(JSON.stringify(op).includes('x-svc-errors'), 'no internal markers leak');
     }
   }
@@ -85,7 +103,11 @@ t.test('GET /v1/openapi.json is a valid OpenAPI 3.1 document of the app', async 
   t.same(doc.paths['/v1/activate'].post.security, [], 'activation needs no key');
   t.same(doc.paths['/v1/version'].get.security, []);
   t.notOk(doc.paths['/v1/version'].get.responses['401'], 'no 401 where no key is asked for');
-  t.ok(doc.paths['/v1/account/keys/{key_id}'].delete.parameters.some((p: any) => p.in === 'path' && p.name === 'key_id' && p.required));
+  t.ok(
+    doc.paths['/v1/account/keys/{key_id}'].delete.parameters.some(
+      (p: any) => p.in === 'path' && p.name === 'key_id' && p.required
+    )
+  );
   t.ok(doc.paths['/v1/account/keys/{key_id}'].delete.responses['404'], 'an unknown id is a documented 404');
   t.ok(doc.paths['/v1/account/keys'].get.parameters.some((p: any) => p.in === 'query' && p.name === 'limit'));
 
@@ -111,5 +133,9 @@ t.test('/docs serves the UI and its assets from the gateway, no CDN', async (t) 
   }
   for (const href of styles) t.equal((await app.inject({ method: 'GET', url: href })).statusCode, 200, href);
   const json = await app.inject({ method: 'GET', url: '/docs/json' });
-  t.same(json.json(), (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json(), 'the UI reads the same document');
+  t.same(
+    json.json(),
+    (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json(),
+    'the UI reads the same document'
+  );
 });

@@ -23,10 +23,17 @@ t.test('third-party area and vendor load by package name from the operator proje
 t.test('plain JSON schema config: defaults applied, env-born strings coerced, secrets redacted', async (t) => {
   const { app } = await boot(t, {
     plugins: { 'svc-area-meter': {} },
-    vendors: [{ id: 'v1', use: 'svc-vendor-scripted', config: { price_micros: '2500', api_key: 'sk-very-secret-value' } }],
+    vendors: [
+      { id: 'v1', use: 'svc-vendor-scripted', config: { price_micros: '2500', api_key: 'sk-very-secret-value' } },
+    ],
   });
   const v = app.svc.vendors.get('v1')!;
-  t.same(v.redactedConfig, { price_micros: 2500, api_key: '[redacted]', models: [], capabilities: ['test.run', 'test.send'] });
+  t.same(v.redactedConfig, {
+    price_micros: 2500,
+    api_key: '[redacted]',
+    models: [],
+    capabilities: ['test.run', 'test.send'],
+  });
   t.notMatch(JSON.stringify(app.svc.vendors.all().map((i) => i.redactedConfig)), /sk-very-secret-value/);
   t.equal(v.instance.capabilities['test.run'].price({}), 2500);
 });
@@ -34,28 +41,61 @@ t.test('plain JSON schema config: defaults applied, env-born strings coerced, se
 t.test('boot fails with the config key path for every kind of bad plugin', async (t) => {
   const good = { id: 'ok', use: 'svc-vendor-scripted', config: {} };
   const cases: [string, Record<string, unknown>, RegExp][] = [
-    ['unknown adapter', { vendors: [good, { id: 'x', use: 'svc-vendor-nope' }] },
-      /^vendors\[1\]\.use: unknown vendor adapter "svc-vendor-nope": not built in \(sandbox-payments(, [a-z0-9-]+)*\) and not an installed npm package \(npm install svc-vendor-nope\)$/],
-    ['not a vendor plugin', { vendors: [{ id: 'x', use: 'svc-not-a-plugin' }] },
-      /^vendors\[0\]\.use: "svc-not-a-plugin" is not a svc-gateway vendor plugin \(its default export must come from defineVendor\(\)\)$/],
-    ['a newer plugin API', { vendors: [{ id: 'x', use: 'svc-vendor-future' }] },
-      /^vendors\[0\]\.use: "svc-vendor-future" needs plugin API 2, this gateway has 1; upgrade svc-gateway$/],
-    ['installed but broken', { vendors: [{ id: 'x', use: 'svc-vendor-broken' }] },
-      /^vendors\[0\]\.use: plugin "svc-vendor-broken" is installed but failed to load: /],
-    ['an unknown config key', { vendors: [good, { id: 'x', use: 'svc-vendor-scripted', config: { price: 5 } }] },
-      /^invalid configuration:\n {2}vendors\[1\]\.config\.price: is not a known key$/],
-    ['a config value of the wrong type', { vendors: [{ id: 'x', use: 'svc-vendor-scripted', config: { price_micros: 'lots' } }] },
-      /^invalid configuration:\n {2}vendors\[0\]\.config\.price_micros: must be integer \(got "lots"\)$/],
-    ['an unknown plugin', { plugins: { 'svc-area-nope': {} } },
-      /^plugins\.svc-area-nope: "svc-area-nope" is not installed \(looked in .*plugin-project\/?\); install it with npm install svc-area-nope$/],
-    ['a vendor named as an area', { plugins: { 'svc-vendor-scripted': {} } },
-      /^plugins\.svc-vendor-scripted: "svc-vendor-scripted" is not a svc-gateway area plugin/],
-    ['a vendor whose capability cannot be priced', { vendors: [{ id: 'hollow', use: 'svc-vendor-hollow' }] },
-      /^vendor "hollow" \(svc-vendor-hollow\): capability "test\.run" needs invoke\(\) and price\(\) functions$/],
-    ['an area capability without idempotent', { plugins: { 'svc-area-vague': {} } },
-      /^plugins\.svc-area-vague: area "svc-area-vague" declares capability "test\.notify" without idempotent: true or false$/],
-    ['config for a plugin that takes none', { plugins: { 'svc-area-meter': { colour: 'blue' } } },
-      /^plugins\.svc-area-meter: this plugin takes no configuration$/],
+    [
+      'unknown adapter',
+      { vendors: [good, { id: 'x', use: 'svc-vendor-nope' }] },
+      /^vendors\[1\]\.use: unknown vendor adapter "svc-vendor-nope": not built in \(sandbox-payments(, [a-z0-9-]+)*\) and not an installed npm package \(npm install svc-vendor-nope\)$/,
+    ],
+    [
+      'not a vendor plugin',
+      { vendors: [{ id: 'x', use: 'svc-not-a-plugin' }] },
+      /^vendors\[0\]\.use: "svc-not-a-plugin" is not a svc-gateway vendor plugin \(its default export must come from defineVendor\(\)\)$/,
+    ],
+    [
+      'a newer plugin API',
+      { vendors: [{ id: 'x', use: 'svc-vendor-future' }] },
+      /^vendors\[0\]\.use: "svc-vendor-future" needs plugin API 2, this gateway has 1; upgrade svc-gateway$/,
+    ],
+    [
+      'installed but broken',
+      { vendors: [{ id: 'x', use: 'svc-vendor-broken' }] },
+      /^vendors\[0\]\.use: plugin "svc-vendor-broken" is installed but failed to load: /,
+    ],
+    [
+      'an unknown config key',
+      { vendors: [good, { id: 'x', use: 'svc-vendor-scripted', config: { price: 5 } }] },
+      /^invalid configuration:\n {2}vendors\[1\]\.config\.price: is not a known key$/,
+    ],
+    [
+      'a config value of the wrong type',
+      { vendors: [{ id: 'x', use: 'svc-vendor-scripted', config: { price_micros: 'lots' } }] },
+      /^invalid configuration:\n {2}vendors\[0\]\.config\.price_micros: must be integer \(got "lots"\)$/,
+    ],
+    [
+      'an unknown plugin',
+      { plugins: { 'svc-area-nope': {} } },
+      /^plugins\.svc-area-nope: "svc-area-nope" is not installed \(looked in .*plugin-project\/?\); install it with npm install svc-area-nope$/,
+    ],
+    [
+      'a vendor named as an area',
+      { plugins: { 'svc-vendor-scripted': {} } },
+      /^plugins\.svc-vendor-scripted: "svc-vendor-scripted" is not a svc-gateway area plugin/,
+    ],
+    [
+      'a vendor whose capability cannot be priced',
+      { vendors: [{ id: 'hollow', use: 'svc-vendor-hollow' }] },
+      /^vendor "hollow" \(svc-vendor-hollow\): capability "test\.run" needs invoke\(\) and price\(\) functions$/,
+    ],
+    [
+      'an area capability without idempotent',
+      { plugins: { 'svc-area-vague': {} } },
+      /^plugins\.svc-area-vague: area "svc-area-vague" declares capability "test\.notify" without idempotent: true or false$/,
+    ],
+    [
+      'config for a plugin that takes none',
+      { plugins: { 'svc-area-meter': { colour: 'blue' } } },
+      /^plugins\.svc-area-meter: this plugin takes no configuration$/,
+    ],
   ];
   for (const [name, overrides, message] of cases) {
     await t.rejects(boot(t, overrides), { name: 'ConfigError', message }, name);
@@ -63,8 +103,12 @@ t.test('boot fails with the config key path for every kind of bad plugin', async
 });
 
 t.test('a plugin path relative to the project directory loads too', async (t) => {
-  const { app } = await boot(t, { vendors: [{ id: 'rel', use: './node_modules/svc-vendor-scripted/index.js', config: {} }] });
+  const { app } = await boot(t, {
+    vendors: [{ id: 'rel', use: './node_modules/svc-vendor-scripted/index.js', config: {} }],
+  });
   t.equal(app.svc.vendors.get('rel')?.adapter, 'svc-vendor-scripted');
-  await t.rejects(boot(t, { vendors: [{ id: 'rel', use: './nowhere/plugin.js' }] }),
-    { name: 'ConfigError', message: /^vendors\[0\]\.use: unknown vendor adapter "\.\/nowhere\/plugin\.js"/ });
+  await t.rejects(boot(t, { vendors: [{ id: 'rel', use: './nowhere/plugin.js' }] }), {
+    name: 'ConfigError',
+    message: /^vendors\[0\]\.use: unknown vendor adapter "\.\/nowhere\/plugin\.js"/,
+  });
 });

@@ -53,7 +53,9 @@ t.test('SIGTERM: the call in flight gets its answer, new connections are refused
   await once(sock, 'connect');
   const response = readResponse(sock);
   const parts = ['{"device_kind"', ':"te', 'st"}'];
-  sock.write(`POST /v1/activate HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: ${parts.join('').length}\r\n\r\n${parts[0]}`);
+  sock.write(
+    `POST /v1/activate HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: ${parts.join('').length}\r\n\r\n${parts[0]}`
+  );
   await sleep(300);
 
   const signalled = Date.now();

@@ -62,10 +62,22 @@ function has(value: unknown, segments: string[]): boolean {
 const paths = keyPaths(CoreConfigSchema);
 
 t.test('the schema walk finds the keys it should', async (t) => {
-  for (const p of ['version', 'server.port', 'database.url', 'tiers.<tier>.burst', 'vendors[].use', 'routes.<capability>.targets', 'plugins.<area>', 'limits.idempotency_ttl_seconds']) {
+  for (const p of [
+    'version',
+    'server.port',
+    'database.url',
+    'tiers.<tier>.burst',
+    'vendors[].use',
+    'routes.<capability>.targets',
+    'plugins.<area>',
+    'limits.idempotency_ttl_seconds',
+  ]) {
     t.ok(paths.includes(p), p);
   }
-  t.notOk(paths.some((p) => p.startsWith('vendors[].config.')), 'free-form adapter config is not walked into');
+  t.notOk(
+    paths.some((p) => p.startsWith('vendors[].config.')),
+    'free-form adapter config is not walked into'
+  );
 });
 
 t.test('docs/configuration.md names every key path', async (t) => {
@@ -117,7 +129,10 @@ t.test('svc.config.example.yaml loads, and a gateway builds from it', async (t) 
   const dir = mkdtempSync(join(tmpdir(), 'svc-example-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const url = await freshDatabaseUrl(t, dir);
-  const booted = loadConfig({ file: EXAMPLE, env: { ...env, SVC_DATA_DIR: dir, SVC_DATABASE_URL: url, SVC_LOG_LEVEL: 'silent' } });
+  const booted = loadConfig({
+    file: EXAMPLE,
+    env: { ...env, SVC_DATA_DIR: dir, SVC_DATABASE_URL: url, SVC_LOG_LEVEL: 'silent' },
+  });
   const app = await buildApp(booted);
   t.teardown(() => app.close());
   await app.ready();
@@ -128,6 +143,9 @@ t.test('svc.config.example.yaml loads, and a gateway builds from it', async (t) 
 });
 
 t.test('an unset ${NAME} without a default is a boot error naming the key', async (t) => {
-  t.throws(() => loadConfig({ object: { admin_key: '${SVC_DOC_TEST_UNSET}' }, env: {} }), /admin_key: environment variable SVC_DOC_TEST_UNSET is not set/);
+  t.throws(
+    () => loadConfig({ object: { admin_key: '${SVC_DOC_TEST_UNSET}' }, env: {} }),
+    /admin_key: environment variable SVC_DOC_TEST_UNSET is not set/
+  );
   t.equal(loadConfig({ object: { admin_key: '${SVC_DOC_TEST_UNSET:-fallback}' }, env: {} }).admin_key, 'fallback');
 });

@@ -8,7 +8,11 @@ const keys = (auth: Record<string, string>) => ({ method: 'POST' as const, url: 
 
 t.test('request ids: a valid x-request-id is echoed, anything else is replaced', async (t) => {
   const { app } = await makeApp(t);
-  const echoed = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-01:abc.DEF_9' } });
+  const echoed = await app.inject({
+    method: 'GET',
+    url: '/healthz',
+    headers: { 'x-request-id': 'trace-01:abc.DEF_9' },
+  });
   t.equal(echoed.headers['x-request-id'], 'trace-01:abc.DEF_9');
   for (const bad of ['has space', 'x'.repeat(129), 'semi;colon']) {
     const res = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': bad } });
@@ -50,7 +54,11 @@ t.test('rate limits: a token bucket of burst, with the ratelimit-* headers', asy
 t.test('auth: a malformed Authorization header wins over x-api-key', async (t) => {
   const { app } = await makeApp(t);
   const a = await activate(app);
-  const res = await app.inject({ method: 'GET', url: '/v1/account/balance', headers: { authorization: 'Basic abc', 'x-api-key': a.key } });
+  const res = await app.inject({
+    method: 'GET',
+    url: '/v1/account/balance',
+    headers: { authorization: 'Basic abc', 'x-api-key': a.key },
+  });
   t.equal(res.statusCode, 401);
 });
 
@@ -71,7 +79,10 @@ t.test('creates answer 200, and idempotency keys replay the stored answer', asyn
   t.equal(reused.json().error.code, 'idempotency_key_reused');
 
   const elsewhere = await activate(app);
-  const otherAccount = await app.inject({ ...keys({ ...elsewhere.auth, 'idempotency-key': 'k1' }), payload: { label: 'ci', scopes: ['account'] } });
+  const otherAccount = await app.inject({
+    ...keys({ ...elsewhere.auth, 'idempotency-key': 'k1' }),
+    payload: { label: 'ci', scopes: ['account'] },
+  });
   t.equal(otherAccount.statusCode, 200, 'keys are scoped to the account');
   t.notOk(otherAccount.headers['idempotent-replayed']);
 
@@ -103,7 +114,12 @@ t.test('cursors: opaque, positional, validated', async (t) => {
     const body: { items: { key_id: string }[]; next_cursor: string | null } = res.json();
     seen.push(...body.items.map((k) => k.key_id));
     cursor = body.next_cursor;
-    if (pages === 0) t.equal((await app.inject({ ...keys(a.auth), payload: { label: 'late' } })).statusCode, 200, 'created after the first page');
+    if (pages === 0)
+      t.equal(
+        (await app.inject({ ...keys(a.auth), payload: { label: 'late' } })).statusCode,
+        200,
+        'created after the first page'
+      );
     pages++;
   } while (cursor && pages < 10);
   t.equal(seen.length, 3, 'newest first, and a key created meanwhile neither shifts nor repeats');

@@ -17,7 +17,12 @@ function section(title: string): string[] {
   return lines.slice(start + 1, end < 0 ? undefined : end);
 }
 
-interface Row { code: string; status: number; retryable: string; meaning: string }
+interface Row {
+  code: string;
+  status: number;
+  retryable: string;
+  meaning: string;
+}
 
 function catalogue(): Row[] {
   const rows: Row[] = [];
@@ -47,7 +52,10 @@ t.test('the catalogue lists every code of core/errors.ts with its status and ret
 });
 
 t.test('the documented body fields are the ones the gateway renders', async (t) => {
-  const rendered = errorBody(apiError('validation_failed', 'x is required.', { param: 'x', details: { errors: [] } }), 'req_1').error;
+  const rendered = errorBody(
+    apiError('validation_failed', 'x is required.', { param: 'x', details: { errors: [] } }),
+    'req_1'
+  ).error;
   const fields = section('The error body')
     .map((l) => /^\|\s*`([a-z_]+)`\s*\|/.exec(l)?.[1])
     .filter((f): f is string => !!f);

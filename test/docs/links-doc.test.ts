@@ -6,10 +6,20 @@ import { fileURLToPath } from 'node:url';
 // Relative links between the docs (and their #anchors) must lead somewhere.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const pages = [...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f)), join(root, 'BENCHMARKS.md')];
+const pages = [
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(root, 'docs', f)),
+  join(root, 'BENCHMARKS.md'),
+];
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to dashes. */
-const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 
 function anchors(file: string): Set<string> {
   const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
@@ -24,7 +34,8 @@ for (const page of pages) {
       const [path, anchor] = target.split('#');
       const file = path ? resolve(dirname(page), path) : page;
       t.ok(existsSync(file), `${target}: the file exists`);
-      if (anchor && file.endsWith('.md') && existsSync(file)) t.ok(anchors(file).has(anchor), `${target}: the heading exists`);
+      if (anchor && file.endsWith('.md') && existsSync(file))
+        t.ok(anchors(file).has(anchor), `${target}: the heading exists`);
     }
   });
 }

@@ -19,7 +19,8 @@ function installExample(t: Tap): string {
   const dir = mkdtempSync(join(tmpdir(), 'svc-plugins-doc-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const files = [...doc.matchAll(/<!-- file: (\S+) -->\n```\w+\n([\s\S]*?)```/g)];
-  if (files.length !== 4) throw new Error(`docs/plugins.md should hold the 4 files of the example, found ${files.length}`);
+  if (files.length !== 4)
+    throw new Error(`docs/plugins.md should hold the 4 files of the example, found ${files.length}`);
   for (const [, path, text] of files) {
     const file = join(dir, 'node_modules', path);
     mkdirSync(dirname(file), { recursive: true });
@@ -27,8 +28,14 @@ function installExample(t: Tap): string {
   }
   // The operator's project has svc-gateway (this checkout) and typebox installed.
   mkdirSync(join(dir, 'node_modules', 'svc-gateway'));
-  writeFileSync(join(dir, 'node_modules', 'svc-gateway', 'package.json'), JSON.stringify({ name: 'svc-gateway', type: 'module', exports: './index.js' }));
-  writeFileSync(join(dir, 'node_modules', 'svc-gateway', 'index.js'), `export * from ${JSON.stringify(pathToFileURL(join(root, 'core/index.js')).href)};\n`);
+  writeFileSync(
+    join(dir, 'node_modules', 'svc-gateway', 'package.json'),
+    JSON.stringify({ name: 'svc-gateway', type: 'module', exports: './index.js' })
+  );
+  writeFileSync(
+    join(dir, 'node_modules', 'svc-gateway', 'index.js'),
+    `export * from ${JSON.stringify(pathToFileURL(join(root, 'core/index.js')).href)};\n`
+  );
   symlinkSync(join(root, 'node_modules', '@sinclair'), join(dir, 'node_modules', '@sinclair'));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'operator-project', private: true }));
   return dir;
@@ -48,9 +55,17 @@ async function fakeLingo(t: Tap): Promise<Lingo> {
     for await (const c of req) raw += c;
     const body = raw ? JSON.parse(raw) : undefined;
     state.seen.push({ method: req.method, url: req.url, authorization: req.headers.authorization, body });
-    const a = state.answer.body === null && req.url === '/v2/translate'
-      ? { status: 200, body: { translation: `[${body.target_lang}] ${body.text}`, detected_source_lang: 'en', billed_characters: body.text.length } }
-      : state.answer;
+    const a =
+      state.answer.body === null && req.url === '/v2/translate'
+        ? {
+            status: 200,
+            body: {
+              translation: `[${body.target_lang}] ${body.text}`,
+              detected_source_lang: 'en',
+              billed_characters: body.text.length,
+            },
+          }
+        : state.answer;
     res.writeHead(a.status, { 'content-type': 'application/json', ...(a.headers ?? {}) });
     res.end(JSON.stringify(a.body ?? { characters_used: 0 }));
   });
@@ -60,14 +75,27 @@ async function fakeLingo(t: Tap): Promise<Lingo> {
   return state;
 }
 
-const lingoVendor = (url: string, extra: Record<string, unknown> = {}) => ({ id: 'lingo', use: 'svc-vendor-lingo', config: { api_key: 'lingo-secret-key', base_url: url, ...extra } });
+const lingoVendor = (url: string, extra: Record<string, unknown> = {}) => ({
+  id: 'lingo',
+  use: 'svc-vendor-lingo',
+  config: { api_key: 'lingo-secret-key', base_url: url, ...extra },
+});
 
 t.test('the example area and adapter translate, charge and report the cost', async (t) => {
   const dir = installExample(t);
   const lingo = await fakeLingo(t);
-  const { app } = await makeApp(t, { plugins: { 'svc-area-translate': { max_chars: 50 } }, vendors: [lingoVendor(lingo.url)] }, { baseDir: dir });
+  const { app } = await makeApp(
+    t,
+    { plugins: { 'svc-area-translate': { max_chars: 50 } }, vendors: [lingoVendor(lingo.url)] },
+    { baseDir: dir }
+  );
   const a = await activate(app);
-  const res = await app.inject({ method: 'POST', url: '/v1/translate', headers: a.auth, payload: { text: 'good morning', target_lang: 'de' } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/translate',
+    headers: a.auth,
+    payload: { text: 'good morning', target_lang: 'de' },
+  });
   t.equal(res.statusCode, 200, res.body);
   t.same(res.json(), { text: '[de] good morning', detected_source_lang: 'en', vendor: 'lingo' });
   t.equal(res.headers['x-svc-vendor'], 'lingo');
@@ -77,7 +105,12 @@ t.test('the example area and adapter translate, charge and report the cost', asy
   const bal = await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth });
   t.equal(bal.json().balance_usd, 5 - 0.00024);
 
-  const big = await app.inject({ method: 'POST', url: '/v1/translate', headers: a.auth, payload: { text: 'x'.repeat(51), target_lang: 'de' } });
+  const big = await app.inject({
+    method: 'POST',
+    url: '/v1/translate',
+    headers: a.auth,
+    payload: { text: 'x'.repeat(51), target_lang: 'de' },
+  });
   t.equal(big.statusCode, 413);
   t.equal(big.json().error.param, 'text');
   t.equal(lingo.seen.length, 1, 'a refused request never reaches the vendor');
@@ -91,10 +124,19 @@ t.test('the example area and adapter translate, charge and report the cost', asy
 t.test('vendor failures come back classified, and nothing is charged', async (t) => {
   const dir = installExample(t);
   const lingo = await fakeLingo(t);
-  const { app } = await makeApp(t, { plugins: { 'svc-area-translate': true }, vendors: [lingoVendor(lingo.url)] }, { baseDir: dir });
+  const { app } = await makeApp(
+    t,
+    { plugins: { 'svc-area-translate': true }, vendors: [lingoVendor(lingo.url)] },
+    { baseDir: dir }
+  );
   const a = await activate(app);
   lingo.answer = { status: 401, body: { message: 'bad key' } };
-  const res = await app.inject({ method: 'POST', url: '/v1/translate', headers: a.auth, payload: { text: 'hi', target_lang: 'fr' } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/translate',
+    headers: a.auth,
+    payload: { text: 'hi', target_lang: 'fr' },
+  });
   t.equal(res.statusCode, 502);
   t.equal(res.json().error.code, 'vendor_error');
   t.equal(res.json().error.details.attempts[0].status, 'auth');
@@ -106,13 +148,24 @@ t.test('without a vendor instance the area says so', async (t) => {
   const dir = installExample(t);
   const { app } = await makeApp(t, { plugins: { 'svc-area-translate': {} } }, { baseDir: dir });
   const a = await activate(app);
-  const res = await app.inject({ method: 'POST', url: '/v1/translate', headers: a.auth, payload: { text: 'hi', target_lang: 'fr' } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/translate',
+    headers: a.auth,
+    payload: { text: 'hi', target_lang: 'fr' },
+  });
   t.equal(res.statusCode, 503);
   t.equal(res.json().error.code, 'no_vendor_available');
 });
 
 t.test('a bad adapter config stops the boot with the key path', async (t) => {
   const dir = installExample(t);
-  await t.rejects(makeApp(t, { vendors: [{ id: 'lingo', use: 'svc-vendor-lingo', config: {} }] }, { baseDir: dir }), /vendors\[0\]\.config\.api_key/);
-  await t.rejects(makeApp(t, { plugins: { 'svc-area-translate': { max_chars: 'many' } } }, { baseDir: dir }), /plugins\.svc-area-translate\.max_chars/);
+  await t.rejects(
+    makeApp(t, { vendors: [{ id: 'lingo', use: 'svc-vendor-lingo', config: {} }] }, { baseDir: dir }),
+    /vendors\[0\]\.config\.api_key/
+  );
+  await t.rejects(
+    makeApp(t, { plugins: { 'svc-area-translate': { max_chars: 'many' } } }, { baseDir: dir }),
+    /plugins\.svc-area-translate\.max_chars/
+  );
 });

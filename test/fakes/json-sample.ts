@@ -11,7 +11,9 @@ export function sample(schema: unknown, root: any = schema): unknown {
   if (s.const !== undefined) return s.const;
   const anyOf = s.anyOf ?? s.oneOf;
   if (Array.isArray(anyOf) && anyOf.length) return sample(anyOf[0], root);
-  const type = String((Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type) ?? (s.properties ? 'object' : 'string')).toLowerCase();
+  const type = String(
+    (Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type) ?? (s.properties ? 'object' : 'string')
+  ).toLowerCase();
   switch (type) {
     case 'object': {
       const props = Object.entries((s.properties ?? {}) as Record<string, unknown>);

@@ -8,8 +8,27 @@ import { words, type FakeRequest, type Script } from './script.js';
 
 type SendError = (res: ServerResponse, status: number, message: string) => void;
 
-const VOICES = new Set(['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'onyx', 'nova', 'sage', 'shimmer', 'verse', 'marin', 'cedar']);
-const SPEECH_TYPES: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/opus', wav: 'audio/wav', pcm: 'audio/pcm' };
+const VOICES = new Set([
+  'alloy',
+  'ash',
+  'ballad',
+  'coral',
+  'echo',
+  'fable',
+  'onyx',
+  'nova',
+  'sage',
+  'shimmer',
+  'verse',
+  'marin',
+  'cedar',
+]);
+const SPEECH_TYPES: Record<string, string> = {
+  mp3: 'audio/mpeg',
+  opus: 'audio/opus',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+};
 const UPLOAD_EXTS = ['flac', 'm4a', 'mp3', 'mp4', 'mpeg', 'mpga', 'oga', 'ogg', 'wav', 'webm'];
 const RATE = 24_000;
 /** Speech length the fake makes: 10 ms of tone a character. */
@@ -79,10 +98,16 @@ export function oggOpus(ms: number): Buffer {
   head[9] = 1;
   head.writeUInt16LE(312, 10); // pre-skip
   head.writeUInt32LE(RATE, 12);
-  const tags = Buffer.concat([Buffer.from('OpusTags', 'latin1'), Buffer.from([4, 0, 0, 0]), Buffer.from('fake'), Buffer.alloc(4)]);
+  const tags = Buffer.concat([
+    Buffer.from('OpusTags', 'latin1'),
+    Buffer.from([4, 0, 0, 0]),
+    Buffer.from('fake'),
+    Buffer.alloc(4),
+  ]);
   const packets = Math.max(1, Math.ceil(ms / 20));
   const pages = [oggPage(head, 0, 0n, 2), oggPage(tags, 1, 0n, 0)];
-  for (let i = 0; i < packets; i++) pages.push(oggPage(Buffer.from([0xf8, 0xff, 0xfe]), i + 2, BigInt(312 + (i + 1) * 960), i === packets - 1 ? 4 : 0));
+  for (let i = 0; i < packets; i++)
+    pages.push(oggPage(Buffer.from([0xf8, 0xff, 0xfe]), i + 2, BigInt(312 + (i + 1) * 960), i === packets - 1 ? 4 : 0));
   return Buffer.concat(pages);
 }
 
@@ -102,7 +127,9 @@ function speech(req: FakeRequest, res: ServerResponse, error: SendError) {
 
 /** The upload as OpenAI's server reads it (the platform's multipart parser). */
 export async function uploadOf(req: FakeRequest): Promise<FormData> {
-  return new Response(new Uint8Array(req.bytes), { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
+  return new Response(new Uint8Array(req.bytes), {
+    headers: { 'content-type': String(req.headers['content-type']) },
+  }).formData();
 }
 
 /** Seconds of a WAV upload from its header; other containers at 16 kB/s. */
@@ -118,7 +145,8 @@ function seconds(file: Buffer): number {
 const LANGUAGES: Record<string, string> = { en: 'english', de: 'german', fr: 'french', es: 'spanish', ja: 'japanese' };
 
 async function transcription(req: FakeRequest, res: ServerResponse, s: Script, error: SendError) {
-  if (!String(req.headers['content-type']).startsWith('multipart/form-data')) return error(res, 400, 'Expected multipart/form-data.');
+  if (!String(req.headers['content-type']).startsWith('multipart/form-data'))
+    return error(res, 400, 'Expected multipart/form-data.');
   let form: FormData;
   try {
     form = await uploadOf(req);
@@ -130,9 +158,11 @@ async function transcription(req: FakeRequest, res: ServerResponse, s: Script, e
   if (!(file instanceof Blob)) return error(res, 400, "Missing required parameter: 'file'.");
   if (typeof model !== 'string' || !model) return error(res, 400, "Missing required parameter: 'model'.");
   const ext = (file as File).name?.split('.').pop()?.toLowerCase() ?? '';
-  if (!UPLOAD_EXTS.includes(ext)) return error(res, 400, `Invalid file format. Supported formats: ${JSON.stringify(UPLOAD_EXTS)}`);
+  if (!UPLOAD_EXTS.includes(ext))
+    return error(res, 400, `Invalid file format. Supported formats: ${JSON.stringify(UPLOAD_EXTS)}`);
   const language = form.get('language');
-  if (language !== null && !/^[a-z]{2}$/.test(String(language))) return error(res, 400, `Invalid language '${language}'. Language parameter must be specified in ISO-639-1 format.`);
+  if (language !== null && !/^[a-z]{2}$/.test(String(language)))
+    return error(res, 400, `Invalid language '${language}'. Language parameter must be specified in ISO-639-1 format.`);
   const format = String(form.get('response_format') ?? 'json');
   const whisper = model.startsWith('whisper');
   if (!(whisper ? ['json', 'text', 'srt', 'verbose_json', 'vtt'] : ['json', 'text']).includes(format)) {
@@ -144,10 +174,20 @@ async function transcription(req: FakeRequest, res: ServerResponse, s: Script, e
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
     return res.end(`${text}\n`);
   }
-  const usage = whisper ? { type: 'duration', seconds: Math.ceil(duration) } : { type: 'tokens', input_tokens: 20, output_tokens: words(text).length, total_tokens: 20 + words(text).length };
-  const body = format === 'verbose_json'
-    ? { task: 'transcribe', language: LANGUAGES[String(language ?? 'en')] ?? 'english', duration, text, segments: segments(text, duration), usage }
-    : { text, usage };
+  const usage = whisper
+    ? { type: 'duration', seconds: Math.ceil(duration) }
+    : { type: 'tokens', input_tokens: 20, output_tokens: words(text).length, total_tokens: 20 + words(text).length };
+  const body =
+    format === 'verbose_json'
+      ? {
+          task: 'transcribe',
+          language: LANGUAGES[String(language ?? 'en')] ?? 'english',
+          duration,
+          text,
+          segments: segments(text, duration),
+          usage,
+        }
+      : { text, usage };
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }
@@ -156,17 +196,31 @@ async function transcription(req: FakeRequest, res: ServerResponse, s: Script, e
 function segments(text: string, duration: number) {
   const w = words(text);
   const half = Math.ceil(w.length / 2);
-  const mid = Math.round((duration * half) / Math.max(1, w.length) * 100) / 100;
-  const parts = [[w.slice(0, half), 0, mid], [w.slice(half), mid, duration]] as const;
-  return parts.filter(([p]) => p.length).map(([p, start, end], id) => ({
-    id, seek: 0, start, end, text: ` ${p.join('').trim()}`, tokens: [], temperature: 0, avg_logprob: -0.2, compression_ratio: 1, no_speech_prob: 0.01,
-  }));
+  const mid = Math.round(((duration * half) / Math.max(1, w.length)) * 100) / 100;
+  const parts = [
+    [w.slice(0, half), 0, mid],
+    [w.slice(half), mid, duration],
+  ] as const;
+  return parts
+    .filter(([p]) => p.length)
+    .map(([p, start, end], id) => ({
+      id,
+      seek: 0,
+      start,
+      end,
+      text: ` ${p.join('').trim()}`,
+      tokens: [],
+      temperature: 0,
+      avg_logprob: -0.2,
+      compression_ratio: 1,
+      no_speech_prob: 0.01,
+    }));
 }
 
 /** Answers the audio paths; false for any other path. */
 export async function audioRoute(req: FakeRequest, res: ServerResponse, s: Script, error: SendError): Promise<boolean> {
   if (req.method !== 'POST') return false;
-  if (req.path.endsWith('/audio/speech')) return speech(req, res, error), true;
-  if (req.path.endsWith('/audio/transcriptions')) return await transcription(req, res, s, error), true;
+  if (req.path.endsWith('/audio/speech')) return (speech(req, res, error), true);
+  if (req.path.endsWith('/audio/transcriptions')) return (await transcription(req, res, s, error), true);
   return false;
 }

@@ -55,7 +55,13 @@ export class FakeServer {
         } catch {
           body = raw;
         }
-        const r = { method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0], headers: req.headers, body, bytes };
+        const r = {
+          method: req.method ?? 'GET',
+          path: (req.url ?? '/').split('?')[0],
+          headers: req.headers,
+          body,
+          bytes,
+        };
         this.requests.push(r);
         const at = this.queue.findIndex((q) => !q.path || q.path.test(r.path));
         const s = { ...this.defaults, ...(at < 0 ? {} : this.queue.splice(at, 1)[0]) };

@@ -42,7 +42,11 @@ export interface TestApp {
 }
 
 /** A gateway on a temp data dir and a fresh database, closed and removed at teardown. */
-export async function makeApp(t: Tap, overrides: Record<string, unknown> = {}, opts: { baseDir?: string } = {}): Promise<TestApp> {
+export async function makeApp(
+  t: Tap,
+  overrides: Record<string, unknown> = {},
+  opts: { baseDir?: string } = {}
+): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const url = await freshDatabaseUrl(t, dir);
@@ -55,7 +59,10 @@ export async function makeApp(t: Tap, overrides: Record<string, unknown> = {}, o
     egress: { allow_private: true, allow_loopback: false },
     // Generous by default so tests that make many calls are not rate limited; the
     // rate-limit tests set their own tiers.
-    tiers: { free: { rate_per_minute: 1_000_000, burst: 100_000, price_usd: 0 }, pro: { rate_per_minute: 1_000_000, burst: 100_000, price_usd: 20 } },
+    tiers: {
+      free: { rate_per_minute: 1_000_000, burst: 100_000, price_usd: 0 },
+      pro: { rate_per_minute: 1_000_000, burst: 100_000, price_usd: 20 },
+    },
     limits: { activate_per_hour: 100_000 },
   };
   const config = loadConfig({ object: merge(base, overrides), env: {} });
@@ -76,5 +83,10 @@ export async function activate(app: FastifyInstance, body: Record<string, unknow
   const res = await app.inject({ method: 'POST', url: '/v1/activate', payload: body });
   if (res.statusCode !== 200) throw new Error(`activate failed: ${res.statusCode} ${res.body}`);
   const r = res.json();
-  return { key: r.primary_api_key, account_id: r.account_id, project_id: r.project_id, auth: { authorization: `Bearer ${r.primary_api_key}` } };
+  return {
+    key: r.primary_api_key,
+    account_id: r.account_id,
+    project_id: r.project_id,
+    auth: { authorization: `Bearer ${r.primary_api_key}` },
+  };
 }

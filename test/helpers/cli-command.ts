@@ -14,8 +14,9 @@ let args: string[] | undefined;
 
 /** Node arguments that run the CLI (`[...cliCommand(), 'serve', …]`), absolute paths. */
 export function cliCommand(): string[] {
-  args ??= process.env.SVC_TEST_FROM_SOURCE !== '1' && distIsFresh(ROOT)
-    ? [join(ROOT, 'dist', 'bin', 'svc-gateway.js')]
-    : [...process.execArgv, join(ROOT, 'bin', 'svc-gateway.ts')];
+  args ??=
+    process.env.SVC_TEST_FROM_SOURCE !== '1' && distIsFresh(ROOT)
+      ? [join(ROOT, 'dist', 'bin', 'svc-gateway.js')]
+      : [...process.execArgv, join(ROOT, 'bin', 'svc-gateway.ts')];
   return args;
 }

@@ -15,11 +15,18 @@ export interface GatewayProcess {
  * The real gateway in its own process (`svc-gateway serve`, see cli-command.ts), on a config file written
  * into `dir`, listening on a free loopback port. Killed at teardown if still running.
  */
-export async function startGateway(t: { teardown(fn: () => unknown): void }, dir: string, config: Record<string, unknown>, name = 'gateway'): Promise<GatewayProcess> {
+export async function startGateway(
+  t: { teardown(fn: () => unknown): void },
+  dir: string,
+  config: Record<string, unknown>,
+  name = 'gateway'
+): Promise<GatewayProcess> {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, JSON.stringify({ server: { host: '127.0.0.1', port: 0 }, log: { level: 'warn' }, ...config }));
   const proc = spawn(process.execPath, [...cliCommand(), 'serve', '--config', file], {
-    cwd: process.cwd(), env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: process.cwd(),
+    env: { ...process.env, SVC_CONFIG: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   proc.stdout!.on('data', (c) => (out += c));

@@ -22,7 +22,10 @@ function freePort(): Promise<number> {
  */
 export const STORAGE_VENDOR = process.env.SVC_TEST_STORAGE === 's3' ? 's3' : 'local-storage';
 
-async function listenOn(t: Tap, overrides: Record<string, any>): Promise<{ app: FastifyInstance; base: string; dir: string }> {
+async function listenOn(
+  t: Tap,
+  overrides: Record<string, any>
+): Promise<{ app: FastifyInstance; base: string; dir: string }> {
   // The port is known before the app (its public_url names it), so another process may take it
   // in between (seen once in CI: EADDRINUSE): then try another. The app left behind closes at teardown.
   for (let attempt = 1; ; attempt++) {
@@ -42,7 +45,10 @@ async function listenOn(t: Tap, overrides: Record<string, any>): Promise<{ app: 
  * A gateway listening on loopback whose public_url is its real address, so the presigned
  * URLs it hands out work with plain fetch and the AWS SDK.
  */
-export async function listeningApp(t: Tap, overrides: Record<string, any> = {}): Promise<{ app: FastifyInstance; base: string; dir: string }> {
+export async function listeningApp(
+  t: Tap,
+  overrides: Record<string, any> = {}
+): Promise<{ app: FastifyInstance; base: string; dir: string }> {
   if (STORAGE_VENDOR !== 's3' || overrides.vendors) return listenOn(t, overrides);
   return s3BackedApp(t, overrides);
 }
@@ -51,17 +57,31 @@ export async function listeningApp(t: Tap, overrides: Record<string, any> = {}):
  * A gateway whose only storage vendor is the s3 adapter, pointed at a second gateway's S3
  * endpoint (`backing`, bucket `backing`, prefix `suite/`).
  */
-export async function s3BackedApp(t: Tap, overrides: Record<string, any> = {}): Promise<{ app: FastifyInstance; base: string; dir: string; backing: string }> {
+export async function s3BackedApp(
+  t: Tap,
+  overrides: Record<string, any> = {}
+): Promise<{ app: FastifyInstance; base: string; dir: string; backing: string }> {
   const backing = await listenOn(t, { plugins: { storage: { tier_caps: {} } } });
   const owner = await activate(backing.app);
   await createBucket(backing.app, owner, 'backing');
   const c = await s3Credentials(backing.app, owner);
   const front = await listenOn(t, {
     ...overrides,
-    vendors: [{ id: 's3', use: 's3', config: {
-      endpoint: c.endpoint, region: c.region, bucket: 'backing', prefix: 'suite/', force_path_style: true,
-      access_key_id: c.access_key_id, secret_access_key: c.secret_access_key,
-    } }],
+    vendors: [
+      {
+        id: 's3',
+        use: 's3',
+        config: {
+          endpoint: c.endpoint,
+          region: c.region,
+          bucket: 'backing',
+          prefix: 'suite/',
+          force_path_style: true,
+          access_key_id: c.access_key_id,
+          secret_access_key: c.secret_access_key,
+        },
+      },
+    ],
   });
   return { ...front, backing: backing.base };
 }

@@ -12,7 +12,13 @@ const S3rver = createRequire(import.meta.url)('s3rver');
  */
 export async function s3rver(t: { teardown(fn: () => unknown): void }): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: 'backing' }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory: dir,
+    configureBuckets: [{ name: 'backing' }],
+  });
   const addr = await server.run();
   t.teardown(async () => {
     await server.close();

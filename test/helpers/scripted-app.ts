@@ -31,15 +31,33 @@ export interface ScriptedVendor {
   capabilities?: string[];
 }
 
-export async function scriptedApp(t: Tap, vendors: ScriptedVendor[], overrides: Record<string, unknown> = {}): Promise<TestApp> {
-  return makeApp(t, {
-    plugins: { 'svc-area-meter': {} },
-    vendors: vendors.map(({ id, regions, ...config }) => ({ id, use: 'svc-vendor-scripted', config, ...(regions ? { regions } : {}) })),
-    ...overrides,
-  }, { baseDir: PLUGIN_PROJECT });
+export async function scriptedApp(
+  t: Tap,
+  vendors: ScriptedVendor[],
+  overrides: Record<string, unknown> = {}
+): Promise<TestApp> {
+  return makeApp(
+    t,
+    {
+      plugins: { 'svc-area-meter': {} },
+      vendors: vendors.map(({ id, regions, ...config }) => ({
+        id,
+        use: 'svc-vendor-scripted',
+        config,
+        ...(regions ? { regions } : {}),
+      })),
+      ...overrides,
+    },
+    { baseDir: PLUGIN_PROJECT }
+  );
 }
 
-export function meterCall(app: FastifyInstance, auth: Record<string, string>, body: Record<string, unknown>, what: 'run' | 'send' = 'run') {
+export function meterCall(
+  app: FastifyInstance,
+  auth: Record<string, string>,
+  body: Record<string, unknown>,
+  what: 'run' | 'send' = 'run'
+) {
   return app.inject({ method: 'POST', url: `/v1/meter/${what}`, headers: auth, payload: body });
 }
 
@@ -47,8 +65,14 @@ export function meterCall(app: FastifyInstance, auth: Record<string, string>, bo
 export async function money(app: FastifyInstance, accountId: string) {
   const db = app.svc.db;
   const balance = await app.svc.wallet.balance(accountId);
-  const usage = (await db.selectFrom('wallet_ledger').select(['amount_micros', 'vendor', 'capability']).where('account_id', '=', accountId).where('kind', '=', 'usage').execute())
-    .map((r) => ({ amount_micros: Number(r.amount_micros), vendor: r.vendor, capability: r.capability }));
+  const usage = (
+    await db
+      .selectFrom('wallet_ledger')
+      .select(['amount_micros', 'vendor', 'capability'])
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'usage')
+      .execute()
+  ).map((r) => ({ amount_micros: Number(r.amount_micros), vendor: r.vendor, capability: r.capability }));
   const holds = await db.selectFrom('wallet_holds').select('hold_id').where('account_id', '=', accountId).execute();
   return { balance, usage, holds: holds.length };
 }

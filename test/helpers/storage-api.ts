@@ -5,14 +5,35 @@ import type { Tap } from './tap.js';
 
 // Calls to the storage area's API that tests of several areas and vendors make.
 
-export async function createBucket(app: FastifyInstance, who: Activated, bucket: string, extra: Record<string, unknown> = {}) {
-  const res = await app.inject({ method: 'POST', url: '/v1/storage/buckets', headers: who.auth, payload: { bucket, ...extra } });
+export async function createBucket(
+  app: FastifyInstance,
+  who: Activated,
+  bucket: string,
+  extra: Record<string, unknown> = {}
+) {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/storage/buckets',
+    headers: who.auth,
+    payload: { bucket, ...extra },
+  });
   if (res.statusCode !== 200) throw new Error(`create bucket: ${res.statusCode} ${res.body}`);
   return res.json();
 }
 
-export async function presign(app: FastifyInstance, who: Activated, bucket: string, key: string, body: Record<string, unknown>) {
-  return app.inject({ method: 'POST', url: `/v1/storage/buckets/${bucket}/objects/${encodeURIComponent(key)}/presign`, headers: who.auth, payload: body });
+export async function presign(
+  app: FastifyInstance,
+  who: Activated,
+  bucket: string,
+  key: string,
+  body: Record<string, unknown>
+) {
+  return app.inject({
+    method: 'POST',
+    url: `/v1/storage/buckets/${bucket}/objects/${encodeURIComponent(key)}/presign`,
+    headers: who.auth,
+    payload: body,
+  });
 }
 
 export async function s3Credentials(app: FastifyInstance, who: Activated) {
@@ -24,12 +45,20 @@ export async function s3Credentials(app: FastifyInstance, who: Activated) {
 /** An AWS SDK client on the gateway's S3 endpoint with fresh credentials of `who`, destroyed at teardown. */
 export async function s3Client(t: Tap, app: FastifyInstance, who: Activated): Promise<S3Client> {
   const c = await s3Credentials(app, who);
-  const s3 = new S3Client({ endpoint: c.endpoint, region: c.region, forcePathStyle: true, credentials: { accessKeyId: c.access_key_id, secretAccessKey: c.secret_access_key } });
+  const s3 = new S3Client({
+    endpoint: c.endpoint,
+    region: c.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: c.access_key_id, secretAccessKey: c.secret_access_key },
+  });
   t.teardown(() => s3.destroy());
   return s3;
 }
 
 /** GET /v1/storage/usage of `who` (reading it writes this node's pending meter changes). */
-export async function storageUsage(app: FastifyInstance, who: Activated): Promise<{ bytes_stored: number; bytes_served: number }> {
+export async function storageUsage(
+  app: FastifyInstance,
+  who: Activated
+): Promise<{ bytes_stored: number; bytes_served: number }> {
   return (await app.inject({ method: 'GET', url: '/v1/storage/usage', headers: who.auth })).json();
 }

@@ -10,11 +10,22 @@ import { openAiFake } from '../fakes/openai-fake.js';
 import { anthropicFake } from '../fakes/anthropic-fake.js';
 import { streamed } from './chat-setup.js';
 
-const ctx = (id: string) => ({ instanceId: id, fetch: globalThis.fetch, publicUrl: 'http://127.0.0.1', dataDir: '/tmp', log: pino({ level: 'silent' }) });
+const ctx = (id: string) => ({
+  instanceId: id,
+  fetch: globalThis.fetch,
+  publicUrl: 'http://127.0.0.1',
+  dataDir: '/tmp',
+  log: pino({ level: 'silent' }),
+});
 const plan = { model: 'm-1', price_in: 1_000_000, price_out: 2_000_000, fee: 0 };
 const input = (_id: string, extra: Partial<ChatInput> = {}): ChatInput => ({
-  messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }],
-  estimate: { input_tokens: 100, output_tokens: 50 }, max_tokens: 50, ...extra,
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Hi' },
+  ],
+  estimate: { input_tokens: 100, output_tokens: 50 },
+  max_tokens: 50,
+  ...extra,
 });
 const signal = () => ({ signal: new AbortController().signal, deadline: Date.now() + 10_000, plan });
 
@@ -41,10 +52,23 @@ t.test('openai adapter: chat, tools, json, stream with usage, embeddings, health
   const inst = (await openai.create({ api_key: 'sk-test', base_url: fake.url } as any, ctx('oa'))) as VendorInstance;
   const chat = inst.capabilities['ai.chat'];
   const out = await chat.invoke(input('oa', { temperature: 0.2 }), signal());
-  t.same(out, { content: 'Hello from fake-openai.', finish_reason: 'stop', usage: { input_tokens: 12, output_tokens: 3 }, model: 'm-1' });
+  t.same(out, {
+    content: 'Hello from fake-openai.',
+    finish_reason: 'stop',
+    usage: { input_tokens: 12, output_tokens: 3 },
+    model: 'm-1',
+  });
   const sent = fake.requests.at(-1)!;
   t.equal(sent.headers.authorization, 'Bearer sk-test');
-  t.same(sent.body, { model: 'm-1', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], temperature: 0.2, max_completion_tokens: 50 });
+  t.same(sent.body, {
+    model: 'm-1',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hi' },
+    ],
+    temperature: 0.2,
+    max_completion_tokens: 50,
+  });
   t.equal(chat.price(input('oa'), undefined, plan), 100 + 100, 'estimate: 100 in at 1 USD/M + 50 out at 2 USD/M');
   t.equal(chat.price(input('oa'), out, plan), 12 + 6);
 
@@ -55,11 +79,30 @@ t.test('openai adapter: chat, tools, json, stream with usage, embeddings, health
   t.same(fake.requests.at(-1)!.body.response_format, { type: 'json_object' });
 
   // tool_choice, stop and json_schema go as OpenAI defines them.
-  const person = { name: 'person', schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, strict: true };
-  const chosen = await chat.invoke(input('oa', { tools, tool_choice: { type: 'function', function: { name: 'weather' } }, stop: ['END'], response_format: { type: 'json_schema', json_schema: person } }), signal());
-  t.match(fake.requests.at(-1)!.body, { tool_choice: { type: 'function', function: { name: 'weather' } }, stop: ['END'], response_format: { type: 'json_schema', json_schema: person } });
+  const person = {
+    name: 'person',
+    schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    strict: true,
+  };
+  const chosen = await chat.invoke(
+    input('oa', {
+      tools,
+      tool_choice: { type: 'function', function: { name: 'weather' } },
+      stop: ['END'],
+      response_format: { type: 'json_schema', json_schema: person },
+    }),
+    signal()
+  );
+  t.match(fake.requests.at(-1)!.body, {
+    tool_choice: { type: 'function', function: { name: 'weather' } },
+    stop: ['END'],
+    response_format: { type: 'json_schema', json_schema: person },
+  });
   t.equal(chosen.tool_calls![0].name, 'weather');
-  const json = await chat.invoke(input('oa', { response_format: { type: 'json_schema', json_schema: person } }), signal());
+  const json = await chat.invoke(
+    input('oa', { response_format: { type: 'json_schema', json_schema: person } }),
+    signal()
+  );
   t.same(JSON.parse(json.content!), { name: 'text' });
   await chat.invoke(input('oa', { tools, tool_choice: 'none' }), signal());
   t.equal(fake.requests.at(-1)!.body.tool_choice, 'none');
@@ -75,11 +118,17 @@ t.test('openai adapter: chat, tools, json, stream with usage, embeddings, health
   t.ok(events.some((e) => e.finish_reason === 'stop'));
 
   const toolEvents = await collect(await inst.capabilities['ai.chat.stream'].invoke(input('oa', { tools }), signal()));
-  const args = toolEvents.flatMap((e) => e.tool_calls ?? []).map((c) => c.arguments ?? '').join('');
+  const args = toolEvents
+    .flatMap((e) => e.tool_calls ?? [])
+    .map((c) => c.arguments ?? '')
+    .join('');
   t.equal(args, '{"city":"Paris"}');
   t.equal(toolEvents.flatMap((e) => e.tool_calls ?? [])[0].name, 'weather');
 
-  const emb = await inst.capabilities['ai.embed'].invoke({ input: ['a b', 'c'], dimensions: 4, estimate: { input_tokens: 4, output_tokens: 0 } }, signal());
+  const emb = await inst.capabilities['ai.embed'].invoke(
+    { input: ['a b', 'c'], dimensions: 4, estimate: { input_tokens: 4, output_tokens: 0 } },
+    signal()
+  );
   t.equal(emb.embeddings.length, 2);
   t.equal(emb.embeddings[0].length, 4);
   t.same(emb.usage, { input_tokens: 3, output_tokens: 0 });
@@ -98,7 +147,7 @@ t.test('openai adapter maps failures to the router kinds', async (t) => {
   const stream = inst.capabilities['ai.chat.stream'];
 
   fake.next({ status: 429, retryAfter: '7' });
-  let f = await failure(chat.invoke(input('oa'), signal()));
+  const f = await failure(chat.invoke(input('oa'), signal()));
   t.equal(f.kind, 'rate_limited');
   t.equal(f.retryAfterMs, 7000);
   t.match(f.message, /Rate limit reached/);
@@ -130,13 +179,28 @@ t.test('openai adapter maps failures to the router kinds', async (t) => {
 t.test('openai-compatible presets fill in the base URL; base_url overrides', async (t) => {
   const fake = await openAiFake({ name: 'fake-deepseek' }).start('/v1');
   t.teardown(() => fake.close());
-  const inst = (await openaiCompatible.create({ preset: 'deepseek', base_url: fake.url, api_key: 'k' } as any, ctx('deepseek'))) as VendorInstance;
+  const inst = (await openaiCompatible.create(
+    { preset: 'deepseek', base_url: fake.url, api_key: 'k' } as any,
+    ctx('deepseek')
+  )) as VendorInstance;
   const out = await inst.capabilities['ai.chat'].invoke(input('deepseek'), signal());
   t.equal(out.content, 'Hello from fake-deepseek.');
   t.equal(fake.requests.at(-1)!.body.max_tokens, 50, 'compatible servers get max_tokens');
   const schema = { name: 'n', schema: { type: 'object', properties: { n: { type: 'integer' } } } };
-  const json = await inst.capabilities['ai.chat'].invoke(input('deepseek', { response_format: { type: 'json_schema', json_schema: schema }, stop: ['x'], tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: 'required' }), signal());
-  t.match(fake.requests.at(-1)!.body, { response_format: { type: 'json_schema', json_schema: schema }, stop: ['x'], tool_choice: 'required' });
+  const json = await inst.capabilities['ai.chat'].invoke(
+    input('deepseek', {
+      response_format: { type: 'json_schema', json_schema: schema },
+      stop: ['x'],
+      tools: [{ type: 'function', function: { name: 'f' } }],
+      tool_choice: 'required',
+    }),
+    signal()
+  );
+  t.match(fake.requests.at(-1)!.body, {
+    response_format: { type: 'json_schema', json_schema: schema },
+    stop: ['x'],
+    tool_choice: 'required',
+  });
   t.equal(json.tool_calls![0].name, 'f');
   t.throws(() => openaiCompatible.create({ api_key: '' } as any, ctx('x')), /preset or a base_url/);
 });
@@ -144,10 +208,18 @@ t.test('openai-compatible presets fill in the base URL; base_url overrides', asy
 t.test('anthropic adapter: native Messages wire, tools, stream, failures', async (t) => {
   const fake = await anthropicFake({ key: 'ak' }).start();
   t.teardown(() => fake.close());
-  const inst = (await anthropic.create({ api_key: 'ak', base_url: fake.url, default_max_tokens: 1024 } as any, ctx('an'))) as VendorInstance;
+  const inst = (await anthropic.create(
+    { api_key: 'ak', base_url: fake.url, default_max_tokens: 1024 } as any,
+    ctx('an')
+  )) as VendorInstance;
   const chat = inst.capabilities['ai.chat'];
   const out = await chat.invoke(input('an'), signal());
-  t.same(out, { content: 'Hello from fake-anthropic.', finish_reason: 'stop', usage: { input_tokens: 14, output_tokens: 3 }, model: 'm-1' });
+  t.same(out, {
+    content: 'Hello from fake-anthropic.',
+    finish_reason: 'stop',
+    usage: { input_tokens: 14, output_tokens: 3 },
+    model: 'm-1',
+  });
   const sent = fake.requests.at(-1)!;
   t.equal(sent.headers['x-api-key'], 'ak');
   t.equal(sent.headers['anthropic-version'], '2023-06-01');
@@ -160,8 +232,21 @@ t.test('anthropic adapter: native Messages wire, tools, stream, failures', async
   t.equal(tc.finish_reason, 'tool_calls');
   t.same(tc.tool_calls, [{ id: 'toolu_1', name: 'weather', arguments: '{"city":"Paris"}' }]);
   // The tool result goes back as a user tool_result block after the assistant's tool_use.
-  await chat.invoke(input('an', { tools, messages: [{ role: 'user', content: 'Weather?' }, { role: 'assistant', content: null, tool_calls: tc.tool_calls }, { role: 'tool', content: 'sunny', tool_call_id: 'toolu_1' }] }), signal());
-  t.same(fake.requests.at(-1)!.body.messages.at(-1), { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] });
+  await chat.invoke(
+    input('an', {
+      tools,
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: null, tool_calls: tc.tool_calls },
+        { role: 'tool', content: 'sunny', tool_call_id: 'toolu_1' },
+      ],
+    }),
+    signal()
+  );
+  t.same(fake.requests.at(-1)!.body.messages.at(-1), {
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }],
+  });
 
   const events = await collect(await inst.capabilities['ai.chat.stream'].invoke(input('an'), signal()));
   t.equal(events.map((e) => e.delta ?? '').join(''), 'Hello from fake-anthropic.');
@@ -169,14 +254,20 @@ t.test('anthropic adapter: native Messages wire, tools, stream, failures', async
 
   const toolStream = await collect(await inst.capabilities['ai.chat.stream'].invoke(input('an', { tools }), signal()));
   t.same(toolStream.flatMap((e) => e.tool_calls ?? [])[0], { index: 0, id: 'toolu_1', name: 'weather', arguments: '' });
-  t.same(streamed(toolStream).calls, [{ id: 'toolu_1', name: 'weather', arguments: '{"city":"Paris"}' }], 'input_json_delta fragments, joined');
+  t.same(
+    streamed(toolStream).calls,
+    [{ id: 'toolu_1', name: 'weather', arguments: '{"city":"Paris"}' }],
+    'input_json_delta fragments, joined'
+  );
   t.equal(toolStream.at(-1)!.finish_reason, 'tool_calls');
 
   // cache_strategy vendor: the system prompt carries a cache_control hint, and cached input
   // tokens are billed as their full-price equivalent (write 1.25x, read 0.1x).
   fake.next({ usage: { input: 14, output: 3, cacheWrite: 8, cacheRead: 100 } });
   const cachedOut = await chat.invoke(input('an', { cache_strategy: 'vendor' }), signal());
-  t.same(fake.requests.at(-1)!.body.system, [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }]);
+  t.same(fake.requests.at(-1)!.body.system, [
+    { type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } },
+  ]);
   t.same(cachedOut.usage, { input_tokens: 14 + 10 + 10, output_tokens: 3 });
 
   fake.next({ status: 529 });
@@ -188,7 +279,10 @@ t.test('anthropic adapter: native Messages wire, tools, stream, failures', async
   fake.next({ malformedAfter: 1 });
   t.match((await failure(inst.capabilities['ai.chat.stream'].invoke(input('an'), signal()))).message, /Overloaded/);
   fake.next({ cutAfter: 1 });
-  t.match((await failure(inst.capabilities['ai.chat.stream'].invoke(input('an'), signal()))).message, /without message_stop/);
+  t.match(
+    (await failure(inst.capabilities['ai.chat.stream'].invoke(input('an'), signal()))).message,
+    /without message_stop/
+  );
   t.same(await inst.health!({ signal: new AbortController().signal }), { ok: true });
   t.equal((await inst.health!({ signal: new AbortController().signal, credentials: { api_key: 'nope' } })).ok, false);
 });

@@ -16,25 +16,47 @@ export default defineVendor({
   name: 'anthropic',
   regions: ['western'],
   models: ANTHROPIC_MODELS,
-  configSchema: Type.Object({
-    api_key: secret(Type.String({ default: '' })),
-    base_url: Type.String({ default: 'https://api.anthropic.com' }),
-    default_max_tokens: Type.Integer({ minimum: 1, default: 4096, description: 'Sent when the caller gives no max_tokens (the API requires one).' }),
-    models: Type.Optional(Type.Array(Type.String())),
-  }, { additionalProperties: false }),
-  byok: { provider: 'anthropic', credentials: Type.Object({ api_key: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
+  configSchema: Type.Object(
+    {
+      api_key: secret(Type.String({ default: '' })),
+      base_url: Type.String({ default: 'https://api.anthropic.com' }),
+      default_max_tokens: Type.Integer({
+        minimum: 1,
+        default: 4096,
+        description: 'Sent when the caller gives no max_tokens (the API requires one).',
+      }),
+      models: Type.Optional(Type.Array(Type.String())),
+    },
+    { additionalProperties: false }
+  ),
+  byok: {
+    provider: 'anthropic',
+    credentials: Type.Object({ api_key: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  },
   create(config, ctx) {
     const id = ctx.instanceId;
     const headers = (creds?: Record<string, string>) => ({
-      'content-type': 'application/json', 'anthropic-version': VERSION, 'x-api-key': creds?.api_key ?? config.api_key,
+      'content-type': 'application/json',
+      'anthropic-version': VERSION,
+      'x-api-key': creds?.api_key ?? config.api_key,
     });
     // Model calls through a keep-alive pool of undici's own request, as the openai adapter
     // does (far less CPU a call than fetch); the health check keeps the core's fetch.
     const http = new PooledHttp(id);
     const messagesUrl = joinUrl(config.base_url, '/v1/messages');
     const post = (input: ChatInput, p: CandidatePlan, stream: boolean, signal: AbortSignal) => {
-      const body = messagesRequest(input, p.model, input.max_tokens ?? input.estimate.output_tokens ?? config.default_max_tokens, stream);
-      return http.request(messagesUrl, { method: 'POST', headers: headers(p.credentials), body: JSON.stringify(body), signal });
+      const body = messagesRequest(
+        input,
+        p.model,
+        input.max_tokens ?? input.estimate.output_tokens ?? config.default_max_tokens,
+        stream
+      );
+      return http.request(messagesUrl, {
+        method: 'POST',
+        headers: headers(p.credentials),
+        body: JSON.stringify(body),
+        signal,
+      });
     };
     const models = config.models?.length ? config.models : undefined;
     // Vision is chat whose user turns carry image blocks: the same call.
@@ -45,7 +67,8 @@ export default defineVendor({
         const res = await post(input, p, false, opts.signal);
         return messagesResponse(await http.json(res, opts.signal), p.model, id, answerTool(input)?.name);
       },
-      price: (input: ChatInput, out?: ChatOutput, plan?: CandidatePlan) => tokenPrice(plan, out?.usage ?? input.estimate),
+      price: (input: ChatInput, out?: ChatOutput, plan?: CandidatePlan) =>
+        tokenPrice(plan, out?.usage ?? input.estimate),
     };
     // Streamed vision is the streamed chat, images in the turns.
     // Priced by the usage the stream reports (not by its output), as the streamed chat is.
@@ -55,7 +78,8 @@ export default defineVendor({
         const res = await post(input, planOf(opts.plan, id), true, opts.signal);
         return messagesStream(res.body, id, answerTool(input)?.name);
       },
-      price: (input: ChatInput, usage?: ChatOutput['usage'], plan?: CandidatePlan) => tokenPrice(plan, usage ?? input.estimate),
+      price: (input: ChatInput, usage?: ChatOutput['usage'], plan?: CandidatePlan) =>
+        tokenPrice(plan, usage ?? input.estimate),
     };
     return {
       capabilities: {
@@ -68,7 +92,12 @@ export default defineVendor({
       // GET /v1/models is authenticated and costs nothing.
       async health(opts) {
         try {
-          const res = await vendorFetch(ctx.fetch, joinUrl(config.base_url, '/v1/models'), { method: 'GET', headers: headers(opts.credentials), signal: opts.signal }, id);
+          const res = await vendorFetch(
+            ctx.fetch,
+            joinUrl(config.base_url, '/v1/models'),
+            { method: 'GET', headers: headers(opts.credentials), signal: opts.signal },
+            id
+          );
           await res.body?.cancel();
           return { ok: true };
         } catch (e) {

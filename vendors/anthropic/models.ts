@@ -1,7 +1,16 @@
 import { usdMicros, type ModelEntry } from '../../core/capabilities/ai/models.js';
 
-type Row = [id: string, family: string, tasks: ModelEntry['tasks'], quality: number, context: number, maxOut: number,
-  inUsd: number, outUsd: number, batch: [number, number]];
+type Row = [
+  id: string,
+  family: string,
+  tasks: ModelEntry['tasks'],
+  quality: number,
+  context: number,
+  maxOut: number,
+  inUsd: number,
+  outUsd: number,
+  batch: [number, number],
+];
 
 const ALL_TASKS: ModelEntry['tasks'] = ['general', 'coding', 'reasoning', 'long_context'];
 
@@ -15,8 +24,15 @@ const ROWS: Row[] = [
 /** Anthropic's catalog rows. */
 export const ANTHROPIC_MODELS: ModelEntry[] = ROWS.map(
   ([id, family, tasks, quality, context_window, max_output, inUsd, outUsd, b]) => ({
-    id, vendor: 'anthropic', family, tasks, quality, context_window, max_output,
-    capabilities: ['chat', 'tools', 'vision', 'json'], regions: ['western'],
+    id,
+    vendor: 'anthropic',
+    family,
+    tasks,
+    quality,
+    context_window,
+    max_output,
+    capabilities: ['chat', 'tools', 'vision', 'json'],
+    regions: ['western'],
     price: { in: usdMicros(inUsd), out: usdMicros(outUsd), batch_in: usdMicros(b[0]), batch_out: usdMicros(b[1]) },
-  }),
+  })
 );

@@ -49,7 +49,9 @@ function choice(c: ToolChoice): Record<string, unknown> {
 /** `tools` and `tool_choice` for the Messages request; empty when neither is needed. */
 export function anthropicTools(input: Shaping): { tools?: AnTool[]; tool_choice?: Record<string, unknown> } {
   const own: AnTool[] = (input.tools ?? []).map((t) => ({
-    name: t.function.name, description: t.function.description, input_schema: t.function.parameters ?? { type: 'object', properties: {} },
+    name: t.function.name,
+    description: t.function.description,
+    input_schema: t.function.parameters ?? { type: 'object', properties: {} },
   }));
   const answer = answerTool(input);
   if (answer) {

@@ -9,8 +9,27 @@
 
 type Json = Record<string, unknown>;
 
-const KEEP = ['title', 'description', 'minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties', 'minimum', 'maximum', 'pattern', 'default', 'example', 'propertyOrdering'];
-const FORMATS: Record<string, string[]> = { STRING: ['date-time', 'enum'], NUMBER: ['float', 'double'], INTEGER: ['int32', 'int64'] };
+const KEEP = [
+  'title',
+  'description',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'minProperties',
+  'maxProperties',
+  'minimum',
+  'maximum',
+  'pattern',
+  'default',
+  'example',
+  'propertyOrdering',
+];
+const FORMATS: Record<string, string[]> = {
+  STRING: ['date-time', 'enum'],
+  NUMBER: ['float', 'double'],
+  INTEGER: ['int32', 'int64'],
+};
 /** A recursive schema cannot be inlined for ever: below this many `$ref`s deep it ends in an open object. */
 const MAX_REFS = 8;
 
@@ -31,9 +50,16 @@ function merge(s: Json, root: Json, refs: number): Json {
     if (!isObject(part)) continue;
     const p = part.allOf ? merge(part, root, refs) : part;
     out = {
-      ...p, ...out,
-      properties: { ...(isObject(p.properties) ? p.properties : {}), ...(isObject(out.properties) ? out.properties : {}) },
-      required: [...(Array.isArray(p.required) ? p.required : []), ...(Array.isArray(out.required) ? out.required : [])],
+      ...p,
+      ...out,
+      properties: {
+        ...(isObject(p.properties) ? p.properties : {}),
+        ...(isObject(out.properties) ? out.properties : {}),
+      },
+      required: [
+        ...(Array.isArray(p.required) ? p.required : []),
+        ...(Array.isArray(out.required) ? out.required : []),
+      ],
     };
   }
   return out;
@@ -44,10 +70,14 @@ function convert(s: unknown, root: Json, refs: number): Json {
   if (typeof s.$ref === 'string') {
     const target = refs < MAX_REFS ? resolve(s.$ref, root) : undefined;
     const { $ref: _ref, ...rest } = s;
-    return target ? convert({ ...target, ...rest }, root, refs + 1) : { type: 'OBJECT', ...(typeof s.description === 'string' ? { description: s.description } : {}) };
+    return target
+      ? convert({ ...target, ...rest }, root, refs + 1)
+      : { type: 'OBJECT', ...(typeof s.description === 'string' ? { description: s.description } : {}) };
   }
   if (Array.isArray(s.allOf)) return convert(merge(s, root, refs), root, refs);
-  const types = (Array.isArray(s.type) ? s.type : s.type !== undefined ? [s.type] : []).filter((t): t is string => typeof t === 'string');
+  const types = (Array.isArray(s.type) ? s.type : s.type !== undefined ? [s.type] : []).filter(
+    (t): t is string => typeof t === 'string'
+  );
   const nullable = types.includes('null') || s.nullable === true;
   const union = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined;
   if (union) {
@@ -58,7 +88,8 @@ function convert(s: unknown, root: Json, refs: number): Json {
     return out;
   }
   const real = types.filter((t) => t !== 'null');
-  if (real.length > 1) return { anyOf: real.map((t) => convert({ ...s, type: t }, root, refs)), ...(nullable ? { nullable: true } : {}) };
+  if (real.length > 1)
+    return { anyOf: real.map((t) => convert({ ...s, type: t }, root, refs)), ...(nullable ? { nullable: true } : {}) };
   const type = (real[0] ?? (s.properties ? 'object' : s.items ? 'array' : 'string')).toUpperCase();
   const out: Json = { type };
   for (const k of KEEP) if (s[k] !== undefined) out[k] = s[k];
@@ -68,7 +99,8 @@ function convert(s: unknown, root: Json, refs: number): Json {
   if (type === 'STRING' && Array.isArray(values) && values.every((v) => typeof v === 'string')) out.enum = values;
   if (isObject(s.properties)) {
     out.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, convert(v, root, refs)]));
-    if (Array.isArray(s.required)) out.required = [...new Set(s.required.filter((r) => typeof r === 'string' && r in (s.properties as Json)))];
+    if (Array.isArray(s.required))
+      out.required = [...new Set(s.required.filter((r) => typeof r === 'string' && r in (s.properties as Json)))];
   }
   if (s.items !== undefined) out.items = convert(Array.isArray(s.items) ? s.items[0] : s.items, root, refs);
   return out;

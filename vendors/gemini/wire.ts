@@ -6,10 +6,25 @@ import { toGeminiSchema } from './schema.js';
 // Gemini's generateContent wire format: roles `user` / `model`, a top-level
 // `systemInstruction`, `functionCall` / `functionResponse` parts, `generationConfig`.
 
-type Part = { text?: string; inlineData?: { mimeType: string; data: string }; functionCall?: { name: string; args?: unknown }; functionResponse?: { name: string; response: unknown } };
-interface Content { role: 'user' | 'model'; parts: Part[] }
+type Part = {
+  text?: string;
+  inlineData?: { mimeType: string; data: string };
+  functionCall?: { name: string; args?: unknown };
+  functionResponse?: { name: string; response: unknown };
+};
+interface Content {
+  role: 'user' | 'model';
+  parts: Part[];
+}
 
-const FINISH: Record<string, string> = { STOP: 'stop', MAX_TOKENS: 'length', SAFETY: 'content_filter', RECITATION: 'content_filter', PROHIBITED_CONTENT: 'content_filter', BLOCKLIST: 'content_filter' };
+const FINISH: Record<string, string> = {
+  STOP: 'stop',
+  MAX_TOKENS: 'length',
+  SAFETY: 'content_filter',
+  RECITATION: 'content_filter',
+  PROHIBITED_CONTENT: 'content_filter',
+  BLOCKLIST: 'content_filter',
+};
 
 function parseArgs(text: string): unknown {
   try {
@@ -63,11 +78,17 @@ export function generateRequest(input: ChatInput, model: string): Record<string,
       const name = names.get(m.tool_call_id ?? '') ?? m.tool_call_id ?? 'tool';
       push('user', [{ functionResponse: { name, response: { content: m.content ?? '' } } }]);
     } else {
-      push('user', [...(m.images ?? []).map((i) => ({ inlineData: { mimeType: i.mime, data: i.data } })), { text: m.content ?? '' }]);
+      push('user', [
+        ...(m.images ?? []).map((i) => ({ inlineData: { mimeType: i.mime, data: i.data } })),
+        { text: m.content ?? '' },
+      ]);
     }
   }
   const body: Record<string, unknown> = { contents };
-  const system = input.messages.filter((m) => m.role === 'system').map((m) => m.content ?? '').join('\n\n');
+  const system = input.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content ?? '')
+    .join('\n\n');
   if (system) body.systemInstruction = { parts: [{ text: system }] };
   const gen: Record<string, unknown> = {};
   if (input.temperature !== undefined) gen.temperature = input.temperature;
@@ -76,7 +97,15 @@ export function generateRequest(input: ChatInput, model: string): Record<string,
   Object.assign(gen, jsonMode(input.response_format, model));
   if (Object.keys(gen).length) body.generationConfig = gen;
   if (input.tools?.length) {
-    body.tools = [{ functionDeclarations: input.tools.map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters })) }];
+    body.tools = [
+      {
+        functionDeclarations: input.tools.map((t) => ({
+          name: t.function.name,
+          description: t.function.description,
+          parameters: t.function.parameters,
+        })),
+      },
+    ];
     if (input.tool_choice) body.toolConfig = { functionCallingConfig: functionCalling(input.tool_choice) };
   }
   return body;
@@ -90,7 +119,13 @@ interface GenResponse {
 }
 
 function calls(parts: Part[], offset = 0): ToolCall[] {
-  return parts.filter((p) => p.functionCall).map((p, i) => ({ id: `call_${offset + i}`, name: p.functionCall!.name, arguments: JSON.stringify(p.functionCall!.args ?? {}) }));
+  return parts
+    .filter((p) => p.functionCall)
+    .map((p, i) => ({
+      id: `call_${offset + i}`,
+      name: p.functionCall!.name,
+      arguments: JSON.stringify(p.functionCall!.args ?? {}),
+    }));
 }
 
 export function generateResponse(j: GenResponse, model: string, vendor: string): ChatOutput {
@@ -102,13 +137,19 @@ export function generateResponse(j: GenResponse, model: string, vendor: string):
     content: parts.map((p) => p.text ?? '').join('') || (tc.length ? null : ''),
     finish_reason: tc.length ? 'tool_calls' : (FINISH[c.finishReason ?? 'STOP'] ?? 'stop'),
     ...(tc.length ? { tool_calls: tc } : {}),
-    usage: { input_tokens: j.usageMetadata?.promptTokenCount ?? 0, output_tokens: j.usageMetadata?.candidatesTokenCount ?? 0 },
+    usage: {
+      input_tokens: j.usageMetadata?.promptTokenCount ?? 0,
+      output_tokens: j.usageMetadata?.candidatesTokenCount ?? 0,
+    },
     model: j.modelVersion ?? model,
   };
 }
 
 /** streamGenerateContent?alt=sse: each event a GenerateContentResponse; the one with finishReason ends it. */
-export async function* generateStream(body: AsyncIterable<Uint8Array> | null, vendor: string): AsyncGenerator<ChatStreamEvent> {
+export async function* generateStream(
+  body: AsyncIterable<Uint8Array> | null,
+  vendor: string
+): AsyncGenerator<ChatStreamEvent> {
   let finished = false;
   let toolIndex = 0;
   let usage: ChatStreamEvent['usage'];
@@ -122,10 +163,16 @@ export async function* generateStream(body: AsyncIterable<Uint8Array> | null, ve
     const tc = calls(parts, toolIndex);
     if (text) yield { delta: text };
     if (tc.length) {
-      yield { tool_calls: tc.map((t, i) => ({ index: toolIndex + i, id: t.id, name: t.name, arguments: t.arguments })) };
+      yield {
+        tool_calls: tc.map((t, i) => ({ index: toolIndex + i, id: t.id, name: t.name, arguments: t.arguments })),
+      };
       toolIndex += tc.length;
     }
-    if (j.usageMetadata) usage = { input_tokens: j.usageMetadata.promptTokenCount ?? 0, output_tokens: j.usageMetadata.candidatesTokenCount ?? 0 };
+    if (j.usageMetadata)
+      usage = {
+        input_tokens: j.usageMetadata.promptTokenCount ?? 0,
+        output_tokens: j.usageMetadata.candidatesTokenCount ?? 0,
+      };
     if (c?.finishReason) {
       finished = true;
       finish = toolIndex ? 'tool_calls' : (FINISH[c.finishReason] ?? 'stop');

@@ -17,7 +17,19 @@ import { etagListed, type ConditionFailed, type WriteCondition } from '../../cor
 
 /** A change to one object's row: its new state, or its removal, maybe under a condition. */
 export type IndexOp =
-  | { kind: 'put'; account: string; bucket: string; key: string; size: number; etag: string; content_type: string; last_modified: number; version: string; data: Buffer | null; condition?: WriteCondition }
+  | {
+      kind: 'put';
+      account: string;
+      bucket: string;
+      key: string;
+      size: number;
+      etag: string;
+      content_type: string;
+      last_modified: number;
+      version: string;
+      data: Buffer | null;
+      condition?: WriteCondition;
+    }
   | { kind: 'delete'; account: string; bucket: string; key: string; condition?: WriteCondition };
 
 /** The row an op replaced or removed: enough to free a large object's data file. */
@@ -38,7 +50,10 @@ interface Pending {
 }
 
 /** Whether a conditional change may go ahead against the row as it is (inside the transaction). */
-function refused(cond: WriteCondition | undefined, old: { etag: string } | undefined): ConditionFailed['precondition_failed'] | undefined {
+function refused(
+  cond: WriteCondition | undefined,
+  old: { etag: string } | undefined
+): ConditionFailed['precondition_failed'] | undefined {
   if (!cond) return undefined;
   if ('if_none_match' in cond) return old ? 'exists' : undefined;
   if (!old) return 'missing';
@@ -57,20 +72,40 @@ export class GroupCommit {
   syncs = 0;
   private readonly run: (ops: IndexOp[]) => Applied[];
 
-  constructor(db: SQLite.Database, private readonly walFile: string, private readonly durable: boolean) {
+  constructor(
+    db: SQLite.Database,
+    private readonly walFile: string,
+    private readonly durable: boolean
+  ) {
     const was = db.prepare<[string, string, string], { size: number; version: string; etag: string; inline: number }>(
-      'SELECT size, version, etag, data IS NOT NULL AS inline FROM objects WHERE account = ? AND bucket = ? AND key = ?');
-    const put = db.prepare('INSERT OR REPLACE INTO objects (account, bucket, key, size, etag, content_type, last_modified, version, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      'SELECT size, version, etag, data IS NOT NULL AS inline FROM objects WHERE account = ? AND bucket = ? AND key = ?'
+    );
+    const put = db.prepare(
+      'INSERT OR REPLACE INTO objects (account, bucket, key, size, etag, content_type, last_modified, version, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
+    );
     const del = db.prepare('DELETE FROM objects WHERE account = ? AND bucket = ? AND key = ?');
-    const tx = db.transaction((ops: IndexOp[]) => ops.map((op): Applied => {
-      const old = was.get(op.account, op.bucket, op.key);
-      // A conditional write is checked against the row as it is inside this transaction: atomic.
-      const failed = refused(op.condition, old);
-      if (failed) return { failed };
-      if (op.kind === 'put') put.run(op.account, op.bucket, op.key, op.size, op.etag, op.content_type, op.last_modified, op.version, op.data);
-      else if (old) del.run(op.account, op.bucket, op.key);
-      return { was: old ? { size: old.size, version: old.version, inline: old.inline === 1 } : null };
-    }));
+    const tx = db.transaction((ops: IndexOp[]) =>
+      ops.map((op): Applied => {
+        const old = was.get(op.account, op.bucket, op.key);
+        // A conditional write is checked against the row as it is inside this transaction: atomic.
+        const failed = refused(op.condition, old);
+        if (failed) return { failed };
+        if (op.kind === 'put')
+          put.run(
+            op.account,
+            op.bucket,
+            op.key,
+            op.size,
+            op.etag,
+            op.content_type,
+            op.last_modified,
+            op.version,
+            op.data
+          );
+        else if (old) del.run(op.account, op.bucket, op.key);
+        return { was: old ? { size: old.size, version: old.version, inline: old.inline === 1 } : null };
+      })
+    );
     this.run = (ops) => tx.immediate(ops);
   }
 

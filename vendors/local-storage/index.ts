@@ -1,6 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import { defineVendor, VendorFailure } from '../../core/define.js';
-import type { BucketRef, ConditionFailed, ConditionalDeleteInput, ConditionalPutInput, GetInput, GetResult, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PutInput, PutOutput } from '../../core/capabilities/storage/objects.js';
+import type {
+  BucketRef,
+  ConditionFailed,
+  ConditionalDeleteInput,
+  ConditionalPutInput,
+  GetInput,
+  GetResult,
+  ListInput,
+  ListOutput,
+  ObjectInfo,
+  ObjectRef,
+  PresignInput,
+  PresignOutput,
+  PutInput,
+  PutOutput,
+} from '../../core/capabilities/storage/objects.js';
 import { presignUrl, responseQuery } from '../../core/capabilities/storage/sigv4.js';
 import { Layout } from './layout.js';
 import { FileStore } from './store.js';
@@ -17,15 +32,21 @@ export default defineVendor({
   name: 'local-storage',
   embedded: true,
   regions: ['global'],
-  configSchema: Type.Object({
-    dir: Type.String({ default: '', description: 'Directory for objects; default <data_dir>.' }),
-    fsync: Type.Boolean({ default: true, description: 'Sync each object to disk before the put is answered (durable across power loss; slower).' }),
-  }, { additionalProperties: false }),
+  configSchema: Type.Object(
+    {
+      dir: Type.String({ default: '', description: 'Directory for objects; default <data_dir>.' }),
+      fsync: Type.Boolean({
+        default: true,
+        description: 'Sync each object to disk before the put is answered (durable across power loss; slower).',
+      }),
+    },
+    { additionalProperties: false }
+  ),
   async create(config, ctx) {
     const store = new FileStore(new Layout(config.dir || ctx.dataDir), { fsync: config.fsync });
     await store.swept.then(
       (n) => n && ctx.log.info({ removed: n }, 'local-storage: removed temp files of uploads cut off by a crash'),
-      (e) => ctx.log.warn({ err: (e as Error).message }, 'local-storage: temp files of crashed uploads not swept'),
+      (e) => ctx.log.warn({ err: (e as Error).message }, 'local-storage: temp files of crashed uploads not swept')
     );
     return {
       capabilities: {
@@ -48,7 +69,8 @@ export default defineVendor({
         },
         // Conditions are checked in the transaction that commits the object's row (store.ts).
         'storage.object.put_if': {
-          invoke: (input: ConditionalPutInput, opts): Promise<PutOutput | ConditionFailed> => store.put(input, opts.signal),
+          invoke: (input: ConditionalPutInput, opts): Promise<PutOutput | ConditionFailed> =>
+            store.put(input, opts.signal),
           price: free,
         },
         'storage.object.get': {
@@ -79,11 +101,21 @@ export default defineVendor({
         'storage.object.presign': {
           async invoke(input: PresignInput): Promise<PresignOutput> {
             const s = input.signer;
-            if (!s) throw new VendorFailure('client_error', "local-storage URLs are served by the storage area's S3 endpoint; turn plugins.storage on");
+            if (!s)
+              throw new VendorFailure(
+                'client_error',
+                "local-storage URLs are served by the storage area's S3 endpoint; turn plugins.storage on"
+              );
             return {
               url: presignUrl({
-                method: input.method, endpoint: s.endpoint, bucket: input.bucket, key: input.key, region: s.region,
-                accessKeyId: s.access_key_id, secret: s.secret, expiresSeconds: input.expires_seconds,
+                method: input.method,
+                endpoint: s.endpoint,
+                bucket: input.bucket,
+                key: input.key,
+                region: s.region,
+                accessKeyId: s.access_key_id,
+                secret: s.secret,
+                expiresSeconds: input.expires_seconds,
                 query: responseQuery(input.response),
               }),
             };

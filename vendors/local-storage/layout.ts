@@ -108,7 +108,7 @@ export class Layout {
  * multi-byte character, so only a whole key is unescaped, with `decodeKey`).
  */
 export function entryPart(name: string): { text: string; kind: 'dir' | 'piece' | 'object' } | undefined {
-  if (name.endsWith('.d')) return { text: name.slice(0, -2) + '/', kind: 'dir' };
+  if (name.endsWith('.d')) return { text: `${name.slice(0, -2)}/`, kind: 'dir' };
   if (name.endsWith('.p')) return { text: name.slice(0, -2), kind: 'piece' };
   if (name.endsWith('.o')) return { text: name.slice(0, -2), kind: 'object' };
   return undefined;

@@ -56,9 +56,12 @@ export function importLegacyObjects(root: string, db: SQLite.Database): number {
     }
   }
   if (!found.length) return 0;
-  const put = db.prepare('INSERT OR REPLACE INTO objects (account, bucket, key, size, etag, content_type, last_modified, version, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const put = db.prepare(
+    'INSERT OR REPLACE INTO objects (account, bucket, key, size, etag, content_type, last_modified, version, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
+  );
   db.transaction(() => {
-    for (const { account, bucket, meta: m, data } of found) put.run(account, bucket, m.key, m.size, m.etag, m.content_type, m.last_modified, m.version, data);
+    for (const { account, bucket, meta: m, data } of found)
+      put.run(account, bucket, m.key, m.size, m.etag, m.content_type, m.last_modified, m.version, data);
   })();
   for (const f of found) unlinkSync(f.path);
   return found.length;

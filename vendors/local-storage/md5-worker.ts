@@ -97,7 +97,8 @@ export class OffThreadMd5 {
     for (const c of chunks) off += c.copy(copy, off);
     this.job.outstanding += total;
     this.w.postMessage({ op: 'data', id: this.id, buf: copy.buffer }, [copy.buffer]);
-    while (this.job.outstanding > MAX_OUTSTANDING && !this.job.failed) await new Promise<void>((r) => (this.job.wake = r));
+    while (this.job.outstanding > MAX_OUTSTANDING && !this.job.failed)
+      await new Promise<void>((r) => (this.job.wake = r));
     this.job.wake = undefined;
     if (this.job.failed) throw this.job.failed;
   }

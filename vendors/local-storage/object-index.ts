@@ -42,15 +42,20 @@ export class ObjectIndex {
   private db: SQLite.Database | undefined;
   private writer: GroupCommit | undefined;
   private checkpoints: Checkpointer | undefined;
-  private stmts: {
-    row: SQLite.Statement<[string, string, string], ObjectRow>;
-    info: SQLite.Statement<[string, string, string], Listed>;
-    any: SQLite.Statement<[string, string], { one: number }>;
-    from: SQLite.Statement<[string, string, string, number], Listed>;
-    after: SQLite.Statement<[string, string, string, number], Listed>;
-  } | undefined;
+  private stmts:
+    | {
+        row: SQLite.Statement<[string, string, string], ObjectRow>;
+        info: SQLite.Statement<[string, string, string], Listed>;
+        any: SQLite.Statement<[string, string], { one: number }>;
+        from: SQLite.Statement<[string, string, string, number], Listed>;
+        after: SQLite.Statement<[string, string, string, number], Listed>;
+      }
+    | undefined;
 
-  constructor(private readonly root: string, private readonly sync: boolean) {
+  constructor(
+    private readonly root: string,
+    private readonly sync: boolean
+  ) {
     this.file = join(root, 'index.db');
   }
 
@@ -86,8 +91,12 @@ export class ObjectIndex {
       row: db.prepare(`SELECT ${cols}, version, data FROM objects WHERE account = ? AND bucket = ? AND key = ?`),
       info: db.prepare(`SELECT ${cols} FROM objects WHERE account = ? AND bucket = ? AND key = ?`),
       any: db.prepare('SELECT 1 AS one FROM objects WHERE account = ? AND bucket = ? LIMIT 1'),
-      from: db.prepare(`SELECT ${cols} FROM objects WHERE account = ? AND bucket = ? AND key >= ? ORDER BY key LIMIT ?`),
-      after: db.prepare(`SELECT ${cols} FROM objects WHERE account = ? AND bucket = ? AND key > ? ORDER BY key LIMIT ?`),
+      from: db.prepare(
+        `SELECT ${cols} FROM objects WHERE account = ? AND bucket = ? AND key >= ? ORDER BY key LIMIT ?`
+      ),
+      after: db.prepare(
+        `SELECT ${cols} FROM objects WHERE account = ? AND bucket = ? AND key > ? ORDER BY key LIMIT ?`
+      ),
     };
     return this.stmts;
   }

@@ -25,7 +25,11 @@ const md5Of = (chunks: Buffer[]) => chunks.reduce((h, c) => h.update(c), createH
  * starts each time that many bytes have gone out (one at a time, not waited for until the
  * end), so little is left for the final sync the client waits for after its last byte.
  */
-export async function receive(body: Readable, file: { open(): Promise<FileHandle> }, o: { syncEvery?: number } = {}): Promise<Received> {
+export async function receive(
+  body: Readable,
+  file: { open(): Promise<FileHandle> },
+  o: { syncEvery?: number } = {}
+): Promise<Received> {
   let size = 0;
   let batch: Buffer[] = [];
   let batchBytes = 0;

@@ -6,10 +6,21 @@ import { INLINE_MAX, receive } from './receive.js';
 import { ObjectIndex } from './object-index.js';
 import type { ObjectRow } from './object-row.js';
 import type { Replaced } from './group-commit.js';
-import type { ConditionFailed, GetInput, GetOutput, ListInput, ListOutput, ObjectInfo, ObjectRef, PutInput, PutOutput, WriteCondition } from '../../core/capabilities/storage/objects.js';
+import type {
+  ConditionFailed,
+  GetInput,
+  GetOutput,
+  ListInput,
+  ListOutput,
+  ObjectInfo,
+  ObjectRef,
+  PutInput,
+  PutOutput,
+  WriteCondition,
+} from '../../core/capabilities/storage/objects.js';
 import { resolveRange } from '../../core/capabilities/storage/objects.js';
 import { compareKeys, rolledUp } from '../../core/capabilities/storage/names.js';
-import { Layout } from './layout.js';
+import type { Layout } from './layout.js';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../../core/data-dir.js';
 import { closeInstance, openInstance, sweepTempFiles, tempName } from './temp-sweep.js';
 
@@ -42,7 +53,10 @@ export class FileStore {
   /** The sweep of temp files that crashed writers left (temp-sweep.ts), started when the store opens: how many went. */
   readonly swept: Promise<number>;
 
-  constructor(readonly layout: Layout, opts: { fsync?: boolean } = {}) {
+  constructor(
+    readonly layout: Layout,
+    opts: { fsync?: boolean } = {}
+  ) {
     this.fsync = opts.fsync ?? true;
     this.index = new ObjectIndex(layout.root, this.fsync);
     openInstance(this.instance);
@@ -80,7 +94,7 @@ export class FileStore {
     const dir = this.layout.bucketDir(account, bucket);
     if (this.index.hasObjects(account, bucket)) return false;
     await rm(dir, { recursive: true, force: true });
-    for (const d of this.dirs) if (d === dir || d.startsWith(dir + '/')) this.dirs.delete(d);
+    for (const d of this.dirs) if (d === dir || d.startsWith(`${dir}/`)) this.dirs.delete(d);
     return true;
   }
 
@@ -95,7 +109,10 @@ export class FileStore {
    * checked in the transaction that commits the row, so of two racing writers one wins; a
    * put whose condition fails stores nothing and says why.
    */
-  async put(input: PutInput & { condition?: WriteCondition }, signal?: AbortSignal): Promise<PutOutput | ConditionFailed> {
+  async put(
+    input: PutInput & { condition?: WriteCondition },
+    signal?: AbortSignal
+  ): Promise<PutOutput | ConditionFailed> {
     // A small object needs no path: only a large one becomes a file.
     this.layout.check(input.account, input.bucket, input.key);
     const version = this.nextName();
@@ -104,15 +121,28 @@ export class FileStore {
     let dataFile: string | undefined;
     try {
       // Bytes the caller already holds (a small upload) are taken as they are: no stream.
-      const got = input.data && input.data.length <= INLINE_MAX ? { size: input.data.length, md5: hash('md5', input.data, 'hex'), inline: [input.data] }
-        : await receive(signal ? addAbortSignal(signal, input.body) : input.body, {
-          open: async () => {
-            tmp = join(this.layout.tmpDir(input.account, input.bucket), tempName(this.instance, version));
-            await this.ensureDir(dirname(tmp));
-            return (fh = await open(tmp, 'wx', PRIVATE_FILE));
-          },
-        }, { syncEvery: this.fsync ? SYNC_EVERY : undefined });
-      const row = { key: input.key, size: got.size, etag: input.etag ?? `"${got.md5}"`, content_type: input.content_type, last_modified: Date.now(), version };
+      const got =
+        input.data && input.data.length <= INLINE_MAX
+          ? { size: input.data.length, md5: hash('md5', input.data, 'hex'), inline: [input.data] }
+          : await receive(
+              signal ? addAbortSignal(signal, input.body) : input.body,
+              {
+                open: async () => {
+                  tmp = join(this.layout.tmpDir(input.account, input.bucket), tempName(this.instance, version));
+                  await this.ensureDir(dirname(tmp));
+                  return (fh = await open(tmp, 'wx', PRIVATE_FILE));
+                },
+              },
+              { syncEvery: this.fsync ? SYNC_EVERY : undefined }
+            );
+      const row = {
+        key: input.key,
+        size: got.size,
+        etag: input.etag ?? `"${got.md5}"`,
+        content_type: input.content_type,
+        last_modified: Date.now(),
+        version,
+      };
       if (!got.inline) {
         if (this.fsync) await fh!.datasync();
         await fh!.close();
@@ -121,7 +151,14 @@ export class FileStore {
         await this.renameInto(tmp!, dataFile);
       }
       const data = got.inline ? (got.inline.length === 1 ? got.inline[0] : Buffer.concat(got.inline)) : null;
-      const done = await this.index.apply({ kind: 'put', account: input.account, bucket: input.bucket, ...row, data, condition: input.condition });
+      const done = await this.index.apply({
+        kind: 'put',
+        account: input.account,
+        bucket: input.bucket,
+        ...row,
+        data,
+        condition: input.condition,
+      });
       if (done.failed) {
         if (dataFile) await rm(dataFile, { force: true });
         return { precondition_failed: done.failed };
@@ -167,10 +204,19 @@ export class FileStore {
       if (!row) return null;
       const r = resolveRange(input.range, row.size);
       if (!r) return { unsatisfiable: true, size: row.size };
-      if (row.data) return { ...info(row), body: Readable.from(row.size ? [row.data.subarray(r.start, r.end + 1)] : []), start: r.start, end: r.end };
+      if (row.data)
+        return {
+          ...info(row),
+          body: Readable.from(row.size ? [row.data.subarray(r.start, r.end + 1)] : []),
+          start: r.start,
+          end: r.end,
+        };
       let fh;
       try {
-        fh = await open(`${this.layout.objectPaths(input.account, input.bucket, input.key).stem}.${row.version}.v`, 'r');
+        fh = await open(
+          `${this.layout.objectPaths(input.account, input.bucket, input.key).stem}.${row.version}.v`,
+          'r'
+        );
       } catch (e) {
         if (isNotFound(e)) continue;
         throw e;
@@ -188,7 +234,13 @@ export class FileStore {
   /** Delete an object: whether there was one, or, with a condition that failed, why nothing was deleted. */
   async delete(ref: ObjectRef & { condition?: WriteCondition }): Promise<boolean | ConditionFailed> {
     this.layout.check(ref.account, ref.bucket, ref.key);
-    const done = await this.index.apply({ kind: 'delete', account: ref.account, bucket: ref.bucket, key: ref.key, condition: ref.condition });
+    const done = await this.index.apply({
+      kind: 'delete',
+      account: ref.account,
+      bucket: ref.bucket,
+      key: ref.key,
+      condition: ref.condition,
+    });
     if (done.failed) return { precondition_failed: done.failed };
     await this.freeReplaced(ref, done.was);
     return !!done.was;

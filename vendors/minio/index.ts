@@ -4,7 +4,20 @@ import type { Readable } from 'node:stream';
 import { defineVendor, secret } from '../../core/define.js';
 import type { FailureKind } from '../../core/router/failure.js';
 import type {
-  BucketRef, GetInput, GetResult, ListedObject, ListInput, ListOutput, ObjectInfo, ObjectRef, PresignInput, PresignOutput, PresignPostInput, PresignPostOutput, PutInput, PutOutput,
+  BucketRef,
+  GetInput,
+  GetResult,
+  ListedObject,
+  ListInput,
+  ListOutput,
+  ObjectInfo,
+  ObjectRef,
+  PresignInput,
+  PresignOutput,
+  PresignPostInput,
+  PresignPostOutput,
+  PutInput,
+  PutOutput,
 } from '../../core/capabilities/storage/objects.js';
 import { resolveRange } from '../../core/capabilities/storage/objects.js';
 import { compareKeys, rolledUp } from '../../core/capabilities/storage/names.js';
@@ -14,8 +27,13 @@ const quoted = (etag: string | undefined) => (etag ? (etag.startsWith('"') ? eta
 const missing = (e: unknown) => ['NotFound', 'NoSuchKey'].includes((e as { code?: string }).code ?? '');
 
 const KINDS: Record<string, FailureKind> = {
-  AccessDenied: 'auth', InvalidAccessKeyId: 'auth', SignatureDoesNotMatch: 'auth', SlowDown: 'rate_limited',
-  ServiceUnavailable: 'unavailable', InternalError: 'unavailable', RequestTimeout: 'timeout',
+  AccessDenied: 'auth',
+  InvalidAccessKeyId: 'auth',
+  SignatureDoesNotMatch: 'auth',
+  SlowDown: 'rate_limited',
+  ServiceUnavailable: 'unavailable',
+  InternalError: 'unavailable',
+  RequestTimeout: 'timeout',
 };
 
 /**
@@ -26,23 +44,37 @@ const KINDS: Record<string, FailureKind> = {
 export default defineVendor({
   name: 'minio',
   regions: ['global'],
-  configSchema: Type.Object({
-    endpoint: Type.String({ minLength: 1, description: 'http(s)://host:port of the service (host root; the minio client takes no path).' }),
-    bucket: Type.String({ minLength: 3 }),
-    prefix: Type.String({ default: '' }),
-    region: Type.String({ default: 'us-east-1', description: 'Set, so the client does not ask the service for the bucket location first.' }),
-    path_style: Type.Boolean({ default: true }),
-    access_key_id: secret(Type.String({ default: '' })),
-    secret_access_key: secret(Type.String({ default: '' })),
-    spool_dir: Type.String({ default: '' }),
-  }, { additionalProperties: false }),
+  configSchema: Type.Object(
+    {
+      endpoint: Type.String({
+        minLength: 1,
+        description: 'http(s)://host:port of the service (host root; the minio client takes no path).',
+      }),
+      bucket: Type.String({ minLength: 3 }),
+      prefix: Type.String({ default: '' }),
+      region: Type.String({
+        default: 'us-east-1',
+        description: 'Set, so the client does not ask the service for the bucket location first.',
+      }),
+      path_style: Type.Boolean({ default: true }),
+      access_key_id: secret(Type.String({ default: '' })),
+      secret_access_key: secret(Type.String({ default: '' })),
+      spool_dir: Type.String({ default: '' }),
+    },
+    { additionalProperties: false }
+  ),
   async create(config, ctx) {
     // Loaded when a minio instance is configured (~40 MB otherwise held for nothing).
     const Minio = await import('minio');
     const u = new URL(config.endpoint);
     const client = new Minio.Client({
-      endPoint: u.hostname, port: u.port ? Number(u.port) : undefined, useSSL: u.protocol === 'https:',
-      accessKey: config.access_key_id, secretKey: config.secret_access_key, region: config.region, pathStyle: config.path_style,
+      endPoint: u.hostname,
+      port: u.port ? Number(u.port) : undefined,
+      useSSL: u.protocol === 'https:',
+      accessKey: config.access_key_id,
+      secretKey: config.secret_access_key,
+      region: config.region,
+      pathStyle: config.path_style,
     });
     const B = config.bucket;
     const base = (r: BucketRef) => `${config.prefix}${r.account}/${r.bucket}/`;
@@ -53,7 +85,13 @@ export default defineVendor({
     async function head(r: ObjectRef): Promise<ObjectInfo | null> {
       try {
         const s = await client.statObject(B, keyOf(r));
-        return { key: r.key, size: s.size, etag: quoted(s.etag), content_type: String(s.metaData?.['content-type'] ?? 'application/octet-stream'), last_modified: s.lastModified.getTime() };
+        return {
+          key: r.key,
+          size: s.size,
+          etag: quoted(s.etag),
+          content_type: String(s.metaData?.['content-type'] ?? 'application/octet-stream'),
+          last_modified: s.lastModified.getTime(),
+        };
       } catch (e) {
         if (missing(e)) return null;
         throw e;
@@ -61,9 +99,17 @@ export default defineVendor({
     }
 
     async function list(input: ListInput): Promise<ListOutput> {
-      if (input.delimiter && input.delimiter !== '/') throw Object.assign(new Error('the minio adapter lists with "/" as the only delimiter'), { code: 'InvalidArgument' });
+      if (input.delimiter && input.delimiter !== '/')
+        throw Object.assign(new Error('the minio adapter lists with "/" as the only delimiter'), {
+          code: 'InvalidArgument',
+        });
       const b = base(input);
-      const after = input.after === undefined ? undefined : b + input.after + (rolledUp(input.after, input.prefix, input.delimiter) === input.after ? '\u{10FFFF}' : '');
+      const after =
+        input.after === undefined
+          ? undefined
+          : b
+            + input.after
+            + (rolledUp(input.after, input.prefix, input.delimiter) === input.after ? '\u{10FFFF}' : '');
       const stream = client.listObjectsV2(B, b + input.prefix, !input.delimiter, after);
       const objects: ListedObject[] = [];
       const prefixes: string[] = [];
@@ -74,16 +120,28 @@ export default defineVendor({
           break;
         }
         if (item.prefix) prefixes.push(item.prefix.slice(b.length));
-        else if (item.name) objects.push({ key: item.name.slice(b.length), size: item.size, etag: quoted(item.etag), last_modified: item.lastModified?.getTime() ?? 0 });
+        else if (item.name)
+          objects.push({
+            key: item.name.slice(b.length),
+            size: item.size,
+            etag: quoted(item.etag),
+            last_modified: item.lastModified?.getTime() ?? 0,
+          });
       }
       (stream as unknown as Readable).destroy?.();
-      const last = [objects[objects.length - 1]?.key, prefixes[prefixes.length - 1]].filter((x): x is string => x !== undefined).sort(compareKeys).pop();
+      const last = [objects[objects.length - 1]?.key, prefixes[prefixes.length - 1]]
+        .filter((x): x is string => x !== undefined)
+        .sort(compareKeys)
+        .pop();
       return { objects, prefixes, truncated, last };
     }
 
     return {
       capabilities: {
-        'storage.bucket.create': { invoke: async (input: BucketRef & { region?: string }) => ({ region: input.region ?? config.region }), price: free },
+        'storage.bucket.create': {
+          invoke: async (input: BucketRef & { region?: string }) => ({ region: input.region ?? config.region }),
+          price: free,
+        },
         'storage.bucket.delete': {
           async invoke(input: BucketRef) {
             const some = await list({ ...input, prefix: '', limit: 1 });
@@ -100,7 +158,12 @@ export default defineVendor({
               if (input.content_disposition) meta['Content-Disposition'] = input.content_disposition;
               const res = await client.putObject(B, keyOf(input), known.body, known.length, meta);
               return {
-                key: input.key, size: known.length, etag: quoted(res.etag), content_type: input.content_type, last_modified: Date.now(), replaced_size: old?.size ?? 0,
+                key: input.key,
+                size: known.length,
+                etag: quoted(res.etag),
+                content_type: input.content_type,
+                last_modified: Date.now(),
+                replaced_size: old?.size ?? 0,
                 path: keyOf(input),
               };
             } finally {
@@ -115,7 +178,10 @@ export default defineVendor({
             if (!info) return null;
             const r = resolveRange(input.range, info.size);
             if (!r) return { unsatisfiable: true, size: info.size };
-            const body = info.size === 0 ? await client.getObject(B, keyOf(input)) : await client.getPartialObject(B, keyOf(input), r.start, r.end - r.start + 1);
+            const body =
+              info.size === 0
+                ? await client.getObject(B, keyOf(input))
+                : await client.getPartialObject(B, keyOf(input), r.start, r.end - r.start + 1);
             return { ...info, body, start: r.start, end: r.end };
           },
           price: free,
@@ -134,10 +200,12 @@ export default defineVendor({
           async invoke(input: PresignInput): Promise<PresignOutput> {
             const resp: Record<string, string> = {};
             if (input.response?.content_type) resp['response-content-type'] = input.response.content_type;
-            if (input.response?.content_disposition) resp['response-content-disposition'] = input.response.content_disposition;
-            const url = input.method === 'PUT'
-              ? await client.presignedPutObject(B, keyOf(input), input.expires_seconds)
-              : await client.presignedGetObject(B, keyOf(input), input.expires_seconds, resp);
+            if (input.response?.content_disposition)
+              resp['response-content-disposition'] = input.response.content_disposition;
+            const url =
+              input.method === 'PUT'
+                ? await client.presignedPutObject(B, keyOf(input), input.expires_seconds)
+                : await client.presignedGetObject(B, keyOf(input), input.expires_seconds, resp);
             return { url };
           },
           price: free,

@@ -14,7 +14,14 @@ export interface OpenAiAudioConfig {
 }
 
 // OpenAI calls Opus-in-Ogg `opus`; the other names are the same.
-const RESPONSE_FORMAT: Record<TtsFormat, string> = { mp3: 'mp3', wav: 'wav', ogg: 'opus', pcm: 'pcm', aac: 'aac', flac: 'flac' };
+const RESPONSE_FORMAT: Record<TtsFormat, string> = {
+  mp3: 'mp3',
+  wav: 'wav',
+  ogg: 'opus',
+  pcm: 'pcm',
+  aac: 'aac',
+  flac: 'flac',
+};
 
 interface OaTranscription {
   text?: string;
@@ -34,7 +41,10 @@ export function openAiAudio(cfg: OpenAiAudioConfig, ctx: VendorContext): Record<
   const id = ctx.instanceId;
   const auth = (creds?: Record<string, string>): Record<string, string> => {
     const key = creds?.api_key ?? cfg.api_key;
-    return { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(cfg.organization ? { 'openai-organization': cfg.organization } : {}) };
+    return {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(cfg.organization ? { 'openai-organization': cfg.organization } : {}),
+    };
   };
   const models = cfg.models?.length ? cfg.models : undefined;
   return {
@@ -43,17 +53,32 @@ export function openAiAudio(cfg: OpenAiAudioConfig, ctx: VendorContext): Record<
       async invoke(input: TtsInput, opts: InvokeOptions<CandidatePlan>): Promise<TtsOutput> {
         const p = planOf(opts.plan, id);
         const body = {
-          model: p.model, input: input.text, voice: input.voice ?? 'alloy', response_format: RESPONSE_FORMAT[input.format],
+          model: p.model,
+          input: input.text,
+          voice: input.voice ?? 'alloy',
+          response_format: RESPONSE_FORMAT[input.format],
           ...(input.speed !== undefined ? { speed: input.speed } : {}),
           ...(input.instructions ? { instructions: input.instructions } : {}),
         };
-        const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/audio/speech'), {
-          method: 'POST', headers: { 'content-type': 'application/json', ...auth(p.credentials) }, body: JSON.stringify(body), signal: opts.signal,
-        }, id);
+        const res = await vendorFetch(
+          ctx.fetch,
+          joinUrl(cfg.base_url, '/audio/speech'),
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...auth(p.credentials) },
+            body: JSON.stringify(body),
+            signal: opts.signal,
+          },
+          id
+        );
         const type = res.headers.get('content-type') ?? '';
         const audio = Buffer.from(await res.arrayBuffer());
         // An error page behind a proxy answers 200 with JSON or HTML: that is not speech.
-        if (!audio.length || /json|html/.test(type)) throw new VendorFailure('unavailable', `${id} answered /audio/speech without audio (${type || 'no content type'})`);
+        if (!audio.length || /json|html/.test(type))
+          throw new VendorFailure(
+            'unavailable',
+            `${id} answered /audio/speech without audio (${type || 'no content type'})`
+          );
         return { audio, format: input.format, model: p.model };
       },
       price: (input: TtsInput, _out?: TtsOutput, plan?: CandidatePlan) => ttsPrice(plan, input.text),
@@ -69,17 +94,29 @@ export function openAiAudio(cfg: OpenAiAudioConfig, ctx: VendorContext): Record<
         form.append('response_format', verbose ? 'verbose_json' : 'json');
         if (input.language) form.append('language', input.language);
         if (input.prompt) form.append('prompt', input.prompt);
-        const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/audio/transcriptions'), {
-          method: 'POST', headers: auth(p.credentials), body: form, signal: opts.signal,
-        }, id);
+        const res = await vendorFetch(
+          ctx.fetch,
+          joinUrl(cfg.base_url, '/audio/transcriptions'),
+          {
+            method: 'POST',
+            headers: auth(p.credentials),
+            body: form,
+            signal: opts.signal,
+          },
+          id
+        );
         const j = await readJson<OaTranscription>(res, id);
-        if (typeof j.text !== 'string') throw new VendorFailure('unavailable', `${id} answered /audio/transcriptions without text`);
+        if (typeof j.text !== 'string')
+          throw new VendorFailure('unavailable', `${id} answered /audio/transcriptions without text`);
         const duration = j.duration ?? (j.usage?.type === 'duration' ? j.usage.seconds : undefined);
         return {
-          text: j.text, model: p.model,
+          text: j.text,
+          model: p.model,
           ...(languageCode(j.language) ? { language: languageCode(j.language) } : {}),
           ...(typeof duration === 'number' && duration >= 0 ? { duration_seconds: duration } : {}),
-          ...(Array.isArray(j.segments) ? { segments: j.segments.map((s) => ({ start: s.start, end: s.end, text: s.text })) } : {}),
+          ...(Array.isArray(j.segments)
+            ? { segments: j.segments.map((s) => ({ start: s.start, end: s.end, text: s.text })) }
+            : {}),
         };
       },
       price: (input: AsrInput, out?: AsrOutput, plan?: CandidatePlan) => asrPrice(plan, input.estimate_seconds, out),

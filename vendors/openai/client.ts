@@ -1,6 +1,13 @@
 import type { InvokeOptions, VendorContext, VendorInstance } from '../../core/define.js';
 import { planOf, tokenPrice } from '../../core/capabilities/ai/price.js';
-import type { CandidatePlan, ChatInput, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput } from '../../core/capabilities/ai/chat.js';
+import type {
+  CandidatePlan,
+  ChatInput,
+  ChatOutput,
+  ChatStreamEvent,
+  EmbedInput,
+  EmbedOutput,
+} from '../../core/capabilities/ai/chat.js';
 import { vendorFetch, joinUrl } from '../shared/http.js';
 import { PooledHttp } from '../shared/pooled-http.js';
 import { chatRequest, chatResponse, chatStream, embedRequest, embedResponse } from './wire.js';
@@ -45,39 +52,56 @@ export function openAiInstance(cfg: OpenAiClientConfig, ctx: VendorContext): Ven
         async invoke(input: ChatInput, opts: InvokeOptions<CandidatePlan>): Promise<ChatOutput> {
           const p = planOf(opts.plan, id);
           const res = await http.request(chatUrl, {
-            method: 'POST', headers: headers(p.credentials), body: JSON.stringify(chatRequest(input, p.model, false, cfg.maxField)), signal: opts.signal,
+            method: 'POST',
+            headers: headers(p.credentials),
+            body: JSON.stringify(chatRequest(input, p.model, false, cfg.maxField)),
+            signal: opts.signal,
           });
           return chatResponse(await http.json(res, opts.signal), p.model, id);
         },
-        price: (input: ChatInput, out?: ChatOutput, plan?: CandidatePlan) => tokenPrice(plan, out?.usage ?? input.estimate),
+        price: (input: ChatInput, out?: ChatOutput, plan?: CandidatePlan) =>
+          tokenPrice(plan, out?.usage ?? input.estimate),
       },
       'ai.chat.stream': {
         models,
         async invoke(input: ChatInput, opts: InvokeOptions<CandidatePlan>): Promise<AsyncIterable<ChatStreamEvent>> {
           const p = planOf(opts.plan, id);
           const res = await http.request(chatUrl, {
-            method: 'POST', headers: headers(p.credentials), body: JSON.stringify(chatRequest(input, p.model, true, cfg.maxField)), signal: opts.signal,
+            method: 'POST',
+            headers: headers(p.credentials),
+            body: JSON.stringify(chatRequest(input, p.model, true, cfg.maxField)),
+            signal: opts.signal,
           });
           return chatStream(res.body, id);
         },
-        price: (input: ChatInput, usage?: ChatOutput['usage'], plan?: CandidatePlan) => tokenPrice(plan, usage ?? input.estimate),
+        price: (input: ChatInput, usage?: ChatOutput['usage'], plan?: CandidatePlan) =>
+          tokenPrice(plan, usage ?? input.estimate),
       },
       'ai.embed': {
         models,
         async invoke(input: EmbedInput, opts: InvokeOptions<CandidatePlan>): Promise<EmbedOutput> {
           const p = planOf(opts.plan, id);
           const res = await http.request(embedUrl, {
-            method: 'POST', headers: headers(p.credentials), body: JSON.stringify(embedRequest(input, p.model)), signal: opts.signal,
+            method: 'POST',
+            headers: headers(p.credentials),
+            body: JSON.stringify(embedRequest(input, p.model)),
+            signal: opts.signal,
           });
           return embedResponse(await http.json(res, opts.signal), p.model, id);
         },
-        price: (input: EmbedInput, out?: EmbedOutput, plan?: CandidatePlan) => tokenPrice(plan, out?.usage ?? input.estimate),
+        price: (input: EmbedInput, out?: EmbedOutput, plan?: CandidatePlan) =>
+          tokenPrice(plan, out?.usage ?? input.estimate),
       },
     },
     // GET /models is authenticated and free: the cheapest check that a key works.
     async health(opts) {
       try {
-        const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/models'), { method: 'GET', headers: headers(opts.credentials), signal: opts.signal }, id);
+        const res = await vendorFetch(
+          ctx.fetch,
+          joinUrl(cfg.base_url, '/models'),
+          { method: 'GET', headers: headers(opts.credentials), signal: opts.signal },
+          id
+        );
         await res.body?.cancel();
         return { ok: true };
       } catch (e) {

@@ -47,21 +47,35 @@ export function variationForm(input: ImageVariationInput, model: string): FormDa
 }
 
 /** `ai.image.edit` and `ai.image.variation` on an OpenAI instance, priced per image from the plan. */
-export function openAiImageUploads(cfg: OpenAiClientConfig, ctx: VendorContext): {
+export function openAiImageUploads(
+  cfg: OpenAiClientConfig,
+  ctx: VendorContext
+): {
   'ai.image.edit': CapabilityImpl<ImageEditInput, ImageOutput, CandidatePlan>;
   'ai.image.variation': CapabilityImpl<ImageVariationInput, ImageOutput, CandidatePlan>;
 } {
   const id = ctx.instanceId;
   const models = cfg.models?.length ? cfg.models : undefined;
   // Both are the same call: a form posted to a path, the images read from the answer.
-  const upload = <I extends { n: number }>(path: string, form: (input: I, model: string) => FormData): CapabilityImpl<I, ImageOutput, CandidatePlan> => ({
+  const upload = <I extends { n: number }>(
+    path: string,
+    form: (input: I, model: string) => FormData
+  ): CapabilityImpl<I, ImageOutput, CandidatePlan> => ({
     models,
     async invoke(input, opts) {
       const p = planOf(opts.plan, id);
-      const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, path), { method: 'POST', headers: authHeaders(cfg, p.credentials), body: form(input, p.model), signal: opts.signal }, id);
+      const res = await vendorFetch(
+        ctx.fetch,
+        joinUrl(cfg.base_url, path),
+        { method: 'POST', headers: authHeaders(cfg, p.credentials), body: form(input, p.model), signal: opts.signal },
+        id
+      );
       return imagesResponse(await readJson(res, id), p.model, id);
     },
     price: (input, out, plan) => imagePrice(plan, input.n, out),
   });
-  return { 'ai.image.edit': upload('/images/edits', editForm), 'ai.image.variation': upload('/images/variations', variationForm) };
+  return {
+    'ai.image.edit': upload('/images/edits', editForm),
+    'ai.image.variation': upload('/images/variations', variationForm),
+  };
 }

@@ -1,7 +1,17 @@
 import { usdMicros, type ModelEntry } from '../../core/capabilities/ai/models.js';
 
-type Row = [id: string, family: string, tasks: ModelEntry['tasks'], quality: number, context: number, maxOut: number,
-  inUsd: number, outUsd: number, caps: ModelEntry['capabilities'], batch: [number, number]];
+type Row = [
+  id: string,
+  family: string,
+  tasks: ModelEntry['tasks'],
+  quality: number,
+  context: number,
+  maxOut: number,
+  inUsd: number,
+  outUsd: number,
+  caps: ModelEntry['capabilities'],
+  batch: [number, number],
+];
 
 const FULL: ModelEntry['capabilities'] = ['chat', 'tools', 'vision', 'json'];
 const TOOLS_JSON: ModelEntry['capabilities'] = ['chat', 'tools', 'json'];
@@ -21,8 +31,13 @@ const CHAT: Row[] = [
 // upper bound: gpt-image-1 at `medium`, dall-e-3 at `standard`), so the reservation covers any
 // size. Which of them also edit images (/images/edits) and make variations (/images/variations,
 // DALL·E 2 only).
-type ImageRow = [id: string, quality: number, promptChars: number, usdPerImage: number,
-  also: ModelEntry['capabilities']];
+type ImageRow = [
+  id: string,
+  quality: number,
+  promptChars: number,
+  usdPerImage: number,
+  also: ModelEntry['capabilities'],
+];
 const IMAGE: ImageRow[] = [
   ['gpt-image-1', 85, 32000, 0.063, ['image_edit']],
   ['dall-e-3', 75, 4000, 0.08, []],
@@ -47,22 +62,53 @@ const regions = ['western'];
 /** OpenAI's catalog rows: chat and embeddings, then images, then speech (the order /v1/models lists). */
 export const OPENAI_MODELS: ModelEntry[] = [
   ...CHAT.map(([id, family, tasks, quality, context_window, max_output, inUsd, outUsd, capabilities, batch]) => ({
-    id, vendor, family, tasks, quality, context_window, max_output, capabilities, regions,
-    price: { in: usdMicros(inUsd), out: usdMicros(outUsd), batch_in: usdMicros(batch[0]),
-      batch_out: usdMicros(batch[1]) },
-  })),
-  ...IMAGE.map(([id, quality, context_window, usd, also]): ModelEntry => ({
-    id, vendor, family: id, tasks: ['general'], quality, context_window, max_output: 1,
-    capabilities: ['image', ...also], regions,
-    price: { in: 0, out: 0, image: usdMicros(usd) },
-  })),
-  // context_window is the longest input: characters for tts, seconds of audio for asr.
-  ...SPEECH.map(([id, family, kind, quality, usd]): ModelEntry => ({
-    id, vendor, family, tasks: ['general'], quality, context_window: kind === 'tts' ? 4096 : 1500, max_output: 1,
+    id,
+    vendor,
+    family,
+    tasks,
+    quality,
+    context_window,
+    max_output,
+    capabilities,
+    regions,
     price: {
-      in: 0, out: 0,
-      ...(kind === 'tts' ? { per_million_chars: usdMicros(usd) } : { per_minute: usdMicros(usd) }),
+      in: usdMicros(inUsd),
+      out: usdMicros(outUsd),
+      batch_in: usdMicros(batch[0]),
+      batch_out: usdMicros(batch[1]),
     },
-    capabilities: [kind], regions,
   })),
+  ...IMAGE.map(
+    ([id, quality, context_window, usd, also]): ModelEntry => ({
+      id,
+      vendor,
+      family: id,
+      tasks: ['general'],
+      quality,
+      context_window,
+      max_output: 1,
+      capabilities: ['image', ...also],
+      regions,
+      price: { in: 0, out: 0, image: usdMicros(usd) },
+    })
+  ),
+  // context_window is the longest input: characters for tts, seconds of audio for asr.
+  ...SPEECH.map(
+    ([id, family, kind, quality, usd]): ModelEntry => ({
+      id,
+      vendor,
+      family,
+      tasks: ['general'],
+      quality,
+      context_window: kind === 'tts' ? 4096 : 1500,
+      max_output: 1,
+      price: {
+        in: 0,
+        out: 0,
+        ...(kind === 'tts' ? { per_million_chars: usdMicros(usd) } : { per_minute: usdMicros(usd) }),
+      },
+      capabilities: [kind],
+      regions,
+    })
+  ),
 ];

@@ -20,7 +20,10 @@ interface ClientSecret {
   session?: { id?: string; model?: string };
 }
 
-export function openAiRealtimeCapability(cfg: { base_url: string; api_key: string; organization?: string }, ctx: VendorContext): CapabilityImpl<RealtimeTokenInput, RealtimeTokenOutput, RealtimePlan> {
+export function openAiRealtimeCapability(
+  cfg: { base_url: string; api_key: string; organization?: string },
+  ctx: VendorContext
+): CapabilityImpl<RealtimeTokenInput, RealtimeTokenOutput, RealtimePlan> {
   const id = ctx.instanceId;
   return {
     async invoke(input, opts) {
@@ -28,14 +31,32 @@ export function openAiRealtimeCapability(cfg: { base_url: string; api_key: strin
       const model = input.model ?? OPENAI_REALTIME_DEFAULT_MODEL;
       const session: Record<string, unknown> = { type: 'realtime', model };
       if (input.voice) session.audio = { output: { voice: input.voice } };
-      const res = await vendorFetch(ctx.fetch, joinUrl(cfg.base_url, '/realtime/client_secrets'), {
-        method: 'POST', signal: opts.signal,
-        headers: openAiHeaders(cfg, p.credentials),
-        body: JSON.stringify({ expires_after: { anchor: 'created_at', seconds: Math.min(input.ttl_seconds, OPENAI_REALTIME_MAX_TTL_SECONDS) }, session }),
-      }, id);
+      const res = await vendorFetch(
+        ctx.fetch,
+        joinUrl(cfg.base_url, '/realtime/client_secrets'),
+        {
+          method: 'POST',
+          signal: opts.signal,
+          headers: openAiHeaders(cfg, p.credentials),
+          body: JSON.stringify({
+            expires_after: {
+              anchor: 'created_at',
+              seconds: Math.min(input.ttl_seconds, OPENAI_REALTIME_MAX_TTL_SECONDS),
+            },
+            session,
+          }),
+        },
+        id
+      );
       const j = await readJson<ClientSecret>(res, id);
-      if (typeof j.value !== 'string' || typeof j.expires_at !== 'number') throw new VendorFailure('unavailable', `${id} answered without a client secret`);
-      return { token: j.value, expires_at: j.expires_at * 1000, vendor_session_id: j.session?.id, model: j.session?.model ?? model };
+      if (typeof j.value !== 'string' || typeof j.expires_at !== 'number')
+        throw new VendorFailure('unavailable', `${id} answered without a client secret`);
+      return {
+        token: j.value,
+        expires_at: j.expires_at * 1000,
+        vendor_session_id: j.session?.id,
+        model: j.session?.model ?? model,
+      };
     },
     price: (_input, _out, plan) => planOf(plan, id).price,
   };

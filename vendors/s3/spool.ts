@@ -18,9 +18,19 @@ export interface KnownLength {
  * A body whose length is known up front, as a single S3 PutObject needs: the body itself
  * when the request declared its length, or else the body spooled to a temp file first.
  */
-export async function withKnownLength(body: Readable, length: number | undefined, spoolDir: string, signal?: AbortSignal): Promise<KnownLength> {
+export async function withKnownLength(
+  body: Readable,
+  length: number | undefined,
+  spoolDir: string,
+  signal?: AbortSignal
+): Promise<KnownLength> {
   let size = 0;
-  const count = new Transform({ transform(c: Buffer, _e, cb) { size += c.length; cb(null, c); } });
+  const count = new Transform({
+    transform(c: Buffer, _e, cb) {
+      size += c.length;
+      cb(null, c);
+    },
+  });
   if (length !== undefined) {
     body.on('error', (e) => count.destroy(e));
     // The SDK pipes this into its request without listening for errors: a refused body (bad

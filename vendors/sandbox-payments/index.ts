@@ -13,9 +13,12 @@ export default defineVendor({
   name: 'sandbox-payments',
   embedded: true,
   regions: ['global'],
-  configSchema: Type.Object({
-    session_ttl_seconds: Type.Integer({ minimum: 60, default: 86400 }),
-  }, { additionalProperties: false }),
+  configSchema: Type.Object(
+    {
+      session_ttl_seconds: Type.Integer({ minimum: 60, default: 86400 }),
+    },
+    { additionalProperties: false }
+  ),
   create(_config, ctx) {
     return {
       capabilities: {

@@ -1,13 +1,25 @@
 import { VendorFailure, kindFromStatus, parseRetryAfter } from '../../core/router/failure.js';
 
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /**
  * POST/GET JSON to a vendor and map every failure to the router's kinds: a request that never
  * left is `not_sent`, 429 is `rate_limited` with its retry-after, 529 (Anthropic overloaded)
  * and 5xx are `unavailable`, 401/403 `auth`, other 4xx `client_error`.
  */
-export async function vendorFetch(fetchFn: typeof fetch, url: string, init: RequestInit & { signal: AbortSignal }, vendor: string): Promise<Response> {
+export async function vendorFetch(
+  fetchFn: typeof fetch,
+  url: string,
+  init: RequestInit & { signal: AbortSignal },
+  vendor: string
+): Promise<Response> {
   let res: Response;
   try {
     res = await fetchFn(url, init);
@@ -25,14 +37,23 @@ export function sendFailure(e: unknown, signal: AbortSignal, vendor: string): un
   // fetch wraps the socket error in `cause`; undici's own request throws it as it is.
   const err = e as { code?: string; cause?: { code?: string } };
   const code = err.code ?? err.cause?.code;
-  if (code && NOT_SENT.has(code)) return new VendorFailure('not_sent', `${vendor}: cannot connect (${code})`, { cause: e });
+  if (code && NOT_SENT.has(code))
+    return new VendorFailure('not_sent', `${vendor}: cannot connect (${code})`, { cause: e });
   return new VendorFailure('unavailable', `${vendor}: ${(e as Error).message}`, { cause: e });
 }
 
 /** A vendor's non-2xx answer as the router's failure kind, with its message and retry-after. */
-export function statusFailure(vendor: string, status: number, text: string, retryAfter: string | null | undefined): VendorFailure {
+export function statusFailure(
+  vendor: string,
+  status: number,
+  text: string,
+  retryAfter: string | null | undefined
+): VendorFailure {
   const kind = status === 529 ? 'unavailable' : kindFromStatus(status);
-  return new VendorFailure(kind, `${vendor} answered ${status}: ${errorMessage(text)}`, { status, retryAfterMs: parseRetryAfter(retryAfter) });
+  return new VendorFailure(kind, `${vendor} answered ${status}: ${errorMessage(text)}`, {
+    status,
+    retryAfterMs: parseRetryAfter(retryAfter),
+  });
 }
 
 // Kept generous: the router scrubs secrets from this text before it cuts it to an excerpt

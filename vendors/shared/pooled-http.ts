@@ -43,7 +43,13 @@ export class PooledHttp {
     const { agent, request } = await this.undici();
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(url, { method: init.method, headers: init.headers, body: init.body, signal: init.signal, dispatcher: agent });
+      res = await request(url, {
+        method: init.method,
+        headers: init.headers,
+        body: init.body,
+        signal: init.signal,
+        dispatcher: agent,
+      });
     } catch (e) {
       throw sendFailure(e, init.signal, this.vendor);
     }
@@ -60,7 +66,9 @@ export class PooledHttp {
       text = await res.body.text();
     } catch (e) {
       if (signal.aborted) throw signal.reason ?? e;
-      throw new VendorFailure('unavailable', `${this.vendor}: the answer broke off (${(e as Error).message})`, { cause: e });
+      throw new VendorFailure('unavailable', `${this.vendor}: the answer broke off (${(e as Error).message})`, {
+        cause: e,
+      });
     }
     try {
       return JSON.parse(text) as T;

@@ -23,7 +23,9 @@ export async function* readSse(body: AsyncIterable<Uint8Array> | null, vendor: s
         chunk = await chunks.next();
       } catch (e) {
         if ((e as Error).name === 'AbortError') throw e;
-        throw new VendorFailure('unavailable', `${vendor}: the stream broke off (${(e as Error).message})`, { cause: e });
+        throw new VendorFailure('unavailable', `${vendor}: the stream broke off (${(e as Error).message})`, {
+          cause: e,
+        });
       }
       if (chunk.done) break;
       buf += decoder.decode(chunk.value, { stream: true });

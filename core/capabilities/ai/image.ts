@@ -1,4 +1,3 @@
-
 // The image contracts: `ai.image` (ImageInput -> ImageOutput), `ai.image.edit`
 // (ImageEditInput -> ImageOutput) and `ai.image.variation` (ImageVariationInput -> ImageOutput).
 

@@ -1,4 +1,3 @@
-
 // The capability contracts of speech: `ai.tts` (TtsInput -> TtsOutput) and `ai.asr`
 // (AsrInput -> AsrOutput). Plans reuse CandidatePlan: `price_in` is micro-USD per million
 // characters for tts and micro-USD per minute of audio for asr; `price_out` is unused.
@@ -9,7 +8,12 @@ export type TtsFormat = (typeof TTS_FORMATS)[number];
 
 /** Content types of the tts formats; `pcm` is raw 16-bit little-endian mono samples. */
 export const TTS_MIME: Record<TtsFormat, string> = {
-  mp3: 'audio/mpeg', wav: 'audio/wav', ogg: 'audio/ogg', pcm: 'audio/pcm', aac: 'audio/aac', flac: 'audio/flac',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  ogg: 'audio/ogg',
+  pcm: 'audio/pcm',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
 };
 
 export interface TtsInput {

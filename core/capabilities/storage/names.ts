@@ -12,7 +12,8 @@ const RESERVED_SUFFIXES = ['-s3alias', '--ol-s3', '.mrap', '--x-s3', '--table-s3
 /** Why a bucket name breaks the S3 naming rules, or undefined when it is valid. */
 export function bucketNameProblem(name: string): string | undefined {
   if (name.length < 3 || name.length > 63) return 'must be 3 to 63 characters long';
-  if (!BUCKET.test(name)) return 'may contain only lower-case letters, digits, dots and hyphens, and must start and end with a letter or digit';
+  if (!BUCKET.test(name))
+    return 'may contain only lower-case letters, digits, dots and hyphens, and must start and end with a letter or digit';
   if (name.includes('..')) return 'must not contain two adjacent dots';
   if (name.includes('.-') || name.includes('-.')) return 'must not have a dot next to a hyphen';
   if (IPV4.test(name)) return 'must not be formatted as an IP address';

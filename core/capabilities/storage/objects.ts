@@ -170,15 +170,23 @@ export function resolveRange(range: ByteRange | undefined, size: number): { star
 type Deleted = { deleted: boolean };
 
 export const STORAGE_CAPABILITIES = capabilities({
-  'storage.bucket.create': capability<BucketRef & { region?: string }, { region: string }>(
-    { idempotent: true, description: 'Create the storage behind a bucket.' }),
+  'storage.bucket.create': capability<BucketRef & { region?: string }, { region: string }>({
+    idempotent: true,
+    description: 'Create the storage behind a bucket.',
+  }),
   'storage.bucket.delete': capability<BucketRef, Deleted>({ idempotent: true, description: 'Remove an empty bucket.' }),
-  'storage.object.put': capability<PutInput, PutOutput>(
-    { idempotent: false, description: 'Store an object from a stream.' }),
-  'storage.object.get': capability<GetInput, GetResult>(
-    { idempotent: true, description: 'Stream an object, whole or a byte range.' }),
-  'storage.object.head': capability<ObjectRef, ObjectInfo | null>(
-    { idempotent: true, description: "An object's size, ETag, content type and modification time." }),
+  'storage.object.put': capability<PutInput, PutOutput>({
+    idempotent: false,
+    description: 'Store an object from a stream.',
+  }),
+  'storage.object.get': capability<GetInput, GetResult>({
+    idempotent: true,
+    description: 'Stream an object, whole or a byte range.',
+  }),
+  'storage.object.head': capability<ObjectRef, ObjectInfo | null>({
+    idempotent: true,
+    description: "An object's size, ETag, content type and modification time.",
+  }),
   'storage.object.delete': capability<ObjectRef, Deleted>({ idempotent: true, description: 'Delete an object.' }),
   'storage.object.put_if': capability<ConditionalPutInput, PutOutput | ConditionFailed>({
     idempotent: false,
@@ -188,10 +196,14 @@ export const STORAGE_CAPABILITIES = capabilities({
     idempotent: false,
     description: 'storage.object.delete with a `condition` checked atomically with the delete.',
   }),
-  'storage.object.list': capability<ListInput, ListOutput>(
-    { idempotent: true, description: 'List keys by prefix, in key order.' }),
-  'storage.object.presign': capability<PresignInput, PresignOutput>(
-    { idempotent: true, description: 'A URL that authorizes one method on one object until it expires.' }),
+  'storage.object.list': capability<ListInput, ListOutput>({
+    idempotent: true,
+    description: 'List keys by prefix, in key order.',
+  }),
+  'storage.object.presign': capability<PresignInput, PresignOutput>({
+    idempotent: true,
+    description: 'A URL that authorizes one method on one object until it expires.',
+  }),
   'storage.object.presign_post': capability<PresignPostInput, PresignPostOutput>({
     idempotent: true,
     description: 'A browser form upload (POST policy) of one object, with a size limit the vendor enforces.',

@@ -20,9 +20,11 @@ export function encodePath(path: string): string {
 
 export function canonicalQuery(pairs: Array<[string, string]>): string {
   if (!pairs.length) return ''; // most header-signed requests
-  return pairs.map(([k, v]) => [rfc3986(k), rfc3986(v)])
+  return pairs
+    .map(([k, v]) => [rfc3986(k), rfc3986(v)])
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`).join('&');
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
 }
 
 export function sha256Hex(data: string | Buffer): string {
@@ -31,7 +33,10 @@ export function sha256Hex(data: string | Buffer): string {
 
 /** `YYYYMMDDTHHMMSSZ` */
 export function amzDate(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 const keyCache = new Map<string, Buffer>();
@@ -76,7 +81,10 @@ export interface PresignParams {
 }
 
 /** S3's response-header overrides of a presigned GET, as query parameters (signed with the rest). */
-export function responseQuery(response?: { content_type?: string; content_disposition?: string }): Array<[string, string]> {
+export function responseQuery(response?: {
+  content_type?: string;
+  content_disposition?: string;
+}): Array<[string, string]> {
   const q: Array<[string, string]> = [];
   if (response?.content_type) q.push(['response-content-type', response.content_type]);
   if (response?.content_disposition) q.push(['response-content-disposition', response.content_disposition]);

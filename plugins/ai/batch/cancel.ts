@@ -1,6 +1,10 @@
 import { apiError, isApiError } from '../../../core/errors.js';
 import type { JobHandler } from '../../../core/jobs/engine.js';
-import { BATCH_CANCEL_CAPABILITY, type BatchCancelInput, type BatchCancelOutput } from '../../../core/capabilities/ai/batch.js';
+import {
+  BATCH_CANCEL_CAPABILITY,
+  type BatchCancelInput,
+  type BatchCancelOutput,
+} from '../../../core/capabilities/ai/batch.js';
 import { FINAL, batchRecord, holdOf, parseRoute, type BatchRow } from './store.js';
 import type { BatchDeps } from './submit.js';
 
@@ -40,7 +44,12 @@ async function tryCancel(d: BatchDeps, row: BatchRow, c: VendorCancel): Promise<
     }
     const route = [{ id: c.vendor, ...(credentials ? { byok: { credentials, fee: 0 } } : {}) }];
     const input = { vendor_batch_id: c.vendor_batch_id, credentials };
-    const r = await d.svc.router.call<BatchCancelInput, BatchCancelOutput>(BATCH_CANCEL_CAPABILITY, input, { accountId: row.account_id, route, charge: false, ref: row.batch_id });
+    const r = await d.svc.router.call<BatchCancelInput, BatchCancelOutput>(BATCH_CANCEL_CAPABILITY, input, {
+      accountId: row.account_id,
+      route,
+      charge: false,
+      ref: row.batch_id,
+    });
     d.log.info({ ...log, vendor_status: r.output.vendor_status }, 'chat batch canceled at its vendor');
     return 'done';
   } catch (e) {
@@ -56,13 +65,29 @@ async function tryCancel(d: BatchDeps, row: BatchRow, c: VendorCancel): Promise<
  * final here, and a vendor that refuses or is down changes nothing for the caller. A vendor that
  * is down or failing is asked again by a job, with backoff, for about seven hours.
  */
-export async function cancelAtVendor(d: BatchDeps, row: BatchRow, vendor = row.vendor, vendorBatchId = row.vendor_batch_id): Promise<void> {
+export async function cancelAtVendor(
+  d: BatchDeps,
+  row: BatchRow,
+  vendor = row.vendor,
+  vendorBatchId = row.vendor_batch_id
+): Promise<void> {
   if (!vendor || !vendorBatchId) return;
   const c: VendorCancel = { batch_id: row.batch_id, vendor, vendor_batch_id: vendorBatchId };
   if ((await tryCancel(d, row, c)) === 'done') return;
-  await d.svc.jobs.enqueue({
-    kind: VENDOR_CANCEL_JOB, payload: c, runAt: Date.now() + d.cancelRetryMs, maxAttempts: VENDOR_CANCEL_ATTEMPTS, uniqueKey: `${VENDOR_CANCEL_JOB}:${vendor}:${vendorBatchId}`,
-  }).catch((e) => d.log.warn({ batch_id: row.batch_id, error: (e as Error).message }, 'the vendor cancel could not be queued for a retry'));
+  await d.svc.jobs
+    .enqueue({
+      kind: VENDOR_CANCEL_JOB,
+      payload: c,
+      runAt: Date.now() + d.cancelRetryMs,
+      maxAttempts: VENDOR_CANCEL_ATTEMPTS,
+      uniqueKey: `${VENDOR_CANCEL_JOB}:${vendor}:${vendorBatchId}`,
+    })
+    .catch((e) =>
+      d.log.warn(
+        { batch_id: row.batch_id, error: (e as Error).message },
+        'the vendor cancel could not be queued for a retry'
+      )
+    );
 }
 
 /** The retry job: throws (and is tried again with backoff) while the vendor keeps failing. */
@@ -70,8 +95,12 @@ export function vendorCancelJobHandler(d: BatchDeps): JobHandler<VendorCancel> {
   return async (job) => {
     const row = await d.store.get(job.payload.batch_id);
     if (!row || (await tryCancel(d, row, job.payload)) === 'done') return;
-    if (job.attempt < job.maxAttempts) throw new Error(`${job.payload.vendor} did not cancel batch ${job.payload.vendor_batch_id} yet`);
-    d.log.warn({ batch_id: row.batch_id, vendor: job.payload.vendor, vendor_batch_id: job.payload.vendor_batch_id }, 'gave up asking the vendor to cancel a chat batch');
+    if (job.attempt < job.maxAttempts)
+      throw new Error(`${job.payload.vendor} did not cancel batch ${job.payload.vendor_batch_id} yet`);
+    d.log.warn(
+      { batch_id: row.batch_id, vendor: job.payload.vendor, vendor_batch_id: job.payload.vendor_batch_id },
+      'gave up asking the vendor to cancel a chat batch'
+    );
   };
 }
 
@@ -84,10 +113,15 @@ export function vendorCancelJobHandler(d: BatchDeps): JobHandler<VendorCancel> {
 export async function cancelBatch(d: BatchDeps, accountId: string, batchId: string) {
   const row = await d.store.getFor(accountId, batchId);
   if (!row) throw apiError('not_found', `No batch ${batchId} in this account.`, { param: 'id' });
-  const moved = !FINAL.includes(row.state) && (await d.store.move(batchId, ['queued', 'running'], { state: 'canceled', completed_at: Date.now() }));
+  const moved =
+    !FINAL.includes(row.state)
+    && (await d.store.move(batchId, ['queued', 'running'], { state: 'canceled', completed_at: Date.now() }));
   if (!moved) {
     const state = (await d.store.get(batchId))?.state ?? row.state;
-    throw apiError('invalid_state', `Batch ${batchId} is ${state}: only a queued or running batch can be canceled.`, { param: 'id', details: { state } });
+    throw apiError('invalid_state', `Batch ${batchId} is ${state}: only a queued or running batch can be canceled.`, {
+      param: 'id',
+      details: { state },
+    });
   }
   await d.svc.wallet.release(holdOf(row));
   // Read again: a submit that finished just before the move has recorded the vendor's batch

@@ -3,7 +3,8 @@ import type { Kysely, Migration } from 'kysely';
 /** Chat batches: one row a `batch_mode` call, from submit to its result (plugins/ai/batch/). */
 export const batchesMigration: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable('ai_batches')
+    await db.schema
+      .createTable('ai_batches')
       .addColumn('batch_id', 'text', (c) => c.primaryKey())
       .addColumn('account_id', 'text', (c) => c.notNull())
       .addColumn('state', 'text', (c) => c.notNull())

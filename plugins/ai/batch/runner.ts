@@ -4,8 +4,22 @@ import type { Attempt, CallOptions } from '../../../core/router/router.js';
 import type { JobHandler } from '../../../core/jobs/engine.js';
 import type { ChatInput, ChatOutput } from '../../../core/capabilities/ai/chat.js';
 import type { ChatResultT } from '../schemas.js';
-import type { BatchPollInput, BatchPollOutput, BatchSubmitInput, BatchSubmitOutput } from '../../../core/capabilities/ai/batch.js';
-import { BATCH_CAPABILITY, FINAL, holdOf, parseInput, parseRoute, type BatchRoute, type BatchRow, type StoredBatchInput } from './store.js';
+import type {
+  BatchPollInput,
+  BatchPollOutput,
+  BatchSubmitInput,
+  BatchSubmitOutput,
+} from '../../../core/capabilities/ai/batch.js';
+import {
+  BATCH_CAPABILITY,
+  FINAL,
+  holdOf,
+  parseInput,
+  parseRoute,
+  type BatchRoute,
+  type BatchRow,
+  type StoredBatchInput,
+} from './store.js';
 import { BATCH_JOB, charged, type BatchDeps } from './submit.js';
 import { cancelAtVendor } from './cancel.js';
 
@@ -14,7 +28,12 @@ import { cancelAtVendor } from './cancel.js';
 // many nodes there are and a restart picks up where the database says the batch is.
 
 /** The caller's BYOK keys, read again: a batch stores none. A key revoked meanwhile drops its vendor. */
-async function restoreCredentials(d: BatchDeps, row: BatchRow, input: StoredBatchInput, route: BatchRoute): Promise<string[]> {
+async function restoreCredentials(
+  d: BatchDeps,
+  row: BatchRow,
+  input: StoredBatchInput,
+  route: BatchRoute
+): Promise<string[]> {
   if (!route.byok.length) return route.order;
   const instances = route.byok.map((id) => d.svc.vendors.get(id)).filter((i) => !!i);
   const byok = await d.svc.router.callerCredentials(row.account_id, instances);
@@ -45,28 +64,68 @@ function chatOf(input: StoredBatchInput): ChatInput {
 const POLL_ATTEMPTS = 12;
 
 async function nextStep(d: BatchDeps, row: BatchRow, step: number): Promise<void> {
-  await d.svc.jobs.enqueue({ kind: BATCH_JOB, payload: { batch_id: row.batch_id }, runAt: Date.now() + d.pollMs, maxAttempts: POLL_ATTEMPTS, uniqueKey: `${BATCH_JOB}:${row.batch_id}:${step}` });
+  await d.svc.jobs.enqueue({
+    kind: BATCH_JOB,
+    payload: { batch_id: row.batch_id },
+    runAt: Date.now() + d.pollMs,
+    maxAttempts: POLL_ATTEMPTS,
+    uniqueKey: `${BATCH_JOB}:${row.batch_id}:${step}`,
+  });
 }
 
-async function succeed(d: BatchDeps, row: BatchRow, input: StoredBatchInput, vendor: string, out: ChatOutput, attempts: Attempt[]): Promise<void> {
+async function succeed(
+  d: BatchDeps,
+  row: BatchRow,
+  input: StoredBatchInput,
+  vendor: string,
+  out: ChatOutput,
+  attempts: Attempt[]
+): Promise<void> {
   const cost = charged(d.svc, input, vendor, out.usage);
   const now = Date.now();
   const result: ChatResultT = {
-    content: out.content, finish_reason: out.finish_reason, ...(out.tool_calls?.length ? { tool_calls: out.tool_calls } : {}),
-    usage: { input_tokens: out.usage.input_tokens, output_tokens: out.usage.output_tokens, total_tokens: out.usage.input_tokens + out.usage.output_tokens },
+    content: out.content,
+    finish_reason: out.finish_reason,
+    ...(out.tool_calls?.length ? { tool_calls: out.tool_calls } : {}),
+    usage: {
+      input_tokens: out.usage.input_tokens,
+      output_tokens: out.usage.output_tokens,
+      total_tokens: out.usage.input_tokens + out.usage.output_tokens,
+    },
     metadata: {
-      vendor, model: input.plan[vendor]?.model ?? out.model, latency_ms: now - Number(row.created_at), cost_usd: microsToUsd(cost), cached: false,
-      byok: parseRoute(row).byok.includes(vendor), attempts: attempts.map((a) => ({ ...a, model: a.model ?? input.plan[a.vendor]?.model })),
+      vendor,
+      model: input.plan[vendor]?.model ?? out.model,
+      latency_ms: now - Number(row.created_at),
+      cost_usd: microsToUsd(cost),
+      cached: false,
+      byok: parseRoute(row).byok.includes(vendor),
+      attempts: attempts.map((a) => ({ ...a, model: a.model ?? input.plan[a.vendor]?.model })),
     },
   };
   // The row moves first: a node dying after it leaves a hold that is given back, never a second charge.
-  if (!(await d.store.move(row.batch_id, ['queued', 'running'], { state: 'succeeded', vendor, result: JSON.stringify(result), cost_micros: cost, completed_at: now }))) return;
+  if (
+    !(await d.store.move(row.batch_id, ['queued', 'running'], {
+      state: 'succeeded',
+      vendor,
+      result: JSON.stringify(result),
+      cost_micros: cost,
+      completed_at: now,
+    }))
+  )
+    return;
   await d.svc.wallet.settle(holdOf(row), cost, { vendor, ref: row.batch_id });
 }
 
 /** True when this call failed the batch (false: it was already final, e.g. canceled meanwhile). */
 async function fail(d: BatchDeps, row: BatchRow, code: ErrorCode, message: string): Promise<boolean> {
-  if (!(await d.store.move(row.batch_id, ['queued', 'running'], { state: 'failed', error: JSON.stringify({ code, message }), completed_at: Date.now() }))) return false;
+  if (
+    !(await d.store.move(row.batch_id, ['queued', 'running'], {
+      state: 'failed',
+      error: JSON.stringify({ code, message }),
+      completed_at: Date.now(),
+    }))
+  )
+    return false;
   await d.svc.wallet.release(holdOf(row));
   d.log.info({ batch_id: row.batch_id, code }, 'chat batch failed; its reservation is released');
   return true;
@@ -84,10 +143,24 @@ async function runDirect(d: BatchDeps, row: BatchRow, input: StoredBatchInput, o
   await succeed(d, row, input, r.vendor, r.output, r.attempts);
 }
 
-async function submit(d: BatchDeps, row: BatchRow, input: StoredBatchInput, route: BatchRoute, order: string[]): Promise<void> {
-  const r = await d.svc.router.call<BatchSubmitInput, BatchSubmitOutput>(BATCH_CAPABILITY, { ...chatOf(input), custom_id: row.batch_id }, callOpts(row, order, input));
+async function submit(
+  d: BatchDeps,
+  row: BatchRow,
+  input: StoredBatchInput,
+  route: BatchRoute,
+  order: string[]
+): Promise<void> {
+  const r = await d.svc.router.call<BatchSubmitInput, BatchSubmitOutput>(
+    BATCH_CAPABILITY,
+    { ...chatOf(input), custom_id: row.batch_id },
+    callOpts(row, order, input)
+  );
   const moved = await d.store.move(row.batch_id, ['queued'], {
-    state: 'running', vendor: r.vendor, vendor_batch_id: r.output.vendor_batch_id, step: 1, route: JSON.stringify({ ...route, attempts: r.attempts }),
+    state: 'running',
+    vendor: r.vendor,
+    vendor_batch_id: r.output.vendor_batch_id,
+    step: 1,
+    route: JSON.stringify({ ...route, attempts: r.attempts }),
   });
   if (moved) await nextStep(d, row, 1);
   // Canceled (or failed) while the submit was out: the vendor's batch is nobody's now.
@@ -99,19 +172,29 @@ async function poll(d: BatchDeps, row: BatchRow, input: StoredBatchInput): Promi
   // Hours may pass: keep the hold from being taken for one a dead call left behind.
   await d.svc.wallet.refresh(holdOf(row));
   const pollInput: BatchPollInput = {
-    vendor_batch_id: row.vendor_batch_id!, custom_id: row.batch_id, model: input.plan[vendor]?.model ?? '', credentials: input.plan[vendor]?.credentials,
+    vendor_batch_id: row.vendor_batch_id!,
+    custom_id: row.batch_id,
+    model: input.plan[vendor]?.model ?? '',
+    credentials: input.plan[vendor]?.credentials,
     request: { response_format: input.response_format, tools: input.tools, tool_choice: input.tool_choice },
   };
-  const r = await d.svc.router.call<BatchPollInput, BatchPollOutput>('ai.chat.batch.poll', pollInput, callOpts(row, [vendor], input));
+  const r = await d.svc.router.call<BatchPollInput, BatchPollOutput>(
+    'ai.chat.batch.poll',
+    pollInput,
+    callOpts(row, [vendor], input)
+  );
   const o = r.output;
   if (o.status === 'succeeded') return succeed(d, row, input, vendor, o.output, parseRoute(row).attempts ?? []);
   if (o.status === 'failed') return void (await fail(d, row, 'vendor_error', `${vendor}: ${o.error}`));
-  if (await d.store.move(row.batch_id, ['running'], { step: row.step + 1 }, row.step)) await nextStep(d, row, row.step + 1);
+  if (await d.store.move(row.batch_id, ['running'], { step: row.step + 1 }, row.step))
+    await nextStep(d, row, row.step + 1);
 }
 
 /** The router's summary and what each vendor said: a batch has no response to carry `details`. */
 function withAttempts(message: string, attempts: unknown): string {
-  const said = Array.isArray(attempts) ? (attempts as Attempt[]).filter((a) => a.error).map((a) => `${a.vendor}: ${a.error!.message}`) : [];
+  const said = Array.isArray(attempts)
+    ? (attempts as Attempt[]).filter((a) => a.error).map((a) => `${a.vendor}: ${a.error!.message}`)
+    : [];
   return said.length ? `${message} ${said.join('; ')}` : message;
 }
 
@@ -123,7 +206,13 @@ export function batchJobHandler(d: BatchDeps): JobHandler<{ batch_id: string }> 
     const route = parseRoute(row);
     try {
       const order = await restoreCredentials(d, row, input, route);
-      if (!order.length) return await giveUp(d, row, 'no_vendor_available', 'No vendor is left for this batch: the key it was submitted with was revoked.');
+      if (!order.length)
+        return await giveUp(
+          d,
+          row,
+          'no_vendor_available',
+          'No vendor is left for this batch: the key it was submitted with was revoked.'
+        );
       if (route.mode === 'direct') return await runDirect(d, row, input, order);
       if (row.state === 'queued') return await submit(d, row, input, route, order);
       return await poll(d, row, input);
@@ -133,7 +222,12 @@ export function batchJobHandler(d: BatchDeps): JobHandler<{ batch_id: string }> 
       const final = row.state === 'queued' || route.mode === 'direct' || job.attempt >= job.maxAttempts;
       if (!final) throw e;
       // A poll whose attempts ran out leaves a vendor batch behind: giveUp cancels it there.
-      await giveUp(d, row, isApiError(e) ? e.code : 'internal_error', isApiError(e) ? withAttempts(e.message, e.details.attempts) : 'The batch could not be run.');
+      await giveUp(
+        d,
+        row,
+        isApiError(e) ? e.code : 'internal_error',
+        isApiError(e) ? withAttempts(e.message, e.details.attempts) : 'The batch could not be run.'
+      );
       if (!isApiError(e)) d.log.error({ err: e, batch_id: row.batch_id }, 'chat batch step failed');
     }
   };

@@ -43,7 +43,12 @@ export const BATCH_CAPABILITY = 'ai.chat.batch';
 
 /** The wallet hold a batch reserved at submit. */
 export function holdOf(row: BatchRow): Hold {
-  return { holdId: row.hold_id, accountId: row.account_id, amount: Number(row.hold_micros), capability: BATCH_CAPABILITY };
+  return {
+    holdId: row.hold_id,
+    accountId: row.account_id,
+    amount: Number(row.hold_micros),
+    capability: BATCH_CAPABILITY,
+  };
 }
 
 /** Rows of `ai_batches`; every move is conditional on the state it leaves, so two nodes cannot both make it. */
@@ -55,24 +60,41 @@ export class BatchStore {
   }
 
   async get(batchId: string): Promise<BatchRow | undefined> {
-    return (await this.db.selectFrom('ai_batches').selectAll().where('batch_id', '=', batchId).executeTakeFirst()) as BatchRow | undefined;
+    return (await this.db.selectFrom('ai_batches').selectAll().where('batch_id', '=', batchId).executeTakeFirst()) as
+      | BatchRow
+      | undefined;
   }
 
   /** Only the owner sees a batch: another account's id is as unknown as a made-up one. */
   async getFor(accountId: string, batchId: string): Promise<BatchRow | undefined> {
-    return (await this.db.selectFrom('ai_batches').selectAll().where('batch_id', '=', batchId).where('account_id', '=', accountId).executeTakeFirst()) as BatchRow | undefined;
+    return (await this.db
+      .selectFrom('ai_batches')
+      .selectAll()
+      .where('batch_id', '=', batchId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst()) as BatchRow | undefined;
   }
 
   /** The account's batches, newest first, after `before` (a cursor), `limit` of them. */
   async listFor(accountId: string, limit: number, before?: CursorPos, state?: BatchState): Promise<BatchRow[]> {
     let q = this.db.selectFrom('ai_batches').selectAll().where('account_id', '=', accountId);
     if (state) q = q.where('state', '=', state);
-    if (before) q = q.where((eb) => eb.or([eb('created_at', '<', before.t), eb.and([eb('created_at', '=', before.t), eb('batch_id', '<', before.id)])]));
+    if (before)
+      q = q.where((eb) =>
+        eb.or([
+          eb('created_at', '<', before.t),
+          eb.and([eb('created_at', '=', before.t), eb('batch_id', '<', before.id)]),
+        ])
+      );
     return (await q.orderBy('created_at', 'desc').orderBy('batch_id', 'desc').limit(limit).execute()) as BatchRow[];
   }
 
   async move(batchId: string, from: BatchState[], patch: Partial<BatchRow>, step?: number): Promise<boolean> {
-    let q = this.db.updateTable('ai_batches').set({ ...patch, updated_at: Date.now() }).where('batch_id', '=', batchId).where('state', 'in', from);
+    let q = this.db
+      .updateTable('ai_batches')
+      .set({ ...patch, updated_at: Date.now() })
+      .where('batch_id', '=', batchId)
+      .where('state', 'in', from);
     if (step !== undefined) q = q.where('step', '=', step);
     const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
@@ -92,7 +114,10 @@ export const parseRoute = (row: BatchRow): BatchRoute => JSON.parse(row.route) a
 export function batchRecord(row: BatchRow) {
   const iso = (v: number | string | null) => (v === null ? null : new Date(Number(v)).toISOString());
   return {
-    batch_id: row.batch_id, state: row.state, created_at: iso(row.created_at)!, completed_at: iso(row.completed_at),
+    batch_id: row.batch_id,
+    state: row.state,
+    created_at: iso(row.created_at)!,
+    completed_at: iso(row.completed_at),
     ...(row.result ? { result: JSON.parse(row.result) as ChatResultT } : {}),
     ...(row.error ? { error: JSON.parse(row.error) as { code: string; message: string } } : {}),
   };

@@ -7,7 +7,7 @@ import { tokenPrice } from '../../../core/capabilities/ai/price.js';
 import type { CandidatePlan, ChatInput } from '../../../core/capabilities/ai/chat.js';
 import type { AiService } from '../service.js';
 import type { ChatBodyT } from '../schemas.js';
-import { BATCH_CAPABILITY, BatchStore, type BatchRoute, type StoredBatchInput } from './store.js';
+import { BATCH_CAPABILITY, type BatchStore, type BatchRoute, type StoredBatchInput } from './store.js';
 
 export const BATCH_JOB = 'ai.batch';
 
@@ -37,15 +37,28 @@ function withoutCredentials(plan: Record<string, CandidatePlan>): Record<string,
  * (the normal rate where the catalog has none), reserve the dearest estimate within the cost
  * cap, and leave the rest to the `ai.batch` job. Answers 202 `{ batch_id, state }`.
  */
-export async function submitBatch(d: BatchDeps, req: FastifyRequest, body: ChatBodyT): Promise<{ batch_id: string; state: 'queued' }> {
+export async function submitBatch(
+  d: BatchDeps,
+  req: FastifyRequest,
+  body: ChatBodyT
+): Promise<{ batch_id: string; state: 'queued' }> {
   if (body.stream) {
     const message = 'stream and batch_mode cannot be used together: a batch answers later, at GET /v1/ai/batches/{id}.';
-    throw apiError('validation_failed', message, { param: 'batch_mode', details: { errors: [{ param: 'batch_mode', message: 'cannot be true with stream' }] } });
+    throw apiError('validation_failed', message, {
+      param: 'batch_mode',
+      details: { errors: [{ param: 'batch_mode', message: 'cannot be true with stream' }] },
+    });
   }
   const p = await d.ai.prepareChat(req, body, false);
   const plan: Record<string, CandidatePlan> = {};
   for (const c of p.candidates) {
-    plan[c.id] = c.byok ? c.plan : { ...c.plan, price_in: c.entry.price.batch_in ?? c.entry.price.in, price_out: c.entry.price.batch_out ?? c.entry.price.out };
+    plan[c.id] = c.byok
+      ? c.plan
+      : {
+          ...c.plan,
+          price_in: c.entry.price.batch_in ?? c.entry.price.in,
+          price_out: c.entry.price.batch_out ?? c.entry.price.out,
+        };
   }
   const input: StoredBatchInput = { ...p.input, plan };
   // The primary decides the route: its vendor's batch API when it has one, else a background call.
@@ -62,12 +75,31 @@ export async function submitBatch(d: BatchDeps, req: FastifyRequest, body: ChatB
   const now = Date.now();
   try {
     await d.svc.db.transaction().execute(async (trx) => {
-      await d.store.insert({
-        batch_id: batchId, account_id: accountId, state: 'queued', input: JSON.stringify({ ...input, plan: withoutCredentials(plan) }), route: JSON.stringify(route),
-        hold_id: hold.holdId, hold_micros: hold.amount, vendor: null, vendor_batch_id: null, step: 0, result: null, error: null, cost_micros: 0,
-        created_at: now, updated_at: now, completed_at: null,
-      }, trx);
-      await d.svc.jobs.enqueue({ kind: BATCH_JOB, payload: { batch_id: batchId }, uniqueKey: `${BATCH_JOB}:${batchId}:0` }, trx);
+      await d.store.insert(
+        {
+          batch_id: batchId,
+          account_id: accountId,
+          state: 'queued',
+          input: JSON.stringify({ ...input, plan: withoutCredentials(plan) }),
+          route: JSON.stringify(route),
+          hold_id: hold.holdId,
+          hold_micros: hold.amount,
+          vendor: null,
+          vendor_batch_id: null,
+          step: 0,
+          result: null,
+          error: null,
+          cost_micros: 0,
+          created_at: now,
+          updated_at: now,
+          completed_at: null,
+        },
+        trx
+      );
+      await d.svc.jobs.enqueue(
+        { kind: BATCH_JOB, payload: { batch_id: batchId }, uniqueKey: `${BATCH_JOB}:${batchId}:0` },
+        trx
+      );
     });
   } catch (e) {
     await d.svc.wallet.release(hold);

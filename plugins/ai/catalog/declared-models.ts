@@ -11,7 +11,8 @@ function rowsOf(def: VendorDefinition): ModelEntry[] {
   const where = `vendor adapter "${def.name}"`;
   const own = (def.models ?? []).map((m, i) => checkRow(m, def.name, `${where}: models[${i}]`));
   const presets = Object.entries(def.presets ?? {}).flatMap(([name, p]) =>
-    (p.models ?? []).map((m, i) => checkRow(m, name, `${where}: presets.${name}.models[${i}]`)));
+    (p.models ?? []).map((m, i) => checkRow(m, name, `${where}: presets.${name}.models[${i}]`))
+  );
   rows = [...own, ...presets];
   checked.set(def, rows);
   return rows;

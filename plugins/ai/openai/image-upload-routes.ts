@@ -4,7 +4,13 @@ import type { ErrorCode } from '../../../core/errors.js';
 import { bad } from '../speech/audio-input.js';
 import type { ImageUploadOptions, MediaService } from '../media/media-service.js';
 import type { ImageResultT } from '../media/schemas.js';
-import { checkImageCount, imageFile, MAX_EDIT_IMAGES, MAX_MASK_BYTES, MAX_UPLOAD_IMAGE_BYTES } from '../media/image-files.js';
+import {
+  checkImageCount,
+  imageFile,
+  MAX_EDIT_IMAGES,
+  MAX_MASK_BYTES,
+  MAX_UPLOAD_IMAGE_BYTES,
+} from '../media/image-files.js';
 import { IMAGE_SIZE } from '../media/schemas.js';
 import { readUpload, type Upload } from './multipart-upload.js';
 import { ROUTED } from './wire.js';
@@ -17,17 +23,25 @@ function uploadOptions(fields: Upload['fields']): ImageUploadOptions {
   if (fields.stream === 'true') throw bad('stream', 'is not served; send the request without it');
   if (n !== undefined && !/^([1-9]|10)$/.test(n)) throw bad('n', 'must be an integer from 1 to 10');
   if (size !== undefined && !SIZE.test(size)) throw bad('size', 'must be `WIDTHxHEIGHT` (e.g. `1024x1024`) or `auto`');
-  if (format !== undefined && format !== 'url' && format !== 'b64_json') throw bad('response_format', 'must be `url` or `b64_json`');
+  if (format !== undefined && format !== 'url' && format !== 'b64_json')
+    throw bad('response_format', 'must be `url` or `b64_json`');
   const routed = !model || ROUTED.has(model);
   return {
-    n: n ? Number(n) : 1, ...(size ? { size } : {}), response_format: format ?? 'url',
-    ...(routed ? { prefer: !model || model === 'auto' ? 'balanced' : (model as 'balanced' | 'cheapest' | 'smartest') } : { model }),
+    n: n ? Number(n) : 1,
+    ...(size ? { size } : {}),
+    response_format: format ?? 'url',
+    ...(routed
+      ? { prefer: !model || model === 'auto' ? 'balanced' : (model as 'balanced' | 'cheapest' | 'smartest') }
+      : { model }),
   };
 }
 
 /** OpenAI's answer: `{ created, data: [{ url } | { b64_json }] }`, the URLs being the gateway's signed result URLs. */
 function openAiImages(r: ImageResultT, format: ImageUploadOptions['response_format']) {
-  return { created: Math.floor(Date.now() / 1000), data: r.images.map((i) => (format === 'b64_json' ? { b64_json: i.b64 } : { url: i.url })) };
+  return {
+    created: Math.floor(Date.now() / 1000),
+    data: r.images.map((i) => (format === 'b64_json' ? { b64_json: i.b64 } : { url: i.url })),
+  };
 }
 
 /**
@@ -39,41 +53,80 @@ function openAiImages(r: ImageResultT, format: ImageUploadOptions['response_form
 export async function registerOpenAiImageUploadRoutes(app: FastifyInstance, media: MediaService): Promise<void> {
   const cap = app.svc.config.limits.large_body_bytes;
   const fileBytes = Math.min(MAX_UPLOAD_IMAGE_BYTES, cap);
-  await app.register(multipart, { limits: { fileSize: fileBytes, files: MAX_EDIT_IMAGES + 1, fields: 32, fieldSize: 64 * 1024, parts: 64 } });
-  const config = (operation: string, capability: string) => ({ scope: 'ai', operation, capability, errors: ['unprocessable', 'payload_too_large', 'unsupported_media_type'] as ErrorCode[] });
-
-  app.post('/v1/openai/images/edits', {
-    bodyLimit: cap,
-    config: config('openai.images.edits', 'ai.image.edit'),
-    schema: { summary: 'OpenAI Images: edits (multipart/form-data: `image` or `image[]`, `mask?`, `prompt`)', tags: ['openai'], consumes: ['multipart/form-data'] } as FastifySchema,
-  }, async (req: FastifyRequest) => {
-    const { files, fields } = await readUpload(req, 'image edit', { fileBytes, fileParam: 'image', tooManyFiles: `Send at most ${MAX_EDIT_IMAGES} images and one mask.` });
-    const unknown = files.find((f) => !['image', 'image[]', 'mask'].includes(f.field));
-    if (unknown) throw bad(unknown.field, 'is not a file field of an image edit (send `image`, `image[]` or `mask`)');
-    const uploads = files.filter((f) => f.field !== 'mask');
-    const masks = files.filter((f) => f.field === 'mask');
-    if (!uploads.length) throw bad('image', 'is required');
-    checkImageCount(uploads.length, 'image');
-    if (masks.length > 1) throw bad('mask', 'must be one file');
-    if (!fields.prompt?.trim()) throw bad('prompt', 'is required');
-    if (fields.prompt.length > 32_000) throw bad('prompt', 'must be at most 32000 characters');
-    const opts = uploadOptions(fields);
-    const images = uploads.map((f, i) => imageFile(f.bytes, uploads.length > 1 ? `image[${i}]` : 'image'));
-    const mask = masks.length ? imageFile(masks[0].bytes, 'mask', { maxBytes: MAX_MASK_BYTES, pngOnly: true }) : undefined;
-    return openAiImages(await media.editImage(req, { ...opts, prompt: fields.prompt, images, ...(mask ? { mask } : {}) }), opts.response_format);
+  await app.register(multipart, {
+    limits: { fileSize: fileBytes, files: MAX_EDIT_IMAGES + 1, fields: 32, fieldSize: 64 * 1024, parts: 64 },
+  });
+  const config = (operation: string, capability: string) => ({
+    scope: 'ai',
+    operation,
+    capability,
+    errors: ['unprocessable', 'payload_too_large', 'unsupported_media_type'] as ErrorCode[],
   });
 
-  app.post('/v1/openai/images/variations', {
-    bodyLimit: cap,
-    config: config('openai.images.variations', 'ai.image.variation'),
-    schema: { summary: 'OpenAI Images: variations (multipart/form-data: one `image`)', tags: ['openai'], consumes: ['multipart/form-data'] } as FastifySchema,
-  }, async (req: FastifyRequest) => {
-    const { files, fields } = await readUpload(req, 'image variation', { fileBytes, fileParam: 'image', tooManyFiles: 'Send one image.' });
-    const unknown = files.find((f) => f.field !== 'image');
-    if (unknown) throw bad(unknown.field, 'is not a file field of an image variation (send one `image`)');
-    if (!files.length) throw bad('image', 'is required');
-    if (files.length > 1) throw bad('image', 'must be one file');
-    const opts = uploadOptions(fields);
-    return openAiImages(await media.imageVariation(req, { ...opts, image: imageFile(files[0].bytes, 'image') }), opts.response_format);
-  });
+  app.post(
+    '/v1/openai/images/edits',
+    {
+      bodyLimit: cap,
+      config: config('openai.images.edits', 'ai.image.edit'),
+      schema: {
+        summary: 'OpenAI Images: edits (multipart/form-data: `image` or `image[]`, `mask?`, `prompt`)',
+        tags: ['openai'],
+        consumes: ['multipart/form-data'],
+      } as FastifySchema,
+    },
+    async (req: FastifyRequest) => {
+      const { files, fields } = await readUpload(req, 'image edit', {
+        fileBytes,
+        fileParam: 'image',
+        tooManyFiles: `Send at most ${MAX_EDIT_IMAGES} images and one mask.`,
+      });
+      const unknown = files.find((f) => !['image', 'image[]', 'mask'].includes(f.field));
+      if (unknown) throw bad(unknown.field, 'is not a file field of an image edit (send `image`, `image[]` or `mask`)');
+      const uploads = files.filter((f) => f.field !== 'mask');
+      const masks = files.filter((f) => f.field === 'mask');
+      if (!uploads.length) throw bad('image', 'is required');
+      checkImageCount(uploads.length, 'image');
+      if (masks.length > 1) throw bad('mask', 'must be one file');
+      if (!fields.prompt?.trim()) throw bad('prompt', 'is required');
+      if (fields.prompt.length > 32_000) throw bad('prompt', 'must be at most 32000 characters');
+      const opts = uploadOptions(fields);
+      const images = uploads.map((f, i) => imageFile(f.bytes, uploads.length > 1 ? `image[${i}]` : 'image'));
+      const mask = masks.length
+        ? imageFile(masks[0].bytes, 'mask', { maxBytes: MAX_MASK_BYTES, pngOnly: true })
+        : undefined;
+      return openAiImages(
+        await media.editImage(req, { ...opts, prompt: fields.prompt, images, ...(mask ? { mask } : {}) }),
+        opts.response_format
+      );
+    }
+  );
+
+  app.post(
+    '/v1/openai/images/variations',
+    {
+      bodyLimit: cap,
+      config: config('openai.images.variations', 'ai.image.variation'),
+      schema: {
+        summary: 'OpenAI Images: variations (multipart/form-data: one `image`)',
+        tags: ['openai'],
+        consumes: ['multipart/form-data'],
+      } as FastifySchema,
+    },
+    async (req: FastifyRequest) => {
+      const { files, fields } = await readUpload(req, 'image variation', {
+        fileBytes,
+        fileParam: 'image',
+        tooManyFiles: 'Send one image.',
+      });
+      const unknown = files.find((f) => f.field !== 'image');
+      if (unknown) throw bad(unknown.field, 'is not a file field of an image variation (send one `image`)');
+      if (!files.length) throw bad('image', 'is required');
+      if (files.length > 1) throw bad('image', 'must be one file');
+      const opts = uploadOptions(fields);
+      return openAiImages(
+        await media.imageVariation(req, { ...opts, image: imageFile(files[0].bytes, 'image') }),
+        opts.response_format
+      );
+    }
+  );
 }

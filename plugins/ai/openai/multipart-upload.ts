@@ -34,7 +34,13 @@ export async function readUpload(req: FastifyRequest, what: string, limits: Uplo
   const up: Upload = { files: [], fields: {} };
   try {
     for await (const part of req.parts()) {
-      if (part.type === 'file') up.files.push({ field: part.fieldname, bytes: await part.toBuffer(), filename: part.filename, mime: part.mimetype });
+      if (part.type === 'file')
+        up.files.push({
+          field: part.fieldname,
+          bytes: await part.toBuffer(),
+          filename: part.filename,
+          mime: part.mimetype,
+        });
       else up.fields[part.fieldname] = String(part.value);
     }
   } catch (e) {
@@ -45,9 +51,13 @@ export async function readUpload(req: FastifyRequest, what: string, limits: Uplo
 
 function uploadError(e: Error & { code?: string; statusCode?: number }, limits: UploadLimits) {
   if (e.code === 'FST_REQ_FILE_TOO_LARGE') {
-    return apiError('payload_too_large', `${limits.fileParam} is over the cap of ${limits.fileBytes} bytes a file.`, { param: limits.fileParam, details: { max_bytes: limits.fileBytes } });
+    return apiError('payload_too_large', `${limits.fileParam} is over the cap of ${limits.fileBytes} bytes a file.`, {
+      param: limits.fileParam,
+      details: { max_bytes: limits.fileBytes },
+    });
   }
-  if (e.code === 'FST_FILES_LIMIT') return apiError('payload_too_large', limits.tooManyFiles, { param: limits.fileParam });
+  if (e.code === 'FST_FILES_LIMIT')
+    return apiError('payload_too_large', limits.tooManyFiles, { param: limits.fileParam });
   if (e.statusCode === 413) return apiError('payload_too_large', `The multipart body is over a cap: ${e.message}.`);
   return apiError('invalid_request', `The multipart/form-data body is malformed: ${e.message}.`);
 }

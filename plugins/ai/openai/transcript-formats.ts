@@ -34,11 +34,15 @@ function cues(t: Transcript): TranscriptSegment[] {
 }
 
 export function srt(t: Transcript): string {
-  return cues(t).map((c, i) => `${i + 1}\n${stamp(c.start, ',')} --> ${stamp(c.end, ',')}\n${c.text.trim()}\n`).join('\n');
+  return cues(t)
+    .map((c, i) => `${i + 1}\n${stamp(c.start, ',')} --> ${stamp(c.end, ',')}\n${c.text.trim()}\n`)
+    .join('\n');
 }
 
 export function vtt(t: Transcript): string {
-  return `WEBVTT\n\n${cues(t).map((c) => `${stamp(c.start, '.')} --> ${stamp(c.end, '.')}\n${c.text.trim()}\n`).join('\n')}`;
+  return `WEBVTT\n\n${cues(t)
+    .map((c) => `${stamp(c.start, '.')} --> ${stamp(c.end, '.')}\n${c.text.trim()}\n`)
+    .join('\n')}`;
 }
 
 /** `usage` as OpenAI reports it for duration-billed models: whole seconds. */
@@ -50,7 +54,10 @@ export function json(t: Transcript) {
 
 export function verboseJson(t: Transcript) {
   return {
-    task: 'transcribe', language: languageName(t.language), duration: t.seconds, text: t.text,
+    task: 'transcribe',
+    language: languageName(t.language),
+    duration: t.seconds,
+    text: t.text,
     ...(t.segments ? { segments: t.segments.map((s, id) => ({ id, start: s.start, end: s.end, text: s.text })) } : {}),
     usage: usage(t),
   };

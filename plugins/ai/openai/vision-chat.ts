@@ -23,9 +23,15 @@ export function splitImageParts(b: OaChatBodyT): { text: OaChatBodyT; images: Im
     const content = m.content.filter((part, pi) => {
       if (part.type !== 'image_url') return true;
       // Every vendor takes images in user turns only.
-      if (m.role !== 'user') throw apiError('validation_failed', `messages[${mi}]: image parts are only allowed in user messages.`, { param: `messages[${mi}].content[${pi}]` });
+      if (m.role !== 'user')
+        throw apiError('validation_failed', `messages[${mi}]: image parts are only allowed in user messages.`, {
+          param: `messages[${mi}].content[${pi}]`,
+        });
       const url = (part as ImagePart).image_url?.url;
-      const ref = typeof url === 'string' && url.startsWith('data:') ? { base64: url } : { url: typeof url === 'string' ? url : '' };
+      const ref =
+        typeof url === 'string' && url.startsWith('data:')
+          ? { base64: url }
+          : { url: typeof url === 'string' ? url : '' };
       images.push({ message: mi, ref, param: () => `messages[${mi}].content[${pi}].image_url.url` });
       return false;
     });
@@ -35,11 +41,26 @@ export function splitImageParts(b: OaChatBodyT): { text: OaChatBodyT; images: Im
 }
 
 /** An OpenAI chat with images: answered by `ai.vision`, or streamed from the vendor by `ai.vision.stream`. */
-export async function openAiVisionChat(req: FastifyRequest<{ Body: OaChatBodyT }>, reply: FastifyReply, ai: AiService, media: MediaService, split: { text: OaChatBodyT; images: ImageSource[] }, id: string) {
+export async function openAiVisionChat(
+  req: FastifyRequest<{ Body: OaChatBodyT }>,
+  reply: FastifyReply,
+  ai: AiService,
+  media: MediaService,
+  split: { text: OaChatBodyT; images: ImageSource[] },
+  id: string
+) {
   const body = fromOpenAi(split.text);
   if (!req.body.stream) return completion(await media.visionChat(req, body, split.images), id);
   const started = performance.now();
   const { p, session } = await media.visionStream(req, { ...body, stream: true }, split.images);
-  await runStream(req, reply, ai, p, session, openAiWriter(id, p.modelOf(session.vendor) ?? req.body.model, !!req.body.stream_options?.include_usage), started);
+  await runStream(
+    req,
+    reply,
+    ai,
+    p,
+    session,
+    openAiWriter(id, p.modelOf(session.vendor) ?? req.body.model, !!req.body.stream_options?.include_usage),
+    started
+  );
   return reply;
 }

@@ -15,7 +15,8 @@ export function sniffAudio(b: Buffer): AudioKind | undefined {
   if (ascii(0, 4) === 'RIFF' && ascii(8, 4) === 'WAVE') return { ext: 'wav', mime: 'audio/wav' };
   if (ascii(0, 4) === 'OggS') return { ext: 'ogg', mime: 'audio/ogg' };
   if (ascii(0, 4) === 'fLaC') return { ext: 'flac', mime: 'audio/flac' };
-  if (ascii(4, 4) === 'ftyp') return ascii(8, 3) === 'M4A' ? { ext: 'm4a', mime: 'audio/mp4' } : { ext: 'mp4', mime: 'video/mp4' };
+  if (ascii(4, 4) === 'ftyp')
+    return ascii(8, 3) === 'M4A' ? { ext: 'm4a', mime: 'audio/mp4' } : { ext: 'mp4', mime: 'video/mp4' };
   if (b.readUInt32BE(0) === 0x1a45dfa3) return { ext: 'webm', mime: 'audio/webm' };
   if (ascii(0, 3) === 'ID3' || mpegHeader(b, 0)) return { ext: 'mp3', mime: 'audio/mpeg' };
   return undefined;
@@ -44,7 +45,7 @@ export function estimateSeconds(b: Buffer, kind: AudioKind): number {
 
 function wavSeconds(b: Buffer): number | undefined {
   let byteRate = 0;
-  for (let at = 12; at + 8 <= b.length;) {
+  for (let at = 12; at + 8 <= b.length; ) {
     const id = b.toString('latin1', at, at + 4);
     const size = b.readUInt32LE(at + 4);
     if (id === 'fmt ') byteRate = b.readUInt32LE(at + 16);
@@ -86,7 +87,12 @@ const BITRATES = {
 };
 const RATES: Record<number, number[]> = { 3: [44100, 48000, 32000], 2: [22050, 24000, 16000], 0: [11025, 12000, 8000] };
 
-interface MpegFrame { kbps: number; rate: number; mpeg1: boolean; mono: boolean }
+interface MpegFrame {
+  kbps: number;
+  rate: number;
+  mpeg1: boolean;
+  mono: boolean;
+}
 
 /** An MPEG audio Layer III frame header at `at`. */
 function mpegHeader(b: Buffer, at: number): MpegFrame | undefined {
@@ -97,7 +103,7 @@ function mpegHeader(b: Buffer, at: number): MpegFrame | undefined {
   const ri = (b[at + 2] >> 2) & 3;
   if (version === 1 || layer !== 1 || bi === 0 || bi === 15 || ri === 3) return undefined;
   const mpeg1 = version === 3;
-  return { kbps: (mpeg1 ? BITRATES.v1 : BITRATES.v2)[bi], rate: RATES[version][ri], mpeg1, mono: (b[at + 3] >> 6) === 3 };
+  return { kbps: (mpeg1 ? BITRATES.v1 : BITRATES.v2)[bi], rate: RATES[version][ri], mpeg1, mono: b[at + 3] >> 6 === 3 };
 }
 
 function mp3Seconds(b: Buffer): number | undefined {
@@ -111,8 +117,9 @@ function mp3Seconds(b: Buffer): number | undefined {
   if (!f) return undefined;
   const samples = f.mpeg1 ? 1152 : 576;
   // A Xing/Info header (VBR and LAME files) counts the frames: exact length.
-  const xing = at + 4 + (f.mpeg1 ? (f.mono ? 17 : 32) : (f.mono ? 9 : 17));
+  const xing = at + 4 + (f.mpeg1 ? (f.mono ? 17 : 32) : f.mono ? 9 : 17);
   const tag = b.toString('latin1', xing, xing + 4);
-  if ((tag === 'Xing' || tag === 'Info') && b.readUInt32BE(xing + 4) & 1) return (b.readUInt32BE(xing + 8) * samples) / f.rate;
+  if ((tag === 'Xing' || tag === 'Info') && b.readUInt32BE(xing + 4) & 1)
+    return (b.readUInt32BE(xing + 8) * samples) / f.rate;
   return ((b.length - at) * 8) / (f.kbps * 1000);
 }

@@ -3,7 +3,14 @@ import type { Svc } from '../../../core/context.js';
 import { prepared, type AiService } from '../service.js';
 import type { Prefer } from '../planner.js';
 import { characters } from '../../../core/capabilities/ai/price.js';
-import { TTS_MIME, type AsrInput, type AsrOutput, type TtsFormat, type TtsInput, type TtsOutput } from '../../../core/capabilities/ai/speech.js';
+import {
+  TTS_MIME,
+  type AsrInput,
+  type AsrOutput,
+  type TtsFormat,
+  type TtsInput,
+  type TtsOutput,
+} from '../../../core/capabilities/ai/speech.js';
 import { estimateSeconds } from './audio-format.js';
 import { audioKind, decodeBase64, fetchAudio } from './audio-input.js';
 import type { AsrBodyT, AsrResultT, TtsBodyT, TtsResultT } from './schemas.js';
@@ -39,15 +46,33 @@ export interface TranscribeRequest {
  * reserves the estimate and settles the actual), tts audio kept in the core result store.
  */
 export class SpeechService {
-  constructor(private readonly svc: Svc, private readonly ai: AiService) {}
+  constructor(
+    private readonly svc: Svc,
+    private readonly ai: AiService
+  ) {}
 
-  private async call<I, O>(req: FastifyRequest, capability: 'ai.tts' | 'ai.asr', r: { model?: string; vendor?: string; prefer?: Prefer }, input: I) {
-    const candidates = await this.ai.plan(req, { capability, model: r.model, vendor: r.vendor, task: 'general', prefer: r.prefer ?? 'balanced', needs: [] });
+  private async call<I, O>(
+    req: FastifyRequest,
+    capability: 'ai.tts' | 'ai.asr',
+    r: { model?: string; vendor?: string; prefer?: Prefer },
+    input: I
+  ) {
+    const candidates = await this.ai.plan(req, {
+      capability,
+      model: r.model,
+      vendor: r.vendor,
+      task: 'general',
+      prefer: r.prefer ?? 'balanced',
+      needs: [],
+    });
     const p = prepared(input, candidates);
     const started = performance.now();
     try {
       const res = await this.svc.router.call<I, O>(capability, input, this.ai.callOptions(req, candidates, {}));
-      return { output: res.output, metadata: this.ai.metadata(p, res.vendor, res.attempts, performance.now() - started, res.costMicros) };
+      return {
+        output: res.output,
+        metadata: this.ai.metadata(p, res.vendor, res.attempts, performance.now() - started, res.costMicros),
+      };
     } catch (e) {
       throw this.ai.withModels(e, p);
     }
@@ -56,7 +81,11 @@ export class SpeechService {
   /** The audio bytes of a text, from the routed vendor. */
   speak(req: FastifyRequest, r: SpeakRequest) {
     return this.call<TtsInput, TtsOutput>(req, 'ai.tts', r, {
-      text: r.input, voice: r.voice, format: r.format, speed: r.speed, instructions: r.instructions,
+      text: r.input,
+      voice: r.voice,
+      format: r.format,
+      speed: r.speed,
+      instructions: r.instructions,
     });
   }
 
@@ -65,11 +94,19 @@ export class SpeechService {
     const format = b.format ?? 'mp3';
     const { output, metadata } = await this.speak(req, { ...b, format });
     const mime = TTS_MIME[output.format];
-    const saved = await this.svc.results.save(req.principal!.accountId, output.audio, { contentType: mime, filename: `speech.${output.format}` });
+    const saved = await this.svc.results.save(req.principal!.accountId, output.audio, {
+      contentType: mime,
+      filename: `speech.${output.format}`,
+    });
     return {
-      audio_url: saved.url, format: output.format, mime, bytes: output.audio.length, url_expires_at: new Date(saved.url_expires_at).toISOString(),
+      audio_url: saved.url,
+      format: output.format,
+      mime,
+      bytes: output.audio.length,
+      url_expires_at: new Date(saved.url_expires_at).toISOString(),
       ...(b.include_b64 ? { b64: output.audio.toString('base64') } : {}),
-      usage: { characters: characters(b.input) }, metadata,
+      usage: { characters: characters(b.input) },
+      metadata,
     };
   }
 
@@ -78,7 +115,12 @@ export class SpeechService {
     const kind = audioKind(r.audio, r.param, { mime: r.mime, filename: r.filename });
     const estimate = estimateSeconds(r.audio, kind);
     const res = await this.call<AsrInput, AsrOutput>(req, 'ai.asr', r, {
-      audio: r.audio, filename: `audio.${kind.ext}`, mime: kind.mime, language: r.language, prompt: r.prompt, estimate_seconds: estimate,
+      audio: r.audio,
+      filename: `audio.${kind.ext}`,
+      mime: kind.mime,
+      language: r.language,
+      prompt: r.prompt,
+      estimate_seconds: estimate,
     });
     return { ...res, seconds: res.output.duration_seconds ?? estimate };
   }
@@ -97,14 +139,29 @@ export class SpeechService {
       param = 'audio.url';
       const url = b.audio.url;
       await this.svc.egress.check(url, param);
-      await this.ai.plan(req, { capability: 'ai.asr', model: b.model, vendor: b.vendor, task: 'general', prefer: 'balanced', needs: [] });
+      await this.ai.plan(req, {
+        capability: 'ai.asr',
+        model: b.model,
+        vendor: b.vendor,
+        task: 'general',
+        prefer: 'balanced',
+        needs: [],
+      });
       audio = await fetchAudio(this.svc.egress, url, param, cap, req.meter.signal);
     }
-    const { output, metadata, seconds } = await this.transcribe(req, { ...b, audio: audio.bytes, mime: audio.mime, filename: audio.filename, param });
+    const { output, metadata, seconds } = await this.transcribe(req, {
+      ...b,
+      audio: audio.bytes,
+      mime: audio.mime,
+      filename: audio.filename,
+      param,
+    });
     return {
-      text: output.text, language: output.language ?? b.language ?? null,
+      text: output.text,
+      language: output.language ?? b.language ?? null,
       ...(output.segments ? { segments: output.segments } : {}),
-      duration_seconds: Math.round(seconds * 1000) / 1000, metadata,
+      duration_seconds: Math.round(seconds * 1000) / 1000,
+      metadata,
     };
   }
 }

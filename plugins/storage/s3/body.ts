@@ -21,7 +21,9 @@ export interface UploadCap {
 }
 
 export function tooLarge(cap: UploadCap): S3Error {
-  return new S3Error('EntityTooLarge', `Your proposed upload exceeds ${cap.what}.`, { MaxSizeAllowed: String(cap.bytes) });
+  return new S3Error('EntityTooLarge', `Your proposed upload exceeds ${cap.what}.`, {
+    MaxSizeAllowed: String(cap.bytes),
+  });
 }
 
 /** What the end of a body is checked against: its declared length, x-amz-content-sha256, x-amz-checksum-*. */
@@ -41,28 +43,53 @@ function contentMd5(req: IncomingMessage): string | undefined {
   const raw = header(req, 'content-md5');
   if (raw === undefined) return undefined;
   const v = raw.trim();
-  if (!/^[A-Za-z0-9+/]{22}==$/.test(v) || Buffer.from(v, 'base64').length !== 16) throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.');
+  if (!/^[A-Za-z0-9+/]{22}==$/.test(v) || Buffer.from(v, 'base64').length !== 16)
+    throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.');
   return v;
 }
 
 function bodyChecks(req: IncomingMessage, payload: string, declared: number | undefined, whole = false): BodyChecks {
   const sha = /^[0-9a-f]{64}$/.test(payload) ? (whole ? 'whole' : createHash('sha256')) : undefined;
   let checksumHeader: string | undefined;
-  for (const h in req.headers) if (h.startsWith('x-amz-checksum-') && h !== 'x-amz-checksum-type' && h !== 'x-amz-checksum-algorithm') checksumHeader ??= h;
+  for (const h in req.headers)
+    if (h.startsWith('x-amz-checksum-') && h !== 'x-amz-checksum-type' && h !== 'x-amz-checksum-algorithm')
+      checksumHeader ??= h;
   const trailerName = header(req, 'x-amz-trailer')?.trim().toLowerCase();
   const checkName = checksumHeader ?? (trailerName?.startsWith('x-amz-checksum-') ? trailerName : undefined);
   const md5 = contentMd5(req);
-  return { declared, sha, checksumHeader, checkName, checksum: checkName ? checksumFor(checkName) : undefined,
-    md5: md5 === undefined ? undefined : { want: md5, hash: whole ? 'whole' : createHash('md5') } };
+  return {
+    declared,
+    sha,
+    checksumHeader,
+    checkName,
+    checksum: checkName ? checksumFor(checkName) : undefined,
+    md5: md5 === undefined ? undefined : { want: md5, hash: whole ? 'whole' : createHash('md5') },
+  };
 }
 
 /** The refusal a complete body of `size` bytes earns, or undefined when it passes every check. */
-function endProblem(req: IncomingMessage, payload: string, c: BodyChecks, size: number, trailers?: Record<string, string>, whole?: Buffer): S3Error | undefined {
-  if (c.declared !== undefined && size !== c.declared) return new S3Error('IncompleteBody', `You did not provide the number of bytes specified (${c.declared}); got ${size}.`);
-  if (c.sha && (c.sha === 'whole' ? hash('sha256', whole!, 'hex') : c.sha.digest('hex')) !== payload) return new S3Error('XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+function endProblem(
+  req: IncomingMessage,
+  payload: string,
+  c: BodyChecks,
+  size: number,
+  trailers?: Record<string, string>,
+  whole?: Buffer
+): S3Error | undefined {
+  if (c.declared !== undefined && size !== c.declared)
+    return new S3Error(
+      'IncompleteBody',
+      `You did not provide the number of bytes specified (${c.declared}); got ${size}.`
+    );
+  if (c.sha && (c.sha === 'whole' ? hash('sha256', whole!, 'hex') : c.sha.digest('hex')) !== payload)
+    return new S3Error(
+      'XAmzContentSHA256Mismatch',
+      'The provided x-amz-content-sha256 header does not match what was computed.'
+    );
   if (c.checksum && c.checkName) {
     const want = c.checksumHeader ? header(req, c.checksumHeader) : trailers?.[c.checkName];
-    if (want !== undefined && c.checksum.digestBase64() !== want) return new S3Error('BadDigest', `The ${c.checkName} you specified did not match the calculated checksum.`);
+    if (want !== undefined && c.checksum.digestBase64() !== want)
+      return new S3Error('BadDigest', `The ${c.checkName} you specified did not match the calculated checksum.`);
   }
   if (c.md5 && (c.md5.hash === 'whole' ? hash('md5', whole!, 'base64') : c.md5.hash.digest('base64')) !== c.md5.want) {
     return new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.');
@@ -81,7 +108,12 @@ export const SMALL_BODY = 64 * 1024;
 function chunkDecoder(auth: S3Auth): AwsChunkedDecoder {
   const payload = auth.payload;
   if (payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD' || payload === 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER') {
-    return new AwsChunkedDecoder({ key: auth.seed.key, amz: auth.seed.amz, scope: auth.seed.scope, seed: auth.seed.signature });
+    return new AwsChunkedDecoder({
+      key: auth.seed.key,
+      amz: auth.seed.amz,
+      scope: auth.seed.scope,
+      seed: auth.seed.signature,
+    });
   }
   if (payload === 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' || payload === UNSIGNED) return new AwsChunkedDecoder();
   throw new S3Error('NotImplemented', `x-amz-content-sha256 ${payload} is not supported.`);
@@ -131,13 +163,17 @@ export function readSmallBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       // More than declared: refuse now rather than hold it (the length check says so).
-      if (size > length) return done(new S3Error('IncompleteBody', `You did not provide the number of bytes specified (${length}); got more.`));
+      if (size > length)
+        return done(
+          new S3Error('IncompleteBody', `You did not provide the number of bytes specified (${length}); got more.`)
+        );
       checks.checksum?.update(chunk);
       chunks.push(chunk);
     };
     const onEnd = () => done();
     const onClose = () => {
-      if (!req.complete) done(new S3Error('IncompleteBody', 'The client closed the connection before the body was complete.'));
+      if (!req.complete)
+        done(new S3Error('IncompleteBody', 'The client closed the connection before the body was complete.'));
     };
     source.on('data', onData).on('end', onEnd);
     req.on('error', done).on('close', onClose);
@@ -152,7 +188,12 @@ export function readSmallBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap
  * checked at the end. A failure errors the stream, so the vendor never commits the object,
  * and is reported to `onError` first so the caller can answer with it.
  */
-export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, onError: (e: Error) => void): { stream: Readable; length?: number } {
+export function uploadBody(
+  req: IncomingMessage,
+  auth: S3Auth,
+  cap: UploadCap,
+  onError: (e: Error) => void
+): { stream: Readable; length?: number } {
   const payload = auth.payload;
   const chunked = isChunked(req, payload);
   const decoder = chunked ? chunkDecoder(auth) : undefined;
@@ -200,7 +241,8 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, o
   };
   req.on('error', fail);
   req.on('close', () => {
-    if (!req.complete) fail(new S3Error('IncompleteBody', 'The client closed the connection before the body was complete.'));
+    if (!req.complete)
+      fail(new S3Error('IncompleteBody', 'The client closed the connection before the body was complete.'));
   });
   decoder?.on('error', fail);
   guard.on('error', fail);
@@ -214,8 +256,12 @@ export function uploadBody(req: IncomingMessage, auth: S3Auth, cap: UploadCap, o
  * (too large, bad checksum, client gone), `fn`'s consumer is aborted and the refusal is
  * what the request answers.
  */
-export async function withUploadBody<T>(req: IncomingMessage, auth: S3Auth, cap: UploadCap,
-  fn: (body: Readable, o: { signal: AbortSignal; length?: number }) => Promise<T>): Promise<T> {
+export async function withUploadBody<T>(
+  req: IncomingMessage,
+  auth: S3Auth,
+  cap: UploadCap,
+  fn: (body: Readable, o: { signal: AbortSignal; length?: number }) => Promise<T>
+): Promise<T> {
   const ctrl = new AbortController();
   const body = uploadBody(req, auth, cap, (e) => ctrl.abort(e));
   try {
@@ -231,16 +277,33 @@ const XML_MAX = 1024 * 1024;
 // Loaded on the first request document (multipart completes, batch deletes): most gateways
 // never see one, and the parser is a dozen modules of idle memory.
 let xml: Promise<XMLParser> | undefined;
-const xmlParser = () => (xml ??= import('fast-xml-parser').then(({ XMLParser }) =>
-  new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, htmlEntities: true, isArray: (n) => n === 'Part' || n === 'Object' })));
+const xmlParser = () =>
+  (xml ??= import('fast-xml-parser').then(
+    ({ XMLParser }) =>
+      new XMLParser({
+        ignoreAttributes: true,
+        parseTagValue: false,
+        trimValues: false,
+        htmlEntities: true,
+        isArray: (n) => n === 'Part' || n === 'Object',
+      })
+  ));
 
 /** A small XML request body (CompleteMultipartUpload, DeleteObjects), checked like any upload, parsed. */
 export async function xmlBody(req: IncomingMessage, auth: S3Auth): Promise<Record<string, any>> {
-  const text = await withUploadBody(req, auth, { bytes: XML_MAX, what: 'the 1 MiB limit of a request document' }, async (body) => (await buffer(body)).toString('utf8'));
+  const text = await withUploadBody(
+    req,
+    auth,
+    { bytes: XML_MAX, what: 'the 1 MiB limit of a request document' },
+    async (body) => (await buffer(body)).toString('utf8')
+  );
   const parser = await xmlParser();
   try {
     return parser.parse(text, true) as Record<string, any>;
   } catch {
-    throw new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.');
+    throw new S3Error(
+      'MalformedXML',
+      'The XML you provided was not well-formed or did not validate against our published schema.'
+    );
   }
 }

@@ -19,7 +19,9 @@ function decodeToken(t: string): string {
   } catch {
     /* fall through */
   }
-  throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.', { ArgumentName: 'continuation-token' });
+  throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.', {
+    ArgumentName: 'continuation-token',
+  });
 }
 
 const encodeToken = (k: string) => Buffer.from(JSON.stringify([k])).toString('base64url');
@@ -37,20 +39,35 @@ export async function bucketOps(r: S3Request): Promise<unknown> {
   const { req, reply, storage } = r;
   const accountId = requireSigned(r);
   if (!r.bucket) {
-    if (req.method !== 'GET') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+    if (req.method !== 'GET')
+      throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
     const rows = await storage.listBuckets(accountId, 1000);
-    const list = rows.map((b) => `<Bucket>${tags({ Name: b.name, CreationDate: iso(b.created_at), BucketRegion: b.region })}</Bucket>`).join('');
-    return reply.type('application/xml').send(`${XML_HEAD}<ListAllMyBucketsResult xmlns="${S3_NS}"><Owner><ID>${xmlEscape(accountId)}</ID></Owner><Buckets>${list}</Buckets></ListAllMyBucketsResult>`);
+    const list = rows
+      .map((b) => `<Bucket>${tags({ Name: b.name, CreationDate: iso(b.created_at), BucketRegion: b.region })}</Bucket>`)
+      .join('');
+    return reply
+      .type('application/xml')
+      .send(
+        `${XML_HEAD}<ListAllMyBucketsResult xmlns="${S3_NS}"><Owner><ID>${xmlEscape(accountId)}</ID></Owner><Buckets>${list}</Buckets></ListAllMyBucketsResult>`
+      );
   }
   if (req.method === 'PUT') {
     req.raw.resume(); // CreateBucketConfiguration: the region is the endpoint's own
     const problem = bucketNameProblem(r.bucket);
-    if (problem) throw new S3Error('InvalidBucketName', `The specified bucket is not valid: it ${problem}.`, { BucketName: r.bucket });
+    if (problem)
+      throw new S3Error('InvalidBucketName', `The specified bucket is not valid: it ${problem}.`, {
+        BucketName: r.bucket,
+      });
     const acl = bucketAclOf(req.headers['x-amz-acl']);
     try {
       await storage.createBucket(accountId, r.bucket, { acl });
     } catch (e) {
-      if (isApiError(e) && e.code === 'already_exists') throw new S3Error('BucketAlreadyOwnedByYou', 'Your previous request to create the named bucket succeeded and you already own it.', { BucketName: r.bucket });
+      if (isApiError(e) && e.code === 'already_exists')
+        throw new S3Error(
+          'BucketAlreadyOwnedByYou',
+          'Your previous request to create the named bucket succeeded and you already own it.',
+          { BucketName: r.bucket }
+        );
       throw e;
     }
     return reply.header('location', `/${r.bucket}`).send();
@@ -58,17 +75,22 @@ export async function bucketOps(r: S3Request): Promise<unknown> {
   const b = await storage.findBucket(accountId, r.bucket);
   if (!b) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.', { BucketName: r.bucket });
   if (r.query.has('delete')) {
-    if (req.method !== 'POST') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+    if (req.method !== 'POST')
+      throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
     return deleteObjects(r, b);
   }
   if (req.method === 'HEAD') return reply.header('x-amz-bucket-region', b.region).send();
   if (req.method === 'DELETE') {
-    if (!(await storage.deleteBucket(b))) throw new S3Error('BucketNotEmpty', 'The bucket you tried to delete is not empty.', { BucketName: r.bucket });
+    if (!(await storage.deleteBucket(b)))
+      throw new S3Error('BucketNotEmpty', 'The bucket you tried to delete is not empty.', { BucketName: r.bucket });
     return reply.code(204).send();
   }
-  if (req.method !== 'GET') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+  if (req.method !== 'GET')
+    throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
   if (r.query.has('location')) {
-    return reply.type('application/xml').send(`${XML_HEAD}<LocationConstraint xmlns="${S3_NS}">${xmlEscape(storage.config.region)}</LocationConstraint>`);
+    return reply
+      .type('application/xml')
+      .send(`${XML_HEAD}<LocationConstraint xmlns="${S3_NS}">${xmlEscape(storage.config.region)}</LocationConstraint>`);
   }
 
   const q = r.query;
@@ -77,19 +99,41 @@ export async function bucketOps(r: S3Request): Promise<unknown> {
   const delimiter = q.get('delimiter') || undefined;
   const urlEncoding = q.get('encoding-type') === 'url';
   const enc = (s: string) => (urlEncoding ? encodeURIComponent(s).replace(/%2F/g, '/') : s);
-  if (prefixProblem(prefix)) throw new S3Error('InvalidArgument', `prefix ${prefixProblem(prefix)}.`, { ArgumentName: 'prefix' });
+  if (prefixProblem(prefix))
+    throw new S3Error('InvalidArgument', `prefix ${prefixProblem(prefix)}.`, { ArgumentName: 'prefix' });
   const maxRaw = q.get('max-keys') ?? '1000';
-  if (!/^\d+$/.test(maxRaw)) throw new S3Error('InvalidArgument', 'Provided max-keys not an integer or within integer range.', { ArgumentName: 'max-keys' });
+  if (!/^\d+$/.test(maxRaw))
+    throw new S3Error('InvalidArgument', 'Provided max-keys not an integer or within integer range.', {
+      ArgumentName: 'max-keys',
+    });
   const maxKeys = Math.min(1000, Number(maxRaw));
   const token = v2 ? q.get('continuation-token') : undefined;
   const after = token ? decodeToken(token) : (v2 ? q.get('start-after') : q.get('marker')) || undefined;
-  const page = maxKeys === 0 ? { objects: [], prefixes: [], truncated: false, last: undefined } : await storage.list(b, { prefix, delimiter, after, limit: maxKeys });
+  const page =
+    maxKeys === 0
+      ? { objects: [], prefixes: [], truncated: false, last: undefined }
+      : await storage.list(b, { prefix, delimiter, after, limit: maxKeys });
   const body = [
-    tags({ Name: b.name, Prefix: enc(prefix), Delimiter: delimiter && enc(delimiter), MaxKeys: maxKeys, EncodingType: urlEncoding ? 'url' : undefined }),
-    v2 ? tags({ KeyCount: page.objects.length + page.prefixes.length, ContinuationToken: token, StartAfter: q.get('start-after') && enc(q.get('start-after')!) })
+    tags({
+      Name: b.name,
+      Prefix: enc(prefix),
+      Delimiter: delimiter && enc(delimiter),
+      MaxKeys: maxKeys,
+      EncodingType: urlEncoding ? 'url' : undefined,
+    }),
+    v2
+      ? tags({
+          KeyCount: page.objects.length + page.prefixes.length,
+          ContinuationToken: token,
+          StartAfter: q.get('start-after') && enc(q.get('start-after')!),
+        })
       : tags({ Marker: enc(q.get('marker') ?? '') }),
     tags({ IsTruncated: page.truncated }),
-    page.truncated && page.last ? (v2 ? tags({ NextContinuationToken: encodeToken(page.last) }) : tags({ NextMarker: enc(page.last) })) : '',
+    page.truncated && page.last
+      ? v2
+        ? tags({ NextContinuationToken: encodeToken(page.last) })
+        : tags({ NextMarker: enc(page.last) })
+      : '',
     page.objects.map((o) => contents(o, enc)).join(''),
     page.prefixes.map((p) => `<CommonPrefixes>${tags({ Prefix: enc(p) })}</CommonPrefixes>`).join(''),
   ].join('');

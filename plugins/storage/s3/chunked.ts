@@ -41,7 +41,8 @@ export class AwsChunkedDecoder extends Transform {
     const s = this.signing;
     const sts = `AWS4-HMAC-SHA256-PAYLOAD\n${s.amz}\n${s.scope}\n${this.prevSig}\n${EMPTY_SHA256}\n${dataHash}`;
     const want = hmacHex(s.key, sts);
-    if (!sameSignature(want, this.chunkSig)) throw new S3Error('SignatureDoesNotMatch', 'A chunk signature of the streaming body does not match.');
+    if (!sameSignature(want, this.chunkSig))
+      throw new S3Error('SignatureDoesNotMatch', 'A chunk signature of the streaming body does not match.');
     this.prevSig = this.chunkSig;
   }
 
@@ -50,7 +51,8 @@ export class AwsChunkedDecoder extends Transform {
     const end = buf.indexOf(CRLF, i);
     if (end < 0) {
       this.line = Buffer.concat([this.line, buf.subarray(i)]);
-      if (this.line.length > MAX_LINE) throw new S3Error('IncompleteBody', 'A chunk header of the aws-chunked body is too long.');
+      if (this.line.length > MAX_LINE)
+        throw new S3Error('IncompleteBody', 'A chunk header of the aws-chunked body is too long.');
       return { next: buf.length };
     }
     // A CR at the end of the previous piece and the LF at the start of this one.
@@ -86,13 +88,19 @@ export class AwsChunkedDecoder extends Transform {
         i = next;
         if (text === undefined) break;
         if (this.state === 'data-end') {
-          if (text !== '') throw new S3Error('IncompleteBody', 'The aws-chunked body is malformed: a chunk is longer than its size says.');
+          if (text !== '')
+            throw new S3Error(
+              'IncompleteBody',
+              'The aws-chunked body is malformed: a chunk is longer than its size says.'
+            );
           this.state = 'size';
         } else if (this.state === 'size') {
           const [sizeHex, ...ext] = text.split(';');
-          if (!/^[0-9a-fA-F]{1,16}$/.test(sizeHex)) throw new S3Error('IncompleteBody', 'The aws-chunked body is malformed: bad chunk size.');
+          if (!/^[0-9a-fA-F]{1,16}$/.test(sizeHex))
+            throw new S3Error('IncompleteBody', 'The aws-chunked body is malformed: bad chunk size.');
           const sig = ext.find((e) => e.startsWith('chunk-signature='))?.slice('chunk-signature='.length);
-          if (this.signing && !sig) throw new S3Error('SignatureDoesNotMatch', 'A chunk of the streaming body carries no signature.');
+          if (this.signing && !sig)
+            throw new S3Error('SignatureDoesNotMatch', 'A chunk of the streaming body carries no signature.');
           this.chunkSig = sig ?? '';
           this.remaining = parseInt(sizeHex, 16);
           if (this.remaining === 0) {
@@ -121,8 +129,8 @@ export class AwsChunkedDecoder extends Transform {
   override _flush(cb: TransformCallback): void {
     // Some clients end the body right after the trailers, without the final empty line.
     if (this.state === 'trailer' && this.line.length === 0) this.state = 'done';
-    if (this.state !== 'done') return cb(new S3Error('IncompleteBody', 'The aws-chunked body ended before its last chunk.'));
+    if (this.state !== 'done')
+      return cb(new S3Error('IncompleteBody', 'The aws-chunked body ended before its last chunk.'));
     cb();
   }
 }
-

@@ -27,7 +27,10 @@ function seconds(raw: string | undefined): number | undefined {
  * RFC 7232 section 6 order: If-Match, else If-Unmodified-Since; then If-None-Match, else
  * If-Modified-Since. Last-Modified is sent at whole seconds, so it is compared at whole seconds.
  */
-export function readCondition(headers: IncomingHttpHeaders, o: { etag: string; last_modified: number }): 'not-modified' | undefined {
+export function readCondition(
+  headers: IncomingHttpHeaders,
+  o: { etag: string; last_modified: number }
+): 'not-modified' | undefined {
   const modified = Math.floor(o.last_modified / 1000);
   const ifMatch = header(headers, 'if-match');
   if (ifMatch !== undefined) {
@@ -43,10 +46,15 @@ export function readCondition(headers: IncomingHttpHeaders, o: { etag: string; l
 }
 
 export const hasReadCondition = (headers: IncomingHttpHeaders) =>
-  headers['if-match'] !== undefined || headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined || headers['if-unmodified-since'] !== undefined;
+  headers['if-match'] !== undefined
+  || headers['if-none-match'] !== undefined
+  || headers['if-modified-since'] !== undefined
+  || headers['if-unmodified-since'] !== undefined;
 
 function preconditionFailed(condition: string): S3Error {
-  return new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold.', { Condition: condition });
+  return new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold.', {
+    Condition: condition,
+  });
 }
 
 // Conditional writes are what clients build locks on (Terraform's S3 lockfile: PutObject
@@ -58,8 +66,14 @@ function preconditionFailed(condition: string): S3Error {
 const WRITE_CONDITIONS: Record<string, string[]> = {
   PutObject: ['if-none-match', 'if-match'],
   DeleteObject: ['if-match', 'x-amz-if-match-last-modified-time', 'x-amz-if-match-size'],
-  CopyObject: ['if-none-match', 'if-match', 'x-amz-copy-source-if-match', 'x-amz-copy-source-if-none-match',
-    'x-amz-copy-source-if-modified-since', 'x-amz-copy-source-if-unmodified-since'],
+  CopyObject: [
+    'if-none-match',
+    'if-match',
+    'x-amz-copy-source-if-match',
+    'x-amz-copy-source-if-none-match',
+    'x-amz-copy-source-if-modified-since',
+    'x-amz-copy-source-if-unmodified-since',
+  ],
   CompleteMultipartUpload: ['if-none-match', 'if-match'],
 };
 
@@ -72,8 +86,12 @@ const CHECKED: Record<string, string[]> = {
 };
 
 function notImplemented(name: string, op: string, why: string): S3Error {
-  const shown = name.startsWith('x-amz-') ? name : name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
-  return new S3Error('NotImplemented', `Conditional writes (${shown} on ${op}) are not supported ${why}.`, { Header: name });
+  const shown = name.startsWith('x-amz-')
+    ? name
+    : name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+  return new S3Error('NotImplemented', `Conditional writes (${shown} on ${op}) are not supported ${why}.`, {
+    Header: name,
+  });
 }
 
 /**
@@ -82,7 +100,11 @@ function notImplemented(name: string, op: string, why: string): S3Error {
  * the vendor has no conditional writes (`canCheck()` false), the header is not one S3 checks on
  * writes of this kind, If-None-Match is anything but `*`, or both conditions are given.
  */
-export function writeCondition(headers: IncomingHttpHeaders, op: keyof typeof WRITE_CONDITIONS, canCheck: () => boolean): WriteCondition | undefined {
+export function writeCondition(
+  headers: IncomingHttpHeaders,
+  op: keyof typeof WRITE_CONDITIONS,
+  canCheck: () => boolean
+): WriteCondition | undefined {
   const present = WRITE_CONDITIONS[op].filter((h) => headers[h] !== undefined);
   if (!present.length) return undefined; // the usual write: the vendor is not even looked up
   const atomic = canCheck();
@@ -99,7 +121,10 @@ export function writeCondition(headers: IncomingHttpHeaders, op: keyof typeof WR
 
 /** An If-Match list as bare ETags: `"a", W/"b"` → [a, b]. */
 function etagList(list: string): string[] {
-  return list.split(',').map((item) => item.trim().replace(/^W\//, '').replace(/^"|"$/g, '')).filter(Boolean);
+  return list
+    .split(',')
+    .map((item) => item.trim().replace(/^W\//, '').replace(/^"|"$/g, ''))
+    .filter(Boolean);
 }
 
 /** A vendor's "condition did not hold", as S3 answers it: 404 when If-Match found no object, else 412. */

@@ -16,8 +16,11 @@ export const CORS_METHODS = ['GET', 'PUT', 'HEAD', 'POST', 'DELETE'];
 const MAX_RULES = 100;
 export const MAX_CORS_XML = 64 * 1024;
 
-const malformed = () => new S3Error('MalformedXML',
-  'The XML you provided was not well-formed or did not validate against our published schema.');
+const malformed = () =>
+  new S3Error(
+    'MalformedXML',
+    'The XML you provided was not well-formed or did not validate against our published schema.'
+  );
 
 /** Text of repeated elements: none, one (an object from the parser) or several. */
 function texts(v: unknown): string[] {
@@ -59,7 +62,10 @@ export function corsRulesFromXml(doc: Record<string, any>): CorsRule[] {
     for (const h of rule.allowedHeaders) oneWildcard('AllowedHeader', h);
     for (const h of rule.exposeHeaders) {
       if (h.includes('*')) {
-        throw new S3Error('InvalidRequest', `ExposeHeader "${h}" contains wildcard. We currently do not support wildcard for ExposeHeader.`);
+        throw new S3Error(
+          'InvalidRequest',
+          `ExposeHeader "${h}" contains wildcard. We currently do not support wildcard for ExposeHeader.`
+        );
       }
     }
     const [id] = texts(x.ID);
@@ -78,10 +84,19 @@ export function corsRulesFromXml(doc: Record<string, any>): CorsRule[] {
 
 export function corsRulesToXml(rules: CorsRule[]): string {
   const el = (name: string, values: string[]) => values.map((v) => `<${name}>${xmlEscape(v)}</${name}>`).join('');
-  const body = rules.map((r) => '<CORSRule>' + (r.id === undefined ? '' : el('ID', [r.id]))
-    + el('AllowedHeader', r.allowedHeaders) + el('AllowedMethod', r.allowedMethods)
-    + el('AllowedOrigin', r.allowedOrigins) + el('ExposeHeader', r.exposeHeaders)
-    + (r.maxAgeSeconds === undefined ? '' : el('MaxAgeSeconds', [String(r.maxAgeSeconds)])) + '</CORSRule>').join('');
+  const body = rules
+    .map(
+      (r) =>
+        '<CORSRule>'
+        + (r.id === undefined ? '' : el('ID', [r.id]))
+        + el('AllowedHeader', r.allowedHeaders)
+        + el('AllowedMethod', r.allowedMethods)
+        + el('AllowedOrigin', r.allowedOrigins)
+        + el('ExposeHeader', r.exposeHeaders)
+        + (r.maxAgeSeconds === undefined ? '' : el('MaxAgeSeconds', [String(r.maxAgeSeconds)]))
+        + '</CORSRule>'
+    )
+    .join('');
   return `${XML_HEAD}<CORSConfiguration xmlns="${S3_NS}">${body}</CORSConfiguration>`;
 }
 
@@ -98,7 +113,10 @@ export interface CorsAsk {
  * (without regard to case). Actual requests ask for no headers.
  */
 export function matchCorsRule(rules: readonly CorsRule[], ask: CorsAsk): CorsRule | undefined {
-  return rules.find((r) => r.allowedMethods.includes(ask.method)
-    && r.allowedOrigins.some((o) => wildcardPattern(o)(ask.origin))
-    && ask.headers.every((h) => r.allowedHeaders.some((a) => wildcardPattern(a.toLowerCase())(h))));
+  return rules.find(
+    (r) =>
+      r.allowedMethods.includes(ask.method)
+      && r.allowedOrigins.some((o) => wildcardPattern(o)(ask.origin))
+      && ask.headers.every((h) => r.allowedHeaders.some((a) => wildcardPattern(a.toLowerCase())(h)))
+  );
 }

@@ -4,7 +4,14 @@ import type { StorageConfig } from '../config.js';
 import { S3Error } from './errors.js';
 import { xmlBody } from './body.js';
 import type { S3Request } from './request.js';
-import { CORS_METHODS, MAX_CORS_XML, corsRulesFromXml, corsRulesToXml, matchCorsRule, type CorsRule } from './cors-rules.js';
+import {
+  CORS_METHODS,
+  MAX_CORS_XML,
+  corsRulesFromXml,
+  corsRulesToXml,
+  matchCorsRule,
+  type CorsRule,
+} from './cors-rules.js';
 
 /** Where a request to the S3 endpoint goes, as far as CORS needs to know before it is verified. */
 export interface CorsTarget {
@@ -16,16 +23,22 @@ export interface CorsTarget {
 }
 
 // S3's words, typo included: clients and people search for them.
-const NOT_ALLOWED = 'CORSResponse: This CORS request is not allowed. This is usually because the evalution of Origin, '
+const NOT_ALLOWED =
+  'CORSResponse: This CORS request is not allowed. This is usually because the evalution of Origin, '
   + 'request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted '
-  + 'by the resource\'s CORS spec.';
+  + "by the resource's CORS spec.";
 
 function defaultRules(c: StorageConfig['cors_default']): CorsRule[] {
   if (!c.allowed_origins.length) return [];
-  return [{
-    allowedOrigins: c.allowed_origins, allowedMethods: c.allowed_methods, allowedHeaders: c.allowed_headers,
-    exposeHeaders: c.expose_headers, maxAgeSeconds: c.max_age_seconds,
-  }];
+  return [
+    {
+      allowedOrigins: c.allowed_origins,
+      allowedMethods: c.allowed_methods,
+      allowedHeaders: c.allowed_headers,
+      exposeHeaders: c.expose_headers,
+      maxAgeSeconds: c.max_age_seconds,
+    },
+  ];
 }
 
 /**
@@ -52,14 +65,19 @@ export class BucketCors {
   }
 
   async get(bucketId: string): Promise<CorsRule[] | undefined> {
-    const row = await this.storage.svc.db.selectFrom('storage_bucket_cors').select('rules')
-      .where('bucket_id', '=', bucketId).executeTakeFirst();
+    const row = await this.storage.svc.db
+      .selectFrom('storage_bucket_cors')
+      .select('rules')
+      .where('bucket_id', '=', bucketId)
+      .executeTakeFirst();
     return row ? (JSON.parse(row.rules) as CorsRule[]) : undefined;
   }
 
   async put(bucketId: string, rules: CorsRule[]): Promise<void> {
     const values = { bucket_id: bucketId, rules: JSON.stringify(rules), updated_at: Date.now() };
-    await this.storage.svc.db.insertInto('storage_bucket_cors').values(values)
+    await this.storage.svc.db
+      .insertInto('storage_bucket_cors')
+      .values(values)
       .onConflict((oc) => oc.column('bucket_id').doUpdateSet({ rules: values.rules, updated_at: values.updated_at }))
       .execute();
   }
@@ -101,9 +119,16 @@ export class BucketCors {
       throw new S3Error('BadRequest', `Invalid Access-Control-Request-Method: ${String(method ?? '')}`);
     }
     const asked = req.headers['access-control-request-headers'];
-    const headers = typeof asked === 'string' ? asked.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) : [];
+    const headers =
+      typeof asked === 'string'
+        ? asked
+            .split(',')
+            .map((h) => h.trim().toLowerCase())
+            .filter(Boolean)
+        : [];
     const rules = await this.rulesFor(t);
-    if (!rules.length) throw new S3Error('AccessForbidden', 'CORSResponse: CORS is not enabled for this bucket.', { Method: method });
+    if (!rules.length)
+      throw new S3Error('AccessForbidden', 'CORSResponse: CORS is not enabled for this bucket.', { Method: method });
     const rule = matchCorsRule(rules, { origin, method, headers });
     if (!rule) throw new S3Error('AccessForbidden', NOT_ALLOWED, { Method: method });
     allow(reply, origin, rule);

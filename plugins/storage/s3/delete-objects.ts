@@ -16,15 +16,21 @@ export async function deleteObjects(r: S3Request, b: BucketRow): Promise<unknown
   const doc = await xmlBody(r.req.raw, r.auth!);
   const objects = doc.Delete?.Object;
   if (!Array.isArray(objects) || objects.some((o: any) => typeof o?.Key !== 'string')) {
-    throw new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.');
+    throw new S3Error(
+      'MalformedXML',
+      'The XML you provided was not well-formed or did not validate against our published schema.'
+    );
   }
-  if (objects.length > MAX_KEYS) throw new S3Error('MalformedXML', `A DeleteObjects request can name at most ${MAX_KEYS} keys.`);
+  if (objects.length > MAX_KEYS)
+    throw new S3Error('MalformedXML', `A DeleteObjects request can name at most ${MAX_KEYS} keys.`);
   const quiet = String(doc.Delete.Quiet ?? '').trim() === 'true';
   const out: string[] = [];
   for (const o of objects as Array<{ Key: string }>) {
     const problem = keyProblem(o.Key);
     if (problem) {
-      out.push(`<Error>${tags({ Key: o.Key, Code: 'InvalidArgument', Message: `The object key ${problem}.` })}</Error>`);
+      out.push(
+        `<Error>${tags({ Key: o.Key, Code: 'InvalidArgument', Message: `The object key ${problem}.` })}</Error>`
+      );
       continue;
     }
     try {
@@ -32,8 +38,12 @@ export async function deleteObjects(r: S3Request, b: BucketRow): Promise<unknown
       if (!quiet) out.push(`<Deleted>${tags({ Key: o.Key })}</Deleted>`);
     } catch (e) {
       r.req.log.warn({ err: (e as Error).message }, 'DeleteObjects: one key failed');
-      out.push(`<Error>${tags({ Key: o.Key, Code: 'InternalError', Message: 'We encountered an internal error. Please try again.' })}</Error>`);
+      out.push(
+        `<Error>${tags({ Key: o.Key, Code: 'InternalError', Message: 'We encountered an internal error. Please try again.' })}</Error>`
+      );
     }
   }
-  return r.reply.type('application/xml').send(`${XML_HEAD}<DeleteResult xmlns="${S3_NS}">${out.join('')}</DeleteResult>`);
+  return r.reply
+    .type('application/xml')
+    .send(`${XML_HEAD}<DeleteResult xmlns="${S3_NS}">${out.join('')}</DeleteResult>`);
 }

@@ -17,9 +17,34 @@ import { refuseSigV2 } from './sigv2.js';
 
 // Sub-resources of the S3 API this endpoint does not serve: answered NotImplemented rather
 // than mistaken for a plain GET or PUT of the bucket or object.
-const UNSUPPORTED = ['acl', 'policy', 'tagging', 'versioning', 'lifecycle', 'website', 'replication',
-  'encryption', 'logging', 'notification', 'object-lock', 'retention', 'legal-hold', 'restore', 'select', 'torrent', 'versions',
-  'requestPayment', 'accelerate', 'analytics', 'inventory', 'metrics', 'ownershipControls', 'publicAccessBlock', 'intelligent-tiering', 'attributes'];
+const UNSUPPORTED = [
+  'acl',
+  'policy',
+  'tagging',
+  'versioning',
+  'lifecycle',
+  'website',
+  'replication',
+  'encryption',
+  'logging',
+  'notification',
+  'object-lock',
+  'retention',
+  'legal-hold',
+  'restore',
+  'select',
+  'torrent',
+  'versions',
+  'requestPayment',
+  'accelerate',
+  'analytics',
+  'inventory',
+  'metrics',
+  'ownershipControls',
+  'publicAccessBlock',
+  'intelligent-tiering',
+  'attributes',
+];
 // Methods S3 has no operation for: routed here so that they are answered in S3's XML.
 // OPTIONS is a CORS preflight.
 const OTHER_METHODS = ['PATCH', 'OPTIONS'];
@@ -37,7 +62,8 @@ function toS3Error(err: unknown, req: FastifyRequest): S3Error {
   if (err instanceof S3Error) return err;
   if (err instanceof WriteConditionFailed) return conditionFailed(err.reason, err.key);
   if (isApiError(err)) {
-    if (err.code === 'no_vendor_available' || err.code === 'vendor_error' || err.code === 'vendor_timeout') return new S3Error('ServiceUnavailable', err.message);
+    if (err.code === 'no_vendor_available' || err.code === 'vendor_error' || err.code === 'vendor_timeout')
+      return new S3Error('ServiceUnavailable', err.message);
     if (err.status === 404) return new S3Error('NoSuchBucket', err.message);
     if (err.status < 500) return new S3Error('InvalidArgument', err.message);
   }
@@ -54,7 +80,8 @@ function toS3Error(err: unknown, req: FastifyRequest): S3Error {
 export async function registerS3Endpoint(app: FastifyInstance, storage: StorageService): Promise<void> {
   const prefix = storage.config.s3_path;
   app.removeAllContentTypeParsers();
-  const leaveRaw = (_req: FastifyRequest, _payload: unknown, done: (err: null, body: undefined) => void) => done(null, undefined);
+  const leaveRaw = (_req: FastifyRequest, _payload: unknown, done: (err: null, body: undefined) => void) =>
+    done(null, undefined);
   // The same no-op under a pattern that matches every type: Fastify caches what a pattern
   // matched by content type, but looks the catch-all up anew (parsing the header) each request.
   app.addContentTypeParser(/^/, leaveRaw);
@@ -66,7 +93,8 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     giveContentTypeBack(req);
     reply.header('x-content-type-options', 'nosniff').header('x-amz-request-id', req.id);
-    if (req.method === 'PATCH') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+    if (req.method === 'PATCH')
+      throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
     const url = req.raw.url ?? '/';
     const qi = url.indexOf('?');
     const path = (qi < 0 ? url : url.slice(0, qi)).slice(prefix.length).replace(/^\//, '');
@@ -85,27 +113,50 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
     const target = { req, reply, accountId: explicit, bucket: segs[0] ?? '' };
     if (req.method === 'OPTIONS') return cors.preflight(target);
     if (req.headers.origin !== undefined) await cors.decorate(target);
-    const auth = await verifySigV4({ method: req.method, url, headers: req.headers }, {
-      now: Date.now(), skewMs: storage.config.clock_skew_seconds * 1000, lookup: (id) => storage.credentials.lookup(id),
-    });
+    const auth = await verifySigV4(
+      { method: req.method, url, headers: req.headers },
+      {
+        now: Date.now(),
+        skewMs: storage.config.clock_skew_seconds * 1000,
+        lookup: (id) => storage.credentials.lookup(id),
+      }
+    );
     if (auth && explicit && auth.accountId !== explicit) throw new S3Error('AccessDenied', 'Access Denied.');
     const accountId = explicit ?? auth?.accountId;
     // Signed or public, a suspended account's requests stop here (POST forms: in postObject).
     if (accountId) await requireActiveAccount(storage.svc.keys, accountId);
-    const r: S3Request = { req, reply, storage, auth, accountId, bucket: segs[0] ?? '', key: segs.slice(1).join('/'), query };
+    const r: S3Request = {
+      req,
+      reply,
+      storage,
+      auth,
+      accountId,
+      bucket: segs[0] ?? '',
+      key: segs.slice(1).join('/'),
+      query,
+    };
     if (query.has('cors')) return cors.operation(r);
     refuseUnimplemented([...Object.keys(req.headers), ...query.keys()]); // presigned URLs carry headers in the query
-    if (query.size) for (const name of UNSUPPORTED) if (query.has(name)) throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
+    if (query.size)
+      for (const name of UNSUPPORTED)
+        if (query.has(name))
+          throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
     // SDKs address buckets as `/bucket/` as well as `/bucket`: an empty key is the bucket.
     if (isPostObject(r)) return postObject(r);
     if (r.key && (query.has('uploads') || query.has('uploadId'))) return multipartOps(r, storage.multipart);
     if (r.key) return objectOps(r);
-    if (query.has('uploads')) throw new S3Error('NotImplemented', 'ListMultipartUploads is not implemented by this endpoint.');
+    if (query.has('uploads'))
+      throw new S3Error('NotImplemented', 'ListMultipartUploads is not implemented by this endpoint.');
     return bucketOps(r);
   };
 
   // cors: false: the API's CORS (core/http/cors.ts) stays out of this scope, which has its own.
-  const route = { config: { auth: 'none' as const, cors: false }, schema: { hide: true } as any, exposeHeadRoute: false, handler };
+  const route = {
+    config: { auth: 'none' as const, cors: false },
+    schema: { hide: true } as any,
+    exposeHeadRoute: false,
+    handler,
+  };
   const methods = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST', ...OTHER_METHODS] as const;
   app.route({ method: [...methods], url: prefix, ...route });
   app.route({ method: [...methods], url: `${prefix}/*`, ...route });

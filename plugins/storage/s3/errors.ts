@@ -43,7 +43,11 @@ export type S3Code = keyof typeof STATUS;
 
 export class S3Error extends Error {
   readonly status: number;
-  constructor(readonly code: S3Code, message: string, readonly extra: Record<string, string> = {}) {
+  constructor(
+    readonly code: S3Code,
+    message: string,
+    readonly extra: Record<string, string> = {}
+  ) {
     super(message);
     this.name = 'S3Error';
     this.status = STATUS[code];
@@ -51,20 +55,28 @@ export class S3Error extends Error {
 }
 
 export function xmlEscape(s: string): string {
-  return s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!)
-    // XML 1.0 cannot carry most control characters; keys never contain them, messages might.
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+  return (
+    s
+      .replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!)
+      // XML 1.0 cannot carry most control characters; keys never contain them, messages might.
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+  );
 }
 
 export const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
 export const S3_NS = 'http://s3.amazonaws.com/doc/2006-03-01/';
 
 export function errorXml(e: S3Error, resource: string, requestId: string): string {
-  const extra = Object.entries(e.extra).map(([k, v]) => `<${k}>${xmlEscape(v)}</${k}>`).join('');
+  const extra = Object.entries(e.extra)
+    .map(([k, v]) => `<${k}>${xmlEscape(v)}</${k}>`)
+    .join('');
   return `${XML_HEAD}<Error><Code>${e.code}</Code><Message>${xmlEscape(e.message)}</Message>${extra}<Resource>${xmlEscape(resource)}</Resource><RequestId>${xmlEscape(requestId)}</RequestId></Error>`;
 }
 
 /** `<Tag>value</Tag>` for each defined field. */
 export function tags(fields: Record<string, string | number | boolean | undefined>): string {
-  return Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => `<${k}>${xmlEscape(String(v))}</${k}>`).join('');
+  return Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `<${k}>${xmlEscape(String(v))}</${k}>`)
+    .join('');
 }

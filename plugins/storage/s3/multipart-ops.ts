@@ -14,7 +14,10 @@ const head = (name: string, r: S3Request, b: BucketRow, more = '') =>
 function partNumber(r: S3Request): number {
   const raw = r.query.get('partNumber') ?? '';
   const n = /^\d{1,5}$/.test(raw) ? Number(raw) : 0;
-  if (n < 1 || n > MAX_PARTS) throw new S3Error('InvalidArgument', `Part number must be an integer between 1 and ${MAX_PARTS}, inclusive.`, { ArgumentName: 'partNumber' });
+  if (n < 1 || n > MAX_PARTS)
+    throw new S3Error('InvalidArgument', `Part number must be an integer between 1 and ${MAX_PARTS}, inclusive.`, {
+      ArgumentName: 'partNumber',
+    });
   return n;
 }
 
@@ -30,10 +33,15 @@ async function findUpload(r: S3Request, mp: Multipart, b: BucketRow): Promise<Up
 /** The parts a CompleteMultipartUpload document lists, in its order. */
 function listedParts(doc: Record<string, any>): Array<{ n: number; etag: string }> {
   const parts = doc.CompleteMultipartUpload?.Part;
-  if (!Array.isArray(parts)) throw new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.');
+  if (!Array.isArray(parts))
+    throw new S3Error(
+      'MalformedXML',
+      'The XML you provided was not well-formed or did not validate against our published schema.'
+    );
   return parts.map((p: any) => {
     const n = Number(p?.PartNumber);
-    if (!Number.isInteger(n) || typeof p?.ETag !== 'string') throw new S3Error('MalformedXML', 'Each Part needs a PartNumber and an ETag.');
+    if (!Number.isInteger(n) || typeof p?.ETag !== 'string')
+      throw new S3Error('MalformedXML', 'Each Part needs a PartNumber and an ETag.');
     return { n, etag: p.ETag.trim() };
   });
 }
@@ -58,7 +66,9 @@ async function completeUpload(r: S3Request, mp: Multipart, b: BucketRow): Promis
     }
   }
   const location = `${r.storage.endpoint}/${encodeURIComponent(b.name)}/${r.key.split('/').map(encodeURIComponent).join('/')}`;
-  return r.reply.type('application/xml').send(head('CompleteMultipartUploadResult', r, b, tags({ Location: location, ETag: etag })));
+  return r.reply
+    .type('application/xml')
+    .send(head('CompleteMultipartUploadResult', r, b, tags({ Location: location, ETag: etag })));
 }
 
 /**
@@ -70,7 +80,8 @@ export async function multipartOps(r: S3Request, mp: Multipart): Promise<unknown
   const { req, reply } = r;
   const b = await writableBucket(r);
   if (r.query.has('uploads')) {
-    if (req.method !== 'POST') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+    if (req.method !== 'POST')
+      throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
     checkObjectAcl(req.headers['x-amz-acl'], b.acl);
     req.raw.resume();
     const id = await mp.create(b, r.key, req.headers['content-type'] || 'application/octet-stream');
@@ -79,7 +90,8 @@ export async function multipartOps(r: S3Request, mp: Multipart): Promise<unknown
   if (req.method === 'POST') return completeUpload(r, mp, b);
   const upload = await findUpload(r, mp, b);
   if (req.method === 'PUT') {
-    if (req.headers['x-amz-copy-source']) throw new S3Error('NotImplemented', 'UploadPartCopy is not implemented by this endpoint.');
+    if (req.headers['x-amz-copy-source'])
+      throw new S3Error('NotImplemented', 'UploadPartCopy is not implemented by this endpoint.');
     const n = partNumber(r);
     const cap = await mp.partCap(b, upload, n);
     const info = await withUploadBody(req.raw, r.auth!, cap, (body, o) => mp.putPart(b, upload, n, body, o));
@@ -90,17 +102,31 @@ export async function multipartOps(r: S3Request, mp: Multipart): Promise<unknown
     if (!(await mp.abort(b, upload))) throw noSuchUpload(upload.upload_id);
     return reply.code(204).send();
   }
-  if (req.method !== 'GET') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+  if (req.method !== 'GET')
+    throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
   const maxRaw = r.query.get('max-parts') ?? '1000';
   const after = Number(r.query.get('part-number-marker') ?? '0');
-  if (!/^\d+$/.test(maxRaw) || !Number.isInteger(after)) throw new S3Error('InvalidArgument', 'max-parts and part-number-marker must be integers.');
+  if (!/^\d+$/.test(maxRaw) || !Number.isInteger(after))
+    throw new S3Error('InvalidArgument', 'max-parts and part-number-marker must be integers.');
   const max = Math.min(1000, Number(maxRaw));
   const all = (await mp.parts(upload.upload_id)).filter((p) => p.part_number > after);
   const page = all.slice(0, max);
   const truncated = all.length > page.length;
   const body = [
-    tags({ UploadId: upload.upload_id, PartNumberMarker: after, NextPartNumberMarker: truncated ? page[page.length - 1].part_number : undefined, MaxParts: max, IsTruncated: truncated, StorageClass: 'STANDARD' }),
-    page.map((p) => `<Part>${tags({ PartNumber: p.part_number, LastModified: iso(p.created_at), ETag: p.etag, Size: p.size })}</Part>`).join(''),
+    tags({
+      UploadId: upload.upload_id,
+      PartNumberMarker: after,
+      NextPartNumberMarker: truncated ? page[page.length - 1].part_number : undefined,
+      MaxParts: max,
+      IsTruncated: truncated,
+      StorageClass: 'STANDARD',
+    }),
+    page
+      .map(
+        (p) =>
+          `<Part>${tags({ PartNumber: p.part_number, LastModified: iso(p.created_at), ETag: p.etag, Size: p.size })}</Part>`
+      )
+      .join(''),
   ].join('');
   return reply.type('application/xml').send(head('ListPartsResult', r, b, body));
 }

@@ -16,11 +16,17 @@ import { checkObjectAcl, refuseUnimplemented } from './unimplemented.js';
 const FIELD_MAX = 20 * 1024; // S3 refuses form fields over 20 KB
 const MAX_PARTS = 101; // every field S3 knows, and the file
 
-const malformed = () => new S3Error('MalformedPOSTRequest', 'The body of your POST request is not well-formed multipart/form-data.');
+const malformed = () =>
+  new S3Error('MalformedPOSTRequest', 'The body of your POST request is not well-formed multipart/form-data.');
 
 export function isPostObject(r: S3Request): boolean {
-  return r.req.method === 'POST' && !r.key && !!r.bucket && !r.query.size
-    && /^multipart\/form-data\b/i.test(String(r.req.headers['content-type'] ?? ''));
+  return (
+    r.req.method === 'POST'
+    && !r.key
+    && !!r.bucket
+    && !r.query.size
+    && /^multipart\/form-data\b/i.test(String(r.req.headers['content-type'] ?? ''))
+  );
 }
 
 interface Upload {
@@ -35,7 +41,12 @@ const loadBusboy = () => import('@fastify/busboy');
 let busboy: ReturnType<typeof loadBusboy> | undefined;
 
 /** A part sent as a file (a filename, or a binary type) but named as a field: read as the field's value. */
-function fieldFromFilePart(name: string, stream: Readable, set: (value: string) => void, fail: (e: Error) => void): Promise<void> {
+function fieldFromFilePart(
+  name: string,
+  stream: Readable,
+  set: (value: string) => void,
+  fail: (e: Error) => void
+): Promise<void> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -55,7 +66,8 @@ function fieldFromFilePart(name: string, stream: Readable, set: (value: string) 
   });
 }
 
-const tooLong = (name: string) => new S3Error('InvalidArgument', `The form field ${name} is longer than 20 KB.`, { ArgumentName: name });
+const tooLong = (name: string) =>
+  new S3Error('InvalidArgument', `The form field ${name} is longer than 20 KB.`, { ArgumentName: name });
 
 /**
  * The form's fields up to its file part, and that part's stream (paused until read). Limits
@@ -75,7 +87,10 @@ async function readForm(r: S3Request): Promise<{ upload: Promise<Upload>; finish
   const pending: Array<Promise<void>> = [];
   let resolveUpload!: (u: Upload) => void;
   let rejectUpload!: (e: Error) => void;
-  const upload = new Promise<Upload>((res, rej) => { resolveUpload = res; rejectUpload = rej; });
+  const upload = new Promise<Upload>((res, rej) => {
+    resolveUpload = res;
+    rejectUpload = rej;
+  });
   let seenFile = false;
   let parts = 0;
   let failFinished!: (e: Error) => void;
@@ -104,7 +119,11 @@ async function readForm(r: S3Request): Promise<{ upload: Promise<Upload>; finish
       void Promise.all(pending).then(() => resolveUpload({ fields, file: stream, filename, mime }));
     });
     bb.on('finish', () => {
-      rejectUpload(new S3Error('InvalidArgument', 'POST requires exactly one file upload per request, in a field named file.', { ArgumentName: 'file' }));
+      rejectUpload(
+        new S3Error('InvalidArgument', 'POST requires exactly one file upload per request, in a field named file.', {
+          ArgumentName: 'file',
+        })
+      );
       resolve();
     });
     bb.on('error', () => {
@@ -134,7 +153,14 @@ function cappedFile(file: Readable, cap: UploadCap, min: number, onError: (e: Er
       cb(size > cap.bytes ? tooLarge(cap) : null, chunk);
     },
     flush(cb) {
-      cb(size < min ? new S3Error('EntityTooSmall', `Your proposed upload is smaller than the minimum allowed size of ${min} bytes.`) : null);
+      cb(
+        size < min
+          ? new S3Error(
+              'EntityTooSmall',
+              `Your proposed upload is smaller than the minimum allowed size of ${min} bytes.`
+            )
+          : null
+      );
     },
   });
   guard.on('error', (e) => {
@@ -151,10 +177,13 @@ export async function postObject(r: S3Request): Promise<unknown> {
   const form = await readForm(r);
   const { fields, file, filename, mime } = await form.upload;
   refuseUnimplemented(fields.keys(), 'form field');
-  const policy = await checkPostPolicy(fields, r.bucket, storage.config.region, Date.now(), (id) => storage.credentials.lookup(id));
+  const policy = await checkPostPolicy(fields, r.bucket, storage.config.region, Date.now(), (id) =>
+    storage.credentials.lookup(id)
+  );
   await requireActiveAccount(storage.svc.keys, policy.credential.accountId);
   const rawKey = fields.get('key');
-  if (!rawKey) throw new S3Error('InvalidArgument', "Bucket POST must contain a field named 'key'.", { ArgumentName: 'key' });
+  if (!rawKey)
+    throw new S3Error('InvalidArgument', "Bucket POST must contain a field named 'key'.", { ArgumentName: 'key' });
   const key = rawKey.replaceAll('${filename}', filename ?? '');
   checkKey(key);
   if (isResultsBucket(r.bucket)) throw new S3Error('AccessDenied', 'Results are read-only.');
@@ -163,8 +192,10 @@ export async function postObject(r: S3Request): Promise<unknown> {
   checkObjectAcl(fields.get('acl'), b.acl, 'form field');
 
   const tier = await storage.uploadCap(b, key);
-  const cap = policy.maxBytes !== undefined && policy.maxBytes < tier.bytes
-    ? { bytes: policy.maxBytes, what: `the policy's content-length-range maximum of ${policy.maxBytes} bytes` } : tier;
+  const cap =
+    policy.maxBytes !== undefined && policy.maxBytes < tier.bytes
+      ? { bytes: policy.maxBytes, what: `the policy's content-length-range maximum of ${policy.maxBytes} bytes` }
+      : tier;
   const ctrl = new AbortController();
   const body = cappedFile(file, cap, policy.minBytes, (e) => ctrl.abort(e));
   // A broken form or a client gone while the file streams: the vendor must not commit it.
@@ -193,8 +224,12 @@ export async function postObject(r: S3Request): Promise<unknown> {
   }
   const status = fields.get('success_action_status');
   if (status === '201') {
-    return reply.code(201).type('application/xml')
-      .send(`${XML_HEAD}<PostResponse xmlns="${S3_NS}">${tags({ Location: location, Bucket: b.name, Key: key, ETag: info.etag })}</PostResponse>`);
+    return reply
+      .code(201)
+      .type('application/xml')
+      .send(
+        `${XML_HEAD}<PostResponse xmlns="${S3_NS}">${tags({ Location: location, Bucket: b.name, Key: key, ETag: info.etag })}</PostResponse>`
+      );
   }
   return reply.code(status === '200' ? 200 : 204).send();
 }

@@ -16,23 +16,44 @@ export interface PolicyForm {
 
 /** The form for one key on the gateway's endpoint, at most `maxBytes` bytes. */
 export function signPostPolicy(p: {
-  endpoint: string; bucket: string; key: string; region: string; accessKeyId: string; secret: string;
-  expiresSeconds: number; maxBytes: number; now?: number;
+  endpoint: string;
+  bucket: string;
+  key: string;
+  region: string;
+  accessKeyId: string;
+  secret: string;
+  expiresSeconds: number;
+  maxBytes: number;
+  now?: number;
 }): PolicyForm {
   const now = p.now ?? Date.now();
   const amz = amzDate(now);
   const credential = `${p.accessKeyId}/${amz.slice(0, 8)}/${p.region}/s3/aws4_request`;
-  const policy = Buffer.from(JSON.stringify({
-    expiration: new Date(now + p.expiresSeconds * 1000).toISOString(),
-    conditions: [
-      { bucket: p.bucket }, { key: p.key }, ['content-length-range', 0, p.maxBytes], ['starts-with', '$Content-Type', ''],
-      { 'x-amz-algorithm': ALGORITHM }, { 'x-amz-credential': credential }, { 'x-amz-date': amz },
-    ],
-  })).toString('base64');
+  const policy = Buffer.from(
+    JSON.stringify({
+      expiration: new Date(now + p.expiresSeconds * 1000).toISOString(),
+      conditions: [
+        { bucket: p.bucket },
+        { key: p.key },
+        ['content-length-range', 0, p.maxBytes],
+        ['starts-with', '$Content-Type', ''],
+        { 'x-amz-algorithm': ALGORITHM },
+        { 'x-amz-credential': credential },
+        { 'x-amz-date': amz },
+      ],
+    })
+  ).toString('base64');
   const signature = hmacHex(signingKey(p.secret, amz.slice(0, 8), p.region), policy);
   return {
     url: `${p.endpoint.replace(/\/+$/, '')}/${p.bucket}`,
-    fields: { key: p.key, 'x-amz-algorithm': ALGORITHM, 'x-amz-credential': credential, 'x-amz-date': amz, policy, 'x-amz-signature': signature },
+    fields: {
+      key: p.key,
+      'x-amz-algorithm': ALGORITHM,
+      'x-amz-credential': credential,
+      'x-amz-date': amz,
+      policy,
+      'x-amz-signature': signature,
+    },
   };
 }
 
@@ -56,10 +77,16 @@ function parseConditions(raw: unknown): Condition[] {
       if (typeof op === 'string' && op.toLowerCase() === 'content-length-range') {
         const min = Number(a);
         const max = Number(b);
-        if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max < min) throw malformed('content-length-range needs two integers, min ≤ max.');
+        if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max < min)
+          throw malformed('content-length-range needs two integers, min ≤ max.');
         return { op: 'range', min, max };
       }
-      if ((op === 'eq' || op === 'starts-with') && typeof a === 'string' && a.startsWith('$') && typeof b === 'string') {
+      if (
+        (op === 'eq' || op === 'starts-with')
+        && typeof a === 'string'
+        && a.startsWith('$')
+        && typeof b === 'string'
+      ) {
         return { op, field: a.slice(1).toLowerCase(), value: b };
       }
       throw malformed(`condition ${JSON.stringify(c)} is not one of eq, starts-with, content-length-range.`);
@@ -77,21 +104,40 @@ function parseConditions(raw: unknown): Condition[] {
  * to: algorithm, credential scope, signature (constant time, against the secret `lookup`
  * finds, as for signed requests), expiry, every condition, and no field that no condition names.
  */
-export async function checkPostPolicy(fields: Map<string, string>, bucket: string, region: string, now: number,
-  lookup: (accessKeyId: string) => Promise<Credential | null>): Promise<CheckedPolicy> {
+export async function checkPostPolicy(
+  fields: Map<string, string>,
+  bucket: string,
+  region: string,
+  now: number,
+  lookup: (accessKeyId: string) => Promise<Credential | null>
+): Promise<CheckedPolicy> {
   const policy = fields.get('policy');
   const signature = fields.get('x-amz-signature');
-  if (!policy || !signature) throw new S3Error('AccessDenied', 'Bucket POST must contain the fields policy and x-amz-signature; anonymous form uploads are not accepted.');
-  if (fields.get('x-amz-algorithm') !== ALGORITHM) throw new S3Error('InvalidArgument', `x-amz-algorithm must be ${ALGORITHM}.`, { ArgumentName: 'x-amz-algorithm' });
+  if (!policy || !signature)
+    throw new S3Error(
+      'AccessDenied',
+      'Bucket POST must contain the fields policy and x-amz-signature; anonymous form uploads are not accepted.'
+    );
+  if (fields.get('x-amz-algorithm') !== ALGORITHM)
+    throw new S3Error('InvalidArgument', `x-amz-algorithm must be ${ALGORITHM}.`, { ArgumentName: 'x-amz-algorithm' });
   const cred = (fields.get('x-amz-credential') ?? '').split('/');
   if (cred.length !== 5 || !/^\d{8}$/.test(cred[1]) || cred[3] !== 's3' || cred[4] !== 'aws4_request') {
-    throw new S3Error('InvalidArgument', 'x-amz-credential must be AKID/YYYYMMDD/region/s3/aws4_request.', { ArgumentName: 'x-amz-credential' });
+    throw new S3Error('InvalidArgument', 'x-amz-credential must be AKID/YYYYMMDD/region/s3/aws4_request.', {
+      ArgumentName: 'x-amz-credential',
+    });
   }
-  if (cred[2] !== region) throw new S3Error('AuthorizationHeaderMalformed', `The credential's region must be ${region}.`);
+  if (cred[2] !== region)
+    throw new S3Error('AuthorizationHeaderMalformed', `The credential's region must be ${region}.`);
   const credential = await lookup(cred[0]);
-  if (!credential) throw new S3Error('InvalidAccessKeyId', 'The AWS access key id you provided does not exist in our records.', { AWSAccessKeyId: cred[0] });
+  if (!credential)
+    throw new S3Error('InvalidAccessKeyId', 'The AWS access key id you provided does not exist in our records.', {
+      AWSAccessKeyId: cred[0],
+    });
   if (!sameSignature(hmacHex(signingKey(credential.secret, cred[1], cred[2]), policy), signature)) {
-    throw new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+    throw new S3Error(
+      'SignatureDoesNotMatch',
+      'The request signature we calculated does not match the signature you provided. Check your key and signing method.'
+    );
   }
 
   let doc: { expiration?: unknown; conditions?: unknown };

@@ -6,7 +6,8 @@ import { S3Error } from './errors.js';
 // regions that take only Version 4 answer it, with what to change, rather than a bare
 // AccessDenied that reads as a wrong key.
 
-const HOW = 'This endpoint verifies only Signature Version 4 (AWS4-HMAC-SHA256). With the AWS CLI, run '
+const HOW =
+  'This endpoint verifies only Signature Version 4 (AWS4-HMAC-SHA256). With the AWS CLI, run '
   + '`aws configure set default.s3.signature_version s3v4`; with an SDK, set its signature version to v4 '
   + '(SDKs of the last years sign with v4 by default).';
 

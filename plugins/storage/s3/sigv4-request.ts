@@ -11,22 +11,28 @@ const UNRESERVED_PATH = /^[A-Za-z0-9\-._~/]*$/;
 export function canonicalUri(rawPath: string): string {
   // Only unreserved characters: decoding and encoding again would change nothing.
   if (UNRESERVED_PATH.test(rawPath)) return rawPath;
-  return rawPath.split('/').map((seg) => rfc3986(decodeURIComponent(seg))).join('/');
+  return rawPath
+    .split('/')
+    .map((seg) => rfc3986(decodeURIComponent(seg)))
+    .join('/');
 }
 
 /** Decoded (name, value) pairs of a raw query string, in order. */
 export function parseQuery(raw: string): Array<[string, string]> {
   if (!raw) return [];
-  return raw.split('&').filter(Boolean).map((part) => {
-    const i = part.indexOf('=');
-    const name = i < 0 ? part : part.slice(0, i);
-    const value = i < 0 ? '' : part.slice(i + 1);
-    return [decodeURIComponent(name), decodeURIComponent(value)];
-  });
+  return raw
+    .split('&')
+    .filter(Boolean)
+    .map((part) => {
+      const i = part.indexOf('=');
+      const name = i < 0 ? part : part.slice(0, i);
+      const value = i < 0 ? '' : part.slice(i + 1);
+      return [decodeURIComponent(name), decodeURIComponent(value)];
+    });
 }
 
 export function canonicalHeaderValue(v: string | string[] | undefined): string {
-  const s = Array.isArray(v) ? v.join(',') : v ?? '';
+  const s = Array.isArray(v) ? v.join(',') : (v ?? '');
   return s.trim().replace(/\s+/g, ' ');
 }
 

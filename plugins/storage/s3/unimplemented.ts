@@ -15,13 +15,21 @@ export function refuseUnimplemented(names: Lookup, what: 'header' | 'form field'
   for (const raw of names) {
     const name = raw.toLowerCase();
     if (ENCRYPTION.test(name)) {
-      throw new S3Error('NotImplemented', `The ${name} ${what} is not implemented by this endpoint: it does not `
-        + 'encrypt objects with a key of yours or a KMS key, and does not store them unencrypted pretending it did. '
-        + 'Send the request without it.', { Header: name });
+      throw new S3Error(
+        'NotImplemented',
+        `The ${name} ${what} is not implemented by this endpoint: it does not `
+          + 'encrypt objects with a key of yours or a KMS key, and does not store them unencrypted pretending it did. '
+          + 'Send the request without it.',
+        { Header: name }
+      );
     }
     if (GRANT.test(name)) {
-      throw new S3Error('NotImplemented', `The ${name} ${what} is not implemented by this endpoint: `
-        + 'access is per bucket (private, or public for reads).', { Header: name });
+      throw new S3Error(
+        'NotImplemented',
+        `The ${name} ${what} is not implemented by this endpoint: `
+          + 'access is per bucket (private, or public for reads).',
+        { Header: name }
+      );
     }
   }
 }
@@ -33,15 +41,23 @@ export function refuseUnimplemented(names: Lookup, what: 'header' | 'form field'
  * there too), and `public-read` is what objects of a public bucket already are. Anything else
  * would not be what the object gets.
  */
-export function checkObjectAcl(value: string | string[] | undefined, bucketAcl: string, what: 'header' | 'form field' = 'header'): void {
+export function checkObjectAcl(
+  value: string | string[] | undefined,
+  bucketAcl: string,
+  what: 'header' | 'form field' = 'header'
+): void {
   if (value === undefined) return;
   const v = String(value).trim().toLowerCase();
   const isPublic = bucketAcl === 'public';
   if (v === 'private' || (v === 'public-read' && isPublic)) return;
   const name = what === 'header' ? 'x-amz-acl' : 'acl';
-  throw new S3Error('NotImplemented', `The ${name} ${what} "${String(value)}" is not implemented by this endpoint: objects `
-    + `have their bucket's access (this bucket is ${isPublic ? 'public' : 'private'}); `
-    + `send private${isPublic ? ' or public-read' : ''}, or leave it out.`, { Header: name });
+  throw new S3Error(
+    'NotImplemented',
+    `The ${name} ${what} "${String(value)}" is not implemented by this endpoint: objects `
+      + `have their bucket's access (this bucket is ${isPublic ? 'public' : 'private'}); `
+      + `send private${isPublic ? ' or public-read' : ''}, or leave it out.`,
+    { Header: name }
+  );
 }
 
 /** x-amz-acl on CreateBucket: `private` (the default) or `public-read`, which buckets can be. */
@@ -50,6 +66,10 @@ export function bucketAclOf(value: string | string[] | undefined): 'private' | '
   const v = String(value).trim().toLowerCase();
   if (v === 'private') return 'private';
   if (v === 'public-read') return 'public';
-  throw new S3Error('NotImplemented', `The x-amz-acl header "${String(value)}" is not implemented by this endpoint: `
-    + 'a bucket is private or public-read.', { Header: 'x-amz-acl' });
+  throw new S3Error(
+    'NotImplemented',
+    `The x-amz-acl header "${String(value)}" is not implemented by this endpoint: `
+      + 'a bucket is private or public-read.',
+    { Header: 'x-amz-acl' }
+  );
 }

@@ -2,7 +2,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Credential } from '../credentials.js';
 import { S3Error } from './errors.js';
 import { parseAmzDate } from '../../../core/clock.js';
-import { ALGORITHM, UNSIGNED, canonicalQuery, hmacHex, signingKey, stringToSign } from '../../../core/capabilities/storage/sigv4.js';
+import {
+  ALGORITHM,
+  UNSIGNED,
+  canonicalQuery,
+  hmacHex,
+  signingKey,
+  stringToSign,
+} from '../../../core/capabilities/storage/sigv4.js';
 import { canonicalHeaderValue, canonicalUri, parseQuery, sameSignature } from './sigv4-request.js';
 
 /** Who signed a request, and what its body must be checked against. */
@@ -48,8 +55,10 @@ const HEX64 = /^[0-9a-f]{64}$/;
 function parseCredential(value: string, queryAuth: boolean): { accessKeyId: string; date: string; region: string } {
   const code = queryAuth ? 'AuthorizationQueryParametersError' : 'AuthorizationHeaderMalformed';
   const parts = value.split('/');
-  if (parts.length !== 5 || !parts[0] || !/^\d{8}$/.test(parts[1]) || !parts[2]) throw new S3Error(code, 'The credential must be AKID/YYYYMMDD/region/s3/aws4_request.');
-  if (parts[3] !== 's3' || parts[4] !== 'aws4_request') throw new S3Error(code, 'The credential scope must end in /s3/aws4_request.');
+  if (parts.length !== 5 || !parts[0] || !/^\d{8}$/.test(parts[1]) || !parts[2])
+    throw new S3Error(code, 'The credential must be AKID/YYYYMMDD/region/s3/aws4_request.');
+  if (parts[3] !== 's3' || parts[4] !== 'aws4_request')
+    throw new S3Error(code, 'The credential scope must end in /s3/aws4_request.');
   return { accessKeyId: parts[0], date: parts[1], region: parts[2] };
 }
 
@@ -64,13 +73,18 @@ function parseQueryAuth(pairs: Array<[string, string]>, now: number): Parsed {
   if (!Number.isFinite(signedAt)) throw new S3Error(E, 'X-Amz-Date must be YYYYMMDDTHHMMSSZ.');
   if (amz.slice(0, 8) !== cred.date) throw new S3Error(E, 'The credential date must be the date of X-Amz-Date.');
   const expires = get('X-Amz-Expires') ?? '';
-  if (!/^\d{1,6}$/.test(expires) || +expires < 1 || +expires > 604800) throw new S3Error(E, 'X-Amz-Expires must be a number of seconds from 1 to 604800.');
+  if (!/^\d{1,6}$/.test(expires) || +expires < 1 || +expires > 604800)
+    throw new S3Error(E, 'X-Amz-Expires must be a number of seconds from 1 to 604800.');
   const signedHeaders = (get('X-Amz-SignedHeaders') ?? '').split(';').filter(Boolean);
   const signature = get('X-Amz-Signature') ?? '';
   if (!HEX64.test(signature)) throw new S3Error(E, 'X-Amz-Signature must be 64 hex characters.');
-  if (now > signedAt + Number(expires) * 1000) throw new S3Error('AccessDenied', 'Request has expired.', { 'X-Amz-Expires': expires });
+  if (now > signedAt + Number(expires) * 1000)
+    throw new S3Error('AccessDenied', 'Request has expired.', { 'X-Amz-Expires': expires });
   return {
-    ...cred, amz, signedHeaders, signature,
+    ...cred,
+    amz,
+    signedHeaders,
+    signature,
     payload: get('X-Amz-Content-Sha256') ?? UNSIGNED,
     query: pairs.filter(([k]) => k !== 'X-Amz-Signature'),
   };
@@ -84,15 +98,24 @@ function parseHeaderAuth(header: string, headers: IncomingHttpHeaders, pairs: Ar
     const i = part.indexOf('=');
     if (i > 0) fields[part.slice(0, i).trim()] = part.slice(i + 1).trim();
   }
-  if (!fields.Credential || !fields.SignedHeaders || !fields.Signature) throw new S3Error(E, 'The Authorization header needs Credential, SignedHeaders and Signature.');
+  if (!fields.Credential || !fields.SignedHeaders || !fields.Signature)
+    throw new S3Error(E, 'The Authorization header needs Credential, SignedHeaders and Signature.');
   const cred = parseCredential(fields.Credential, false);
   const amz = canonicalHeaderValue(headers['x-amz-date']);
-  if (!Number.isFinite(parseAmzDate(amz))) throw new S3Error('AccessDenied', 'x-amz-date must be present as YYYYMMDDTHHMMSSZ.');
+  if (!Number.isFinite(parseAmzDate(amz)))
+    throw new S3Error('AccessDenied', 'x-amz-date must be present as YYYYMMDDTHHMMSSZ.');
   if (amz.slice(0, 8) !== cred.date) throw new S3Error(E, 'The credential date must be the date of x-amz-date.');
   if (!HEX64.test(fields.Signature)) throw new S3Error(E, 'Signature must be 64 hex characters.');
   const payload = canonicalHeaderValue(headers['x-amz-content-sha256']);
   if (!payload) throw new S3Error('InvalidRequest', 'Missing required header for this request: x-amz-content-sha256.');
-  return { ...cred, amz, signedHeaders: fields.SignedHeaders.split(';').filter(Boolean), signature: fields.Signature, payload, query: pairs };
+  return {
+    ...cred,
+    amz,
+    signedHeaders: fields.SignedHeaders.split(';').filter(Boolean),
+    signature: fields.Signature,
+    payload,
+    query: pairs,
+  };
 }
 
 /**
@@ -115,29 +138,57 @@ export async function verifySigV4(req: VerifyInput, opts: VerifyOptions): Promis
   const authHeader = req.headers.authorization;
   const queryAuth = pairs.some(([k]) => k === 'X-Amz-Signature' || k === 'X-Amz-Algorithm');
   if (!authHeader && !queryAuth) return null;
-  if (authHeader && queryAuth) throw new S3Error('InvalidArgument', 'Only one auth mechanism allowed: the Authorization header or a presigned query.');
+  if (authHeader && queryAuth)
+    throw new S3Error(
+      'InvalidArgument',
+      'Only one auth mechanism allowed: the Authorization header or a presigned query.'
+    );
   const p = queryAuth ? parseQueryAuth(pairs, opts.now) : parseHeaderAuth(authHeader!, req.headers, pairs);
   const signedAt = parseAmzDate(p.amz);
   if (!queryAuth && Math.abs(opts.now - signedAt) > opts.skewMs) {
-    throw new S3Error('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.', { RequestTime: p.amz, ServerTime: new Date(opts.now).toISOString() });
+    throw new S3Error(
+      'RequestTimeTooSkewed',
+      'The difference between the request time and the current time is too large.',
+      { RequestTime: p.amz, ServerTime: new Date(opts.now).toISOString() }
+    );
   }
-  if (queryAuth && signedAt > opts.now + opts.skewMs) throw new S3Error('AccessDenied', 'Request is not yet valid (X-Amz-Date is in the future).');
-  if (!p.signedHeaders.includes('host')) throw new S3Error(queryAuth ? 'AuthorizationQueryParametersError' : 'AuthorizationHeaderMalformed', 'SignedHeaders must include host.');
+  if (queryAuth && signedAt > opts.now + opts.skewMs)
+    throw new S3Error('AccessDenied', 'Request is not yet valid (X-Amz-Date is in the future).');
+  if (!p.signedHeaders.includes('host'))
+    throw new S3Error(
+      queryAuth ? 'AuthorizationQueryParametersError' : 'AuthorizationHeaderMalformed',
+      'SignedHeaders must include host.'
+    );
 
   const cred = await opts.lookup(p.accessKeyId);
-  if (!cred) throw new S3Error('InvalidAccessKeyId', 'The AWS access key id you provided does not exist in our records.', { AWSAccessKeyId: p.accessKeyId });
+  if (!cred)
+    throw new S3Error('InvalidAccessKeyId', 'The AWS access key id you provided does not exist in our records.', {
+      AWSAccessKeyId: p.accessKeyId,
+    });
 
   const scope = `${p.date}/${p.region}/s3/aws4_request`;
   const key = signingKey(cred.secret, p.date, p.region);
   const headerBlock = p.signedHeaders.map((h) => `${h}:${canonicalHeaderValue(req.headers[h])}\n`).join('');
   const signedHeaders = p.signedHeaders.join(';');
   const cq = canonicalQuery(p.query);
-  const sign = (path: string) => hmacHex(key, stringToSign(p.amz, scope, [req.method, path, cq, headerBlock, signedHeaders, p.payload].join('\n')));
+  const sign = (path: string) =>
+    hmacHex(key, stringToSign(p.amz, scope, [req.method, path, cq, headerBlock, signedHeaders, p.payload].join('\n')));
   // Most clients encode the path as S3 does (decode + encode is then the same); a few leave
   // characters such as "!" raw and sign them raw, which the second form accepts.
   const ok = sameSignature(sign(uri), p.signature) || (uri !== rawPath && sameSignature(sign(rawPath), p.signature));
-  if (!ok) throw new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
-  return { accountId: cred.accountId, accessKeyId: cred.accessKeyId, presigned: queryAuth, payload: p.payload, signedHeaders: p.signedHeaders, seed: { signature: p.signature, amz: p.amz, scope, key } };
+  if (!ok)
+    throw new S3Error(
+      'SignatureDoesNotMatch',
+      'The request signature we calculated does not match the signature you provided. Check your key and signing method.'
+    );
+  return {
+    accountId: cred.accountId,
+    accessKeyId: cred.accessKeyId,
+    presigned: queryAuth,
+    payload: p.payload,
+    signedHeaders: p.signedHeaders,
+    seed: { signature: p.signature, amz: p.amz, scope, key },
+  };
 }
 
 /**
@@ -148,11 +199,15 @@ export async function verifySigV4(req: VerifyInput, opts: VerifyOptions): Promis
  * left to the operation (NoSuchBucket), as before.
  */
 export async function requireActiveAccount(
-  keys: { accountStatus(accountId: string): Promise<string | null> }, accountId: string,
+  keys: { accountStatus(accountId: string): Promise<string | null> },
+  accountId: string
 ): Promise<void> {
   const s = await keys.accountStatus(accountId);
   if (s !== null && s !== 'active') {
-    throw new S3Error('AccessDenied', 'The account is suspended: its credentials, presigned URLs and public buckets '
-      + 'are refused until the operator resumes it.');
+    throw new S3Error(
+      'AccessDenied',
+      'The account is suspended: its credentials, presigned URLs and public buckets '
+        + 'are refused until the operator resumes it.'
+    );
   }
 }

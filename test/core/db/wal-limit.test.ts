@@ -19,7 +19,11 @@ t.test('the WAL file shrinks to the limit after a checkpoint', async (t) => {
   await sql`create table rows (id integer primary key, body text)`.execute(db);
   // A burst: about 2 MB of WAL in one transaction (below the checkpointer's worker threshold).
   await db.transaction().execute(async (trx) => {
-    for (let i = 0; i < 1000; i++) await trx.insertInto('rows').values({ body: 'x'.repeat(2000) }).execute();
+    for (let i = 0; i < 1000; i++)
+      await trx
+        .insertInto('rows')
+        .values({ body: 'x'.repeat(2000) })
+        .execute();
   });
   const wal = () => statSync(`${file}-wal`).size;
   t.ok(wal() > 1024 * 1024, `the burst grew the WAL (${wal()} bytes)`);
@@ -27,5 +31,9 @@ t.test('the WAL file shrinks to the limit after a checkpoint', async (t) => {
   // The next commit starts the WAL over, and that is when it is cut back.
   await db.insertInto('rows').values({ body: 'y' }).execute();
   t.ok(wal() <= limit, `the WAL is back under the limit (${wal()} bytes)`);
-  t.equal(Number((await sql<{ n: number }>`select count(*) as n from rows`.execute(db)).rows[0].n), 1001, 'nothing lost');
+  t.equal(
+    Number((await sql<{ n: number }>`select count(*) as n from rows`.execute(db)).rows[0].n),
+    1001,
+    'nothing lost'
+  );
 });

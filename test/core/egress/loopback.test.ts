@@ -3,9 +3,20 @@ import { Egress, type EgressConfig, type Resolver } from '../../../core/egress/e
 import { decideLoopback, listensOnLoopbackOnly } from '../../../core/egress/loopback.js';
 import { ApiError } from '../../../core/errors.js';
 
-const base: EgressConfig = { allow_private: false, allow_loopback: 'auto', allow_hosts: [], timeout_ms: 5000, max_bytes: 1024 * 1024, max_redirects: 5 };
+const base: EgressConfig = {
+  allow_private: false,
+  allow_loopback: 'auto',
+  allow_hosts: [],
+  timeout_ms: 5000,
+  max_bytes: 1024 * 1024,
+  max_redirects: 5,
+};
 const resolver: Resolver = async (host) => {
-  if (host === 'localhost') return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
+  if (host === 'localhost')
+    return [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ];
   if (host === 'lan.test') return [{ address: '192.168.1.20', family: 4 }];
   throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
 };
@@ -28,8 +39,10 @@ async function refused(t: any, e: Egress, url: string): Promise<string> {
 }
 
 t.test('which listen addresses are loopback only', async (t) => {
-  for (const h of ['127.0.0.1', '::1', 'localhost', 'LOCALHOST.', '127.0.0.2', '::ffff:127.0.0.1']) t.ok(listensOnLoopbackOnly(h), h);
-  for (const h of ['0.0.0.0', '::', '192.168.1.5', '10.0.0.2', 'gateway.example.com', '']) t.notOk(listensOnLoopbackOnly(h), h || '(empty)');
+  for (const h of ['127.0.0.1', '::1', 'localhost', 'LOCALHOST.', '127.0.0.2', '::ffff:127.0.0.1'])
+    t.ok(listensOnLoopbackOnly(h), h);
+  for (const h of ['0.0.0.0', '::', '192.168.1.5', '10.0.0.2', 'gateway.example.com', ''])
+    t.notOk(listensOnLoopbackOnly(h), h || '(empty)');
   t.same(decideLoopback('auto', '127.0.0.1').allowed, true);
   t.same(decideLoopback('auto', '0.0.0.0').allowed, false);
   t.same(decideLoopback(true, '0.0.0.0').allowed, true);
@@ -39,10 +52,22 @@ t.test('which listen addresses are loopback only', async (t) => {
 t.test('auto on a loopback listener: loopback targets pass, nothing else private does', async (t) => {
   const e = egress(t, {}, '127.0.0.1');
   t.equal(e.loopback.allowed, true);
-  for (const url of ['http://127.0.0.1:3000/hook', 'http://[::1]:3000/', 'http://localhost:3000/', 'http://127.8.9.10/']) {
+  for (const url of [
+    'http://127.0.0.1:3000/hook',
+    'http://[::1]:3000/',
+    'http://localhost:3000/',
+    'http://127.8.9.10/',
+  ]) {
     t.equal((await e.check(url)).toString(), new URL(url).toString(), `${url} is allowed`);
   }
-  for (const url of ['http://10.0.0.1/', 'http://192.168.1.1/', 'http://lan.test/', 'http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/', 'http://[::127.0.0.1]/']) {
+  for (const url of [
+    'http://10.0.0.1/',
+    'http://192.168.1.1/',
+    'http://lan.test/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[fe80::1]/',
+    'http://[::127.0.0.1]/',
+  ]) {
     await refused(t, e, url);
   }
 });

@@ -6,7 +6,8 @@ import { makeApp, activate } from '../../helpers/app.js';
 const APP = 'https://app.example.com';
 
 const preflight = (origin: string, method = 'POST', headers = 'authorization, idempotency-key, content-type') => ({
-  method: 'OPTIONS' as const, url: '/v1/account/keys',
+  method: 'OPTIONS' as const,
+  url: '/v1/account/keys',
   headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
 });
 
@@ -24,7 +25,9 @@ t.test('by default no origin may call the API: no preflight, no CORS header on a
 });
 
 t.test('configured origins: preflights with the headers a client sends, exposed gateway headers', async (t) => {
-  const { app } = await makeApp(t, { server: { cors: { origins: [APP, 'http://*.dev.example.com:5173'], max_age_seconds: 120 } } });
+  const { app } = await makeApp(t, {
+    server: { cors: { origins: [APP, 'http://*.dev.example.com:5173'], max_age_seconds: 120 } },
+  });
   const a = await activate(app);
 
   const pre = await app.inject(preflight(APP));
@@ -42,19 +45,34 @@ t.test('configured origins: preflights with the headers a client sends, exposed 
   t.equal(wild.statusCode, 204);
   t.equal(wild.headers['access-control-allow-origin'], 'http://web.dev.example.com:5173');
 
-  for (const other of ['https://evil.example', 'http://app.example.com', 'https://app.example.com.evil.example', 'null']) {
+  for (const other of [
+    'https://evil.example',
+    'http://app.example.com',
+    'https://app.example.com.evil.example',
+    'null',
+  ]) {
     const no = await app.inject(preflight(other));
     t.notOk(no.headers['access-control-allow-origin'], `${other} is not allowed`);
     t.not(no.statusCode, 204);
   }
 
   const post = await app.inject({
-    method: 'POST', url: '/v1/account/keys', headers: { ...a.auth, origin: APP, 'idempotency-key': 'k1' }, payload: { label: 'web' },
+    method: 'POST',
+    url: '/v1/account/keys',
+    headers: { ...a.auth, origin: APP, 'idempotency-key': 'k1' },
+    payload: { label: 'web' },
   });
   t.equal(post.statusCode, 200);
   t.equal(post.headers['access-control-allow-origin'], APP);
   const exposed = String(post.headers['access-control-expose-headers']).split(/,\s*/);
-  for (const h of ['x-request-id', 'x-svc-cost-usd', 'x-svc-balance-usd', 'idempotent-replayed', 'ratelimit-remaining', 'retry-after']) {
+  for (const h of [
+    'x-request-id',
+    'x-svc-cost-usd',
+    'x-svc-balance-usd',
+    'idempotent-replayed',
+    'ratelimit-remaining',
+    'retry-after',
+  ]) {
     t.ok(exposed.includes(h), `${h} is exposed`);
   }
 
@@ -62,7 +80,11 @@ t.test('configured origins: preflights with the headers a client sends, exposed 
   t.equal(denied.statusCode, 401);
   t.equal(denied.headers['access-control-allow-origin'], APP, 'an error is readable by the page too');
 
-  const evil = await app.inject({ method: 'GET', url: '/v1/account/keys', headers: { ...a.auth, origin: 'https://evil.example' } });
+  const evil = await app.inject({
+    method: 'GET',
+    url: '/v1/account/keys',
+    headers: { ...a.auth, origin: 'https://evil.example' },
+  });
   t.equal(evil.statusCode, 200);
   t.notOk(evil.headers['access-control-allow-origin']);
 
@@ -71,8 +93,17 @@ t.test('configured origins: preflights with the headers a client sends, exposed 
 });
 
 t.test('origins are checked when the config is read', async (t) => {
-  for (const bad of ['https://app.example.com/', 'app.example.com', 'https://*.*.example.com', 'https://app.example.com/path']) {
-    t.throws(() => loadConfig({ object: { server: { cors: { origins: [bad] } } }, env: {} }), /server\.cors\.origins/, bad);
+  for (const bad of [
+    'https://app.example.com/',
+    'app.example.com',
+    'https://*.*.example.com',
+    'https://app.example.com/path',
+  ]) {
+    t.throws(
+      () => loadConfig({ object: { server: { cors: { origins: [bad] } } }, env: {} }),
+      /server\.cors\.origins/,
+      bad
+    );
   }
   const ok = loadConfig({ object: { server: { cors: { origins: ['*', 'http://localhost:3000'] } } }, env: {} });
   t.same(ok.server.cors.origins, ['*', 'http://localhost:3000']);

@@ -5,7 +5,11 @@ import { makeApp, activate } from '../../helpers/app.js';
 // URLs the router itself refuses (before any hook) answer in the conventions' shape too.
 
 /** One raw HTTP/1.1 request on its own socket, so nothing normalises the URL on the way. */
-function rawRequest(port: number, method: string, path: string): Promise<{ status: number; headers: string; body: string }> {
+function rawRequest(
+  port: number,
+  method: string,
+  path: string
+): Promise<{ status: number; headers: string; body: string }> {
   return new Promise((resolve, reject) => {
     const sock = connect(port, '127.0.0.1');
     let data = '';

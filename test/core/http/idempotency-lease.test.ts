@@ -18,19 +18,32 @@ const claimRow = (app: FastifyInstance, key: string) =>
 t.test('a claim left running by a dead owner: 409 until its lease lapses, then a retry runs the request', async (t) => {
   const { app } = await makeApp(t, { limits: { idempotency_lease_seconds: 1 } });
   const a = await activate(app);
-  const send = () => app.inject({ method: 'POST', url: '/v1/account/keys', headers: a.auth, payload: { label: 'lease', idempotency_key: 'L-1' } });
+  const send = () =>
+    app.inject({
+      method: 'POST',
+      url: '/v1/account/keys',
+      headers: a.auth,
+      payload: { label: 'lease', idempotency_key: 'L-1' },
+    });
   const first = await send();
   t.equal(first.statusCode, 200);
   // What a node killed mid-request leaves: the claim running, owned by a process that is gone.
   const dead = 'gone-host:4242:abcdefgh';
-  await app.svc.db.updateTable('idempotency_keys').set({ state: 'running', status: null, response: null, owner: dead, lease_until: Date.now() + 60_000 })
-    .where('key', '=', 'L-1').execute();
+  await app.svc.db
+    .updateTable('idempotency_keys')
+    .set({ state: 'running', status: null, response: null, owner: dead, lease_until: Date.now() + 60_000 })
+    .where('key', '=', 'L-1')
+    .execute();
   const busy = await send();
   t.equal(busy.statusCode, 409);
   t.equal(busy.json().error.code, 'idempotency_in_progress');
   t.equal(busy.headers['retry-after'], '1');
 
-  await app.svc.db.updateTable('idempotency_keys').set({ lease_until: Date.now() - 1 }).where('key', '=', 'L-1').execute();
+  await app.svc.db
+    .updateTable('idempotency_keys')
+    .set({ lease_until: Date.now() - 1 })
+    .where('key', '=', 'L-1')
+    .execute();
   const retried = await send();
   t.equal(retried.statusCode, 200, 'after the lease lapsed the retry ran');
   t.notOk(retried.headers['idempotent-replayed']);
@@ -40,7 +53,9 @@ t.test('a claim left running by a dead owner: 409 until its lease lapses, then a
   t.not(row.owner, dead, 'the retry took the claim over');
 
   // The old owner, had it been only slow, cannot store over the answer of the one that took over.
-  const late = { idem: { accountId: a.account_id, endpoint: row.endpoint, key: 'L-1', owner: dead, leaseUntil: 0 } } as any;
+  const late = {
+    idem: { accountId: a.account_id, endpoint: row.endpoint, key: 'L-1', owner: dead, leaseUntil: 0 },
+  } as any;
   await keepIdempotentResponse(app.svc, late, 200, '{"late":true}');
   const replay = await send();
   t.equal(replay.headers['idempotent-replayed'], 'true');
@@ -50,9 +65,19 @@ t.test('a claim left running by a dead owner: 409 until its lease lapses, then a
 t.test('a claim left by a dead owner whose answer was committed is replayed, not run again', async (t) => {
   const { app } = await makeApp(t, { limits: { idempotency_lease_seconds: 1 } });
   const a = await activate(app);
-  const send = () => app.inject({ method: 'POST', url: '/v1/account/keys', headers: a.auth, payload: { label: 'done', idempotency_key: 'D-1' } });
+  const send = () =>
+    app.inject({
+      method: 'POST',
+      url: '/v1/account/keys',
+      headers: a.auth,
+      payload: { label: 'done', idempotency_key: 'D-1' },
+    });
   const first = await send();
-  await app.svc.db.updateTable('idempotency_keys').set({ owner: 'gone-host:4242:abcdefgh', lease_until: Date.now() - 1 }).where('key', '=', 'D-1').execute();
+  await app.svc.db
+    .updateTable('idempotency_keys')
+    .set({ owner: 'gone-host:4242:abcdefgh', lease_until: Date.now() - 1 })
+    .where('key', '=', 'D-1')
+    .execute();
   const again = await send();
   t.equal(again.headers['idempotent-replayed'], 'true');
   t.equal(again.json().key_id, first.json().key_id);
@@ -62,7 +87,13 @@ t.test('a live request keeps its claim past the lease: renewed while it runs, he
   const dir = mkdtempSync(join(tmpdir(), 'svc-lease-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const config = loadConfig({
-    object: { data_dir: dir, database: { url: await freshDatabaseUrl(t, dir) }, log: { level: 'silent' }, limits: { idempotency_lease_seconds: 1 } }, env: {},
+    object: {
+      data_dir: dir,
+      database: { url: await freshDatabaseUrl(t, dir) },
+      log: { level: 'silent' },
+      limits: { idempotency_lease_seconds: 1 },
+    },
+    env: {},
   });
   const app = await buildApp(config);
   t.teardown(() => app.close());
@@ -79,7 +110,8 @@ t.test('a live request keeps its claim past the lease: renewed while it runs, he
   });
   await app.ready();
   const a = await activate(app);
-  const send = () => app.inject({ method: 'POST', url: '/v1/test/slow', headers: { ...a.auth, 'idempotency-key': 'S-1' }, payload: {} });
+  const send = () =>
+    app.inject({ method: 'POST', url: '/v1/test/slow', headers: { ...a.auth, 'idempotency-key': 'S-1' }, payload: {} });
   const running = send();
   await new Promise((r) => setTimeout(r, 2500)); // two and a half leases
   const row = await claimRow(app, 'S-1');
@@ -88,7 +120,10 @@ t.test('a live request keeps its claim past the lease: renewed while it runs, he
   t.equal(busy.statusCode, 409, 'a retry does not take over a claim whose owner is alive');
   finish();
   await new Promise((r) => setTimeout(r, 100));
-  t.ok(Number((await claimRow(app, 'S-1')).lease_until) >= deadline + 1000, "the claim is held past the call's deadline");
+  t.ok(
+    Number((await claimRow(app, 'S-1')).lease_until) >= deadline + 1000,
+    "the claim is held past the call's deadline"
+  );
   t.equal((await running).statusCode, 200);
   const replay = await send();
   t.equal(replay.headers['idempotent-replayed'], 'true');
@@ -97,11 +132,21 @@ t.test('a live request keeps its claim past the lease: renewed while it runs, he
 t.test('a request refused with 400 by its handler does not use up its key: the corrected retry runs', async (t) => {
   const { app } = await makeApp(t, { tiers: { pro: { rate_per_minute: 1_000_000, burst: 100_000, price_usd: 1 } } });
   const a = await activate(app);
-  const upgrade = (target: string) => app.inject({ method: 'POST', url: '/v1/account/tier/upgrade', headers: a.auth, payload: { target_tier: target, idempotency_key: 'T-1' } });
+  const upgrade = (target: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/v1/account/tier/upgrade',
+      headers: a.auth,
+      payload: { target_tier: target, idempotency_key: 'T-1' },
+    });
   const bad = await upgrade('gold');
   t.equal(bad.statusCode, 400);
   t.equal(bad.json().error.code, 'validation_failed');
-  t.equal((await app.svc.db.selectFrom('idempotency_keys').select('key').where('key', '=', 'T-1').execute()).length, 0, 'nothing stored for the 400');
+  t.equal(
+    (await app.svc.db.selectFrom('idempotency_keys').select('key').where('key', '=', 'T-1').execute()).length,
+    0,
+    'nothing stored for the 400'
+  );
   const fixed = await upgrade('pro');
   t.equal(fixed.statusCode, 200, 'the corrected request with the same key runs');
   t.equal(fixed.json().tier, 'pro');

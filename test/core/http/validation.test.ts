@@ -15,21 +15,33 @@ t.test('every route schema of the gateway compiles', async (t) => {
 });
 
 t.test('a lazy serializer is built on its first use and writes what the schema says', async (t) => {
-  const s = serializerCompiler({ schema: { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' } }, required: ['n'] } });
-  t.equal(s({ n: 1, s: 'x', extra: true }), '{"n":1,"s":"x"}', 'only the schema\'s fields');
+  const s = serializerCompiler({
+    schema: { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' } }, required: ['n'] },
+  });
+  t.equal(s({ n: 1, s: 'x', extra: true }), '{"n":1,"s":"x"}', "only the schema's fields");
   t.equal(s({ n: 2 }), '{"n":2}');
   const bad = serializerCompiler({ schema: { type: 'object', properties: { n: { $ref: '#/definitions/missing' } } } });
   t.throws(() => bad({ n: 1 }));
 });
 
 t.test('a lazy validator validates, reports errors, and a bad schema throws on first use', async (t) => {
-  const v = validatorCompiler({ schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, httpPart: 'body', method: 'POST', url: '/x' }) as any;
+  const v = validatorCompiler({
+    schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+    httpPart: 'body',
+    method: 'POST',
+    url: '/x',
+  }) as any;
   t.equal(v({ n: 1 }), true);
   t.equal(v({ n: 'x' }), false);
   t.equal(v.errors[0].instancePath, '/n');
   t.equal(v({ n: 2 }), true);
   t.equal(v.errors, null);
-  const bad = validatorCompiler({ schema: { type: 'object', properties: { n: { type: 'nonsense' } } }, httpPart: 'body', method: 'POST', url: '/y' }) as any;
+  const bad = validatorCompiler({
+    schema: { type: 'object', properties: { n: { type: 'nonsense' } } },
+    httpPart: 'body',
+    method: 'POST',
+    url: '/y',
+  }) as any;
   t.throws(() => bad({}));
 });
 
@@ -49,17 +61,31 @@ t.test(`a JSON body nesting more than ${MAX_JSON_DEPTH} levels is a 400 naming t
 
   const oa = await openAiFake().start('/v1');
   t.teardown(() => oa.close());
-  const { app } = await makeApp(t, { vendors: [{ id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: oa.url, models: ['gpt-4o-mini'] } }] });
+  const { app } = await makeApp(t, {
+    vendors: [{ id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: oa.url, models: ['gpt-4o-mini'] } }],
+  });
   const { auth } = await activate(app);
   // As text: JSON.stringify itself overflows on such a value (that was the 500).
   const deep = `${'{"a":'.repeat(100_000)}{}${'}'.repeat(100_000)}`;
-  const native = await app.inject({ method: 'POST', url: '/v1/ai/chat', headers: { ...auth, 'content-type': 'application/json' },
-    payload: `{"messages":"hi","response_format":{"type":"json_schema","json_schema":{"name":"x","schema":${deep}}}}` });
+  const native = await app.inject({
+    method: 'POST',
+    url: '/v1/ai/chat',
+    headers: { ...auth, 'content-type': 'application/json' },
+    payload: `{"messages":"hi","response_format":{"type":"json_schema","json_schema":{"name":"x","schema":${deep}}}}`,
+  });
   t.equal(native.statusCode, 400, native.body.slice(0, 300));
-  t.match(native.json().error, { code: 'validation_failed', param: 'response_format', message: new RegExp(`more than ${MAX_JSON_DEPTH} levels`) });
+  t.match(native.json().error, {
+    code: 'validation_failed',
+    param: 'response_format',
+    message: new RegExp(`more than ${MAX_JSON_DEPTH} levels`),
+  });
   t.ok(native.headers['x-request-id']);
-  const compat = await app.inject({ method: 'POST', url: '/v1/openai/chat/completions', headers: { ...auth, 'content-type': 'application/json' },
-    payload: `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${deep}}}]}` });
+  const compat = await app.inject({
+    method: 'POST',
+    url: '/v1/openai/chat/completions',
+    headers: { ...auth, 'content-type': 'application/json' },
+    payload: `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${deep}}}]}`,
+  });
   t.equal(compat.statusCode, 400, compat.body.slice(0, 300));
   t.match(compat.json().error, { code: 'validation_failed', param: 'tools', message: /64 levels/ });
   t.equal(oa.requests.length, 0, 'nothing was sent to a vendor');

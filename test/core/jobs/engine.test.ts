@@ -11,7 +11,13 @@ import { backoffMs } from '../../../core/jobs/backoff.js';
 import { freshDatabaseUrl } from '../../helpers/app.js';
 import { sleep, until } from '../../helpers/wait.js';
 
-const base: JobsConfig = { poll_ms: 20, lease_ms: 2000, concurrency: 8, stop_grace_ms: 200, done_retention_seconds: 3600 };
+const base: JobsConfig = {
+  poll_ms: 20,
+  lease_ms: 2000,
+  concurrency: 8,
+  stop_grace_ms: 200,
+  done_retention_seconds: 3600,
+};
 
 async function databaseUrl(t: any): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-jobs-'));
@@ -34,7 +40,9 @@ async function engine(t: any, url: string, cfg: Partial<JobsConfig> = {}): Promi
 t.test('a job runs once with its payload; ids and unique keys de-duplicate', async (t) => {
   const e = await engine(t, await databaseUrl(t));
   const seen: any[] = [];
-  e.register('echo', async (job) => { seen.push({ id: job.id, payload: job.payload, attempt: job.attempt }); });
+  e.register('echo', async (job) => {
+    seen.push({ id: job.id, payload: job.payload, attempt: job.attempt });
+  });
   e.start();
   const a = await e.enqueue({ kind: 'echo', payload: { n: 1 }, uniqueKey: 'slot-1' });
   const again = await e.enqueue({ kind: 'echo', payload: { n: 2 }, uniqueKey: 'slot-1' });
@@ -52,14 +60,21 @@ t.test('a job runs once with its payload; ids and unique keys de-duplicate', asy
 t.test('failures retry with backoff, then succeed; the last attempt failing makes it dead', async (t) => {
   const e = await engine(t, await databaseUrl(t));
   const attempts: Record<string, number[]> = {};
-  e.register('flaky', async (job) => {
-    (attempts[job.id] ??= []).push(Date.now());
-    if (job.payload.failTimes >= job.attempt) throw new Error(`boom ${job.attempt}`);
-  }, { backoff: (n) => 40 * n });
+  e.register(
+    'flaky',
+    async (job) => {
+      (attempts[job.id] ??= []).push(Date.now());
+      if (job.payload.failTimes >= job.attempt) throw new Error(`boom ${job.attempt}`);
+    },
+    { backoff: (n) => 40 * n }
+  );
   e.start();
   const ok = await e.enqueue({ kind: 'flaky', payload: { failTimes: 2 }, maxAttempts: 5 });
   const dead = await e.enqueue({ kind: 'flaky', payload: { failTimes: 99 }, maxAttempts: 3 });
-  await until('both settle', async () => (await e.get(ok.id))?.state === 'done' && (await e.get(dead.id))?.state === 'dead');
+  await until(
+    'both settle',
+    async () => (await e.get(ok.id))?.state === 'done' && (await e.get(dead.id))?.state === 'dead'
+  );
   t.equal(attempts[ok.id].length, 3);
   t.ok(attempts[ok.id][1] - attempts[ok.id][0] >= 35, 'the first retry waited its backoff');
   t.ok(attempts[ok.id][2] - attempts[ok.id][1] >= 75, 'the second waited longer');
@@ -107,12 +122,22 @@ t.test('concurrency is bounded per kind', async (t) => {
   let now = 0;
   let peak = 0;
   let other = 0;
-  e.register('slow', async () => {
-    peak = Math.max(peak, ++now);
-    await sleep(30);
-    now--;
-  }, { concurrency: 2 });
-  e.register('other', async () => { other++; }, { concurrency: 1 });
+  e.register(
+    'slow',
+    async () => {
+      peak = Math.max(peak, ++now);
+      await sleep(30);
+      now--;
+    },
+    { concurrency: 2 }
+  );
+  e.register(
+    'other',
+    async () => {
+      other++;
+    },
+    { concurrency: 1 }
+  );
   e.start();
   const ids = [];
   for (let i = 0; i < 10; i++) ids.push((await e.enqueue({ kind: 'slow', payload: i })).id);
@@ -135,15 +160,26 @@ t.test('an expired lease is claimed again (a node died); a live one is renewed a
   b.register('work', handler('b'));
   // A job a dead node had claimed: running, its lease run out.
   const orphan = await a.enqueue({ kind: 'work', payload: {} });
-  await a.db.updateTable('jobs').set({ state: 'running', lease_owner: 'dead-node:1', lease_until: Date.now() - 1, attempts: 1 }).where('job_id', '=', orphan.id).execute();
+  await a.db
+    .updateTable('jobs')
+    .set({ state: 'running', lease_owner: 'dead-node:1', lease_until: Date.now() - 1, attempts: 1 })
+    .where('job_id', '=', orphan.id)
+    .execute();
   // One whose lease is still valid must be left alone.
   const held = await a.enqueue({ kind: 'work', payload: {} });
-  await a.db.updateTable('jobs').set({ state: 'running', lease_owner: 'live-node:1', lease_until: Date.now() + 60_000, attempts: 1 }).where('job_id', '=', held.id).execute();
+  await a.db
+    .updateTable('jobs')
+    .set({ state: 'running', lease_owner: 'live-node:1', lease_until: Date.now() + 60_000, attempts: 1 })
+    .where('job_id', '=', held.id)
+    .execute();
   const slow = await a.enqueue({ kind: 'work', payload: { slow: true } });
   a.start();
   await until('slow job claimed', async () => (await a.get(slow.id))?.state === 'running');
   b.start();
-  await until('orphan and slow done', async () => (await a.get(orphan.id))?.state === 'done' && (await a.get(slow.id))?.state === 'done');
+  await until(
+    'orphan and slow done',
+    async () => (await a.get(orphan.id))?.state === 'done' && (await a.get(slow.id))?.state === 'done'
+  );
   t.equal(runs[orphan.id].length, 1);
   t.match(runs[orphan.id][0], /#2$/, 'the reclaim counts as the second attempt');
   t.equal(runs[slow.id].length, 1, 'the renewed lease kept the slow job from running twice');
@@ -180,10 +216,19 @@ t.test('graceful stop gives back what it holds', async (t) => {
   const e = await engine(t, await databaseUrl(t), { stop_grace_ms: 100 });
   let started = 0;
   let aborted = 0;
-  e.register('long', async (job) => {
-    started++;
-    await new Promise<void>((resolve) => job.signal.addEventListener('abort', () => { aborted++; resolve(); }));
-  }, { concurrency: 1 });
+  e.register(
+    'long',
+    async (job) => {
+      started++;
+      await new Promise<void>((resolve) =>
+        job.signal.addEventListener('abort', () => {
+          aborted++;
+          resolve();
+        })
+      );
+    },
+    { concurrency: 1 }
+  );
   e.start();
   const first = await e.enqueue({ kind: 'long', payload: 1 });
   await until('first running', () => started === 1);
@@ -204,9 +249,23 @@ t.test('a job claimed for its last attempt by a dead node becomes dead', async (
   const e = await engine(t, await databaseUrl(t));
   let ran = 0;
   const exhausted: unknown[] = [];
-  e.register('once', async () => { ran++; }, { onExhausted: async (id, payload, error) => { exhausted.push([id, payload, error]); } });
+  e.register(
+    'once',
+    async () => {
+      ran++;
+    },
+    {
+      onExhausted: async (id, payload, error) => {
+        exhausted.push([id, payload, error]);
+      },
+    }
+  );
   const j = await e.enqueue({ kind: 'once', payload: {}, maxAttempts: 2 });
-  await e.db.updateTable('jobs').set({ state: 'running', lease_owner: 'gone', lease_until: Date.now() - 1, attempts: 2, last_error: 'crashed' }).where('job_id', '=', j.id).execute();
+  await e.db
+    .updateTable('jobs')
+    .set({ state: 'running', lease_owner: 'gone', lease_until: Date.now() - 1, attempts: 2, last_error: 'crashed' })
+    .where('job_id', '=', j.id)
+    .execute();
   e.start();
   await until('dead', async () => (await e.get(j.id))?.state === 'dead');
   t.equal(ran, 0);
@@ -233,16 +292,31 @@ t.test('a claim takes at most its limit however many are due', async (t) => {
   for (let i = 0; i < 50; i++) await e.enqueue({ kind: 'many', payload: i });
   const rows = await e.store.claim('many', 7, 'me', 60_000);
   t.equal(rows.length, 7);
-  t.same(rows.map((r) => r.attempts), Array(7).fill(1));
+  t.same(
+    rows.map((r) => r.attempts),
+    Array(7).fill(1)
+  );
   t.equal((await e.metrics()).kinds.many.running, 7, 'the database agrees');
   t.equal((await e.store.claim('many', 100, 'other', 60_000)).length, 43, 'the rest, none twice');
 });
 
 t.test('backoff grows exponentially with jitter and a cap', async (t) => {
-  t.equal(backoffMs(1, 1000, 60_000, () => 0), 500);
-  t.equal(backoffMs(1, 1000, 60_000, () => 1), 1000);
-  t.equal(backoffMs(4, 1000, 60_000, () => 1), 8000);
-  t.equal(backoffMs(30, 1000, 60_000, () => 1), 60_000);
+  t.equal(
+    backoffMs(1, 1000, 60_000, () => 0),
+    500
+  );
+  t.equal(
+    backoffMs(1, 1000, 60_000, () => 1),
+    1000
+  );
+  t.equal(
+    backoffMs(4, 1000, 60_000, () => 1),
+    8000
+  );
+  t.equal(
+    backoffMs(30, 1000, 60_000, () => 1),
+    60_000
+  );
   for (let i = 0; i < 100; i++) {
     const d = backoffMs(3);
     t.ok(d >= 2000 && d <= 4000);

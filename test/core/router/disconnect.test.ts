@@ -13,7 +13,13 @@ t.test('a client that hangs up cancels the vendor call: no failover, nothing cha
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
 
-  const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/meter/run', headers: { ...acct.auth, 'content-type': 'application/json' } });
+  const req = request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/v1/meter/run',
+    headers: { ...acct.auth, 'content-type': 'application/json' },
+  });
   req.on('error', () => {}); // the hang-up below is ours
   req.end(JSON.stringify({ input: 'x', timeout_seconds: 10 }));
   const started = async () => script('a').calls.length === 1 && (await money(app, acct.account_id)).holds === 1;
@@ -36,7 +42,9 @@ t.test('a completed response does not abort anything afterwards', async (t) => {
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   const res = await fetch(`http://127.0.0.1:${port}/v1/meter/run`, {
-    method: 'POST', headers: { ...acct.auth, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'x' }),
+    method: 'POST',
+    headers: { ...acct.auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ input: 'x' }),
   });
   t.equal(res.status, 200);
   t.equal((await res.json()).vendor, 'a');

@@ -4,17 +4,28 @@ import { attemptsOf, meterCall, money, scriptedApp, script } from '../../helpers
 
 const TRIAL = 5_000_000;
 
-t.test('a 500 fails over; the caller is charged once, the second vendor\'s price', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 100_000 }, { id: 'b', price_micros: 130_000 }]);
+t.test("a 500 fails over; the caller is charged once, the second vendor's price", async (t) => {
+  const { app } = await scriptedApp(t, [
+    { id: 'a', price_micros: 100_000 },
+    { id: 'b', price_micros: 130_000 },
+  ]);
   const acct = await activate(app);
   script('a').mode = 'fail';
   const res = await meterCall(app, acct.auth, { input: 'hi' });
   t.equal(res.statusCode, 200);
   t.equal(res.json().vendor, 'b');
   t.same(attemptsOf(res.json()), ['a:unavailable', 'b:ok']);
-  t.match(res.json().metadata.attempts[0], { vendor: 'a', status: 'unavailable', error: { code: 'unavailable', message: /500/ } });
+  t.match(res.json().metadata.attempts[0], {
+    vendor: 'a',
+    status: 'unavailable',
+    error: { code: 'unavailable', message: /500/ },
+  });
   t.equal(res.headers['x-svc-cost-usd'], '0.130000');
-  t.same(await money(app, acct.account_id), { balance: TRIAL - 130_000, usage: [{ amount_micros: -130_000, vendor: 'b', capability: 'test.run' }], holds: 0 });
+  t.same(await money(app, acct.account_id), {
+    balance: TRIAL - 130_000,
+    usage: [{ amount_micros: -130_000, vendor: 'b', capability: 'test.run' }],
+    holds: 0,
+  });
 });
 
 t.test('every candidate fails: 502 vendor_error listing each attempt, nothing charged', async (t) => {
@@ -73,18 +84,29 @@ t.test('a non-idempotent capability does not fail over once the vendor may have 
 });
 
 t.test('a non-idempotent capability fails over when the request was never sent', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 2000 }, { id: 'b', price_micros: 3000 }]);
+  const { app } = await scriptedApp(t, [
+    { id: 'a', price_micros: 2000 },
+    { id: 'b', price_micros: 3000 },
+  ]);
   const acct = await activate(app);
   script('a').mode = 'not_sent';
   const res = await meterCall(app, acct.auth, { input: 'send once' }, 'send');
   t.equal(res.statusCode, 200);
   t.equal(res.json().vendor, 'b');
   t.same(attemptsOf(res.json()), ['a:not_sent', 'b:ok']);
-  t.same(await money(app, acct.account_id), { balance: TRIAL - 3000, usage: [{ amount_micros: -3000, vendor: 'b', capability: 'test.send' }], holds: 0 });
+  t.same(await money(app, acct.account_id), {
+    balance: TRIAL - 3000,
+    usage: [{ amount_micros: -3000, vendor: 'b', capability: 'test.send' }],
+    holds: 0,
+  });
 });
 
 t.test('max_cost_multiplier skips a candidate too dear next to the primary', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 100 }, { id: 'dear', price_micros: 200 }, { id: 'c', price_micros: 140 }]);
+  const { app } = await scriptedApp(t, [
+    { id: 'a', price_micros: 100 },
+    { id: 'dear', price_micros: 200 },
+    { id: 'c', price_micros: 140 },
+  ]);
   const acct = await activate(app);
   script('a').mode = 'fail';
   const res = await meterCall(app, acct.auth, { input: 'x' });
@@ -96,7 +118,11 @@ t.test('max_cost_multiplier skips a candidate too dear next to the primary', asy
 });
 
 t.test('a wider max_cost_multiplier lets the dearer candidate in', async (t) => {
-  const wide = await scriptedApp(t, [{ id: 'a2', price_micros: 100 }, { id: 'dear2', price_micros: 200 }, { id: 'c2', price_micros: 140 }]);
+  const wide = await scriptedApp(t, [
+    { id: 'a2', price_micros: 100 },
+    { id: 'dear2', price_micros: 200 },
+    { id: 'c2', price_micros: 140 },
+  ]);
   const acct2 = await activate(wide.app);
   script('a2').mode = 'fail';
   const wider = await meterCall(wide.app, acct2.auth, { input: 'x', max_cost_multiplier: 2 });
@@ -105,7 +131,10 @@ t.test('a wider max_cost_multiplier lets the dearer candidate in', async (t) => 
 });
 
 t.test('no candidate within the cost cap: 502 that says so', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'cheap', price_micros: 100 }, { id: 'dear', price_micros: 1000 }]);
+  const { app } = await scriptedApp(t, [
+    { id: 'cheap', price_micros: 100 },
+    { id: 'dear', price_micros: 1000 },
+  ]);
   const acct = await activate(app);
   script('cheap').mode = 'fail';
   const res = await meterCall(app, acct.auth, { input: 'x' });
@@ -118,20 +147,27 @@ t.test('no candidate within the cost cap: 502 that says so', async (t) => {
   t.same(await money(app, acct.account_id), { balance: TRIAL, usage: [], holds: 0 });
 });
 
-t.test('an adapter whose price() misbehaves: before the call nothing happens, after it the estimate is charged', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 4_000 }]);
-  const acct = await activate(app);
-  const impl = app.svc.vendors.get('a')!.instance.capabilities['test.run'];
-  impl.price = (_input: unknown, output?: unknown) => (output === undefined ? 4_000 : Number.NaN);
-  const res = await meterCall(app, acct.auth, { input: 'x' });
-  t.equal(res.statusCode, 200);
-  t.equal(res.headers['x-svc-cost-usd'], '0.004000');
-  t.same(await money(app, acct.account_id), { balance: TRIAL - 4_000, usage: [{ amount_micros: -4_000, vendor: 'a', capability: 'test.run' }], holds: 0 });
+t.test(
+  'an adapter whose price() misbehaves: before the call nothing happens, after it the estimate is charged',
+  async (t) => {
+    const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 4_000 }]);
+    const acct = await activate(app);
+    const impl = app.svc.vendors.get('a')!.instance.capabilities['test.run'];
+    impl.price = (_input: unknown, output?: unknown) => (output === undefined ? 4_000 : Number.NaN);
+    const res = await meterCall(app, acct.auth, { input: 'x' });
+    t.equal(res.statusCode, 200);
+    t.equal(res.headers['x-svc-cost-usd'], '0.004000');
+    t.same(await money(app, acct.account_id), {
+      balance: TRIAL - 4_000,
+      usage: [{ amount_micros: -4_000, vendor: 'a', capability: 'test.run' }],
+      holds: 0,
+    });
 
-  impl.price = () => Number.NaN;
-  const broken = await meterCall(app, acct.auth, { input: 'y' });
-  t.equal(broken.statusCode, 500);
-  t.equal(broken.json().error.code, 'internal_error');
-  t.equal(script('a').calls.length, 1, 'the vendor was not called');
-  t.equal((await money(app, acct.account_id)).balance, TRIAL - 4_000);
-});
+    impl.price = () => Number.NaN;
+    const broken = await meterCall(app, acct.auth, { input: 'y' });
+    t.equal(broken.statusCode, 500);
+    t.equal(broken.json().error.code, 'internal_error');
+    t.equal(script('a').calls.length, 1, 'the vendor was not called');
+    t.equal((await money(app, acct.account_id)).balance, TRIAL - 4_000);
+  }
+);

@@ -6,7 +6,10 @@ import { isGatewayFault } from '../../../core/router/failure.js';
 const TRIAL = 5_000_000;
 
 t.test("the gateway's own exception in a vendor call: a 500, no cooldown, no failover, nothing charged", async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 100_000 }, { id: 'b', price_micros: 100_000 }]);
+  const { app } = await scriptedApp(t, [
+    { id: 'a', price_micros: 100_000 },
+    { id: 'b', price_micros: 100_000 },
+  ]);
   const acct = await activate(app);
   script('a').mode = 'local_bug';
   const res = await meterCall(app, acct.auth, { input: 'hi' });
@@ -21,15 +24,24 @@ t.test("the gateway's own exception in a vendor call: a 500, no cooldown, no fai
   t.equal(next.json().vendor, 'a', 'and it stays first');
 });
 
-t.test('which exceptions are the gateway\'s own', async (t) => {
+t.test("which exceptions are the gateway's own", async (t) => {
   const circular: Record<string, unknown> = {};
   circular.self = circular;
-  const thrown = (f: () => unknown) => { try { f(); } catch (e) { return e; } };
+  const thrown = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      return e;
+    }
+  };
   t.ok(isGatewayFault(thrown(() => JSON.stringify(circular))), 'a value JSON cannot hold');
   t.ok(isGatewayFault(thrown(() => JSON.stringify({ n: 1n }))));
   t.ok(isGatewayFault(new RangeError('Maximum call stack size exceeded')));
   t.ok(isGatewayFault(thrown(() => (undefined as unknown as { x: number }).x)), 'a bug');
-  t.notOk(isGatewayFault(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNRESET' } })), "fetch's socket failure is the vendor's");
+  t.notOk(
+    isGatewayFault(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNRESET' } })),
+    "fetch's socket failure is the vendor's"
+  );
   t.notOk(isGatewayFault(new Error('socket hang up')));
   t.notOk(isGatewayFault(Object.assign(new Error('x'), { status: 500 })));
 });

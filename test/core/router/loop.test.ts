@@ -28,7 +28,7 @@ class Unit {
   readonly next: Array<FailureKind | 'ok' | VendorFailure> = [];
   constructor(
     readonly id: string,
-    readonly price: number,
+    readonly price: number
   ) {}
 
   private outcome(capability: string, input: unknown, opts: InvokeOptions): FailureKind | 'ok' | VendorFailure {
@@ -98,7 +98,7 @@ const attempts = (list: Array<{ vendor: string; status: string }>) => list.map((
 async function rejection(
   app: Awaited<ReturnType<typeof loopApp>>['app'],
   capability: string,
-  opts: { accountId: string; maxCostMultiplier?: number },
+  opts: { accountId: string; maxCostMultiplier?: number }
 ): Promise<any> {
   const router = app.svc.router;
   try {
@@ -126,7 +126,7 @@ t.test('call and stream fail over the same way, and charge once, the answering v
   const s = await app.svc.router.stream<{ text: string }, string, number>(
     'unit.stream',
     { text: 'x' },
-    { accountId, firstEventTimeoutMs: 1000 },
+    { accountId, firstEventTimeoutMs: 1000 }
   );
   t.equal(s.vendor, 'a', 'the cooling vendor is still tried, last');
   t.same(attempts(s.attempts), ['b:rate_limited', 'a:ok']);
@@ -172,7 +172,7 @@ t.test('a client error stops the loop: 422, no failover, no cooldown', async (t)
   t.equal(await balance(), before, 'every hold released');
 });
 
-t.test('a client error with status 413 (over the vendor\'s size cap) is 413 payload_too_large', async (t) => {
+t.test("a client error with status 413 (over the vendor's size cap) is 413 payload_too_large", async (t) => {
   const { app, unit, accountId, balance } = await loopApp(t, { a: 100, b: 100 });
   const before = await balance();
   for (const capability of ['unit.run', 'unit.stream']) {
@@ -201,7 +201,7 @@ t.test(
     unit('a').next.push('not_sent');
     const r = await app.svc.router.call('unit.run', { text: 'x' }, { accountId });
     t.same(attempts(r.attempts), ['a:not_sent', 'b:ok'], 'a request that never left is safe to send elsewhere');
-  },
+  }
 );
 
 /** A caller's keys held in memory: the interface the byok area implements over its store. */
@@ -251,26 +251,26 @@ t.test(
     t.same(
       attempts(r.attempts),
       ['c:auth', 'b:unavailable', 'a:ok'],
-      "the caller's own key first, then the planner's order",
+      "the caller's own key first, then the planner's order"
     );
     t.equal(before - (await balance()), 50, 'the plan priced the answer');
     t.same(
       unit('c').seen.map((s) => s.plan),
-      [{ model: 'm-c', price: 0, credentials: { api_key: 'sk-caller-c-123456' } }],
+      [{ model: 'm-c', price: 0, credentials: { api_key: 'sk-caller-c-123456' } }]
     );
     t.same(
       unit('b').seen.map((s) => s.plan),
-      [{ model: 'm-b', price: 50 }],
+      [{ model: 'm-b', price: 50 }]
     );
     t.same(
       unit('a').seen.map((s) => s.plan),
-      [{ model: 'm-a', price: 50 }],
+      [{ model: 'm-a', price: 50 }]
     );
     for (const id of ['a', 'b', 'c'])
       t.same(
         unit(id).seen.map((s) => s.input),
         [{ text: 'x' }],
-        `${id}: the input as the area gave it`,
+        `${id}: the input as the area gave it`
       );
     t.same(provider.invalidated, ['c'], 'the refused key is invalidated');
     t.ok(app.svc.router.cooldowns.cooling(`c|byok:${accountId}`), 'the caller key cools down for this caller');
@@ -284,5 +284,5 @@ t.test(
     const own = await app.svc.router.call('unit.run', { text: 'y' }, opts);
     t.equal(own.vendor, 'c');
     t.equal(own.costMicros, 7);
-  },
+  }
 );

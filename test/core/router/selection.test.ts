@@ -21,7 +21,11 @@ t.test('a pinned vendor serves, by instance id or adapter name; an unknown pin i
 });
 
 t.test('the model steers to the instances that serve it', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'small', models: ['m-small'] }, { id: 'large', models: ['m-large'] }, { id: 'any' }]);
+  const { app } = await scriptedApp(t, [
+    { id: 'small', models: ['m-small'] },
+    { id: 'large', models: ['m-large'] },
+    { id: 'any' },
+  ]);
   const acct = await activate(app);
   const large = await meterCall(app, acct.auth, { input: 'x', model: 'm-large' });
   t.equal(large.json().vendor, 'large');
@@ -41,7 +45,10 @@ t.test('a model nobody serves is 503 and says which model', async (t) => {
 });
 
 t.test('region: only vendors serving the account region; a pin outside it is 403', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'cn', regions: ['china'] }, { id: 'west', regions: ['western'] }]);
+  const { app } = await scriptedApp(t, [
+    { id: 'cn', regions: ['china'] },
+    { id: 'west', regions: ['western'] },
+  ]);
   const china = await activate(app, { region: 'china' });
   const western = await activate(app, { region: 'western' });
   const auto = await activate(app);
@@ -88,19 +95,22 @@ t.test('routes: order the candidates and leave out the others', async (t) => {
   t.equal((await meterCall(app, acct.auth, { input: 'x' }, 'send')).json().vendor, 'b');
 });
 
-t.test('a pin names one configured instance, inside the route or not; routes limit automatic routing only', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'a' }, { id: 'b' }, { id: 'c' }], {
-    routes: { 'test.run': { strategy: 'fallback', targets: ['c', 'a'] } },
-  });
-  const acct = await activate(app);
-  const pinned = await meterCall(app, acct.auth, { input: 'x', vendor: 'b' });
-  t.equal(pinned.statusCode, 200, pinned.body);
-  t.equal(pinned.json().vendor, 'b', 'b serves test.run though the route leaves it out');
-  t.equal((await meterCall(app, acct.auth, { input: 'x' })).json().vendor, 'c', 'unpinned calls keep the route');
-  const missing = await meterCall(app, acct.auth, { input: 'x', vendor: 'nope' });
-  t.equal(missing.statusCode, 503);
-  t.match(missing.json().error.message, 'Configured for it: a, b, c.');
-});
+t.test(
+  'a pin names one configured instance, inside the route or not; routes limit automatic routing only',
+  async (t) => {
+    const { app } = await scriptedApp(t, [{ id: 'a' }, { id: 'b' }, { id: 'c' }], {
+      routes: { 'test.run': { strategy: 'fallback', targets: ['c', 'a'] } },
+    });
+    const acct = await activate(app);
+    const pinned = await meterCall(app, acct.auth, { input: 'x', vendor: 'b' });
+    t.equal(pinned.statusCode, 200, pinned.body);
+    t.equal(pinned.json().vendor, 'b', 'b serves test.run though the route leaves it out');
+    t.equal((await meterCall(app, acct.auth, { input: 'x' })).json().vendor, 'c', 'unpinned calls keep the route');
+    const missing = await meterCall(app, acct.auth, { input: 'x', vendor: 'nope' });
+    t.equal(missing.statusCode, 503);
+    t.match(missing.json().error.message, 'Configured for it: a, b, c.');
+  }
+);
 
 t.test('nothing serves the capability: 503 that says how to add a vendor, nothing charged', async (t) => {
   const { app } = await scriptedApp(t, [{ id: 'a', capabilities: ['test.run'] }]);
@@ -109,15 +119,26 @@ t.test('nothing serves the capability: 503 that says how to add a vendor, nothin
   t.equal(res.statusCode, 503);
   const e = res.json().error;
   t.equal(e.code, 'no_vendor_available');
-  t.equal(e.message, 'No vendor is configured for test.send. Add one under `vendors:` in the config file (see docs/configuration.md).');
+  t.equal(
+    e.message,
+    'No vendor is configured for test.send. Add one under `vendors:` in the config file (see docs/configuration.md).'
+  );
   t.same(e.details, { capability: 'test.send' });
   t.same(await money(app, acct.account_id), { balance: 5_000_000, usage: [], holds: 0 });
 });
 
 t.test('routes with strategy cheapest try the cheapest estimate first', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'dear', price_micros: 900 }, { id: 'mid', price_micros: 500 }, { id: 'cheap', price_micros: 100 }], {
-    routes: { 'test.run': { strategy: 'cheapest', targets: ['dear', 'mid', 'cheap'] } },
-  });
+  const { app } = await scriptedApp(
+    t,
+    [
+      { id: 'dear', price_micros: 900 },
+      { id: 'mid', price_micros: 500 },
+      { id: 'cheap', price_micros: 100 },
+    ],
+    {
+      routes: { 'test.run': { strategy: 'cheapest', targets: ['dear', 'mid', 'cheap'] } },
+    }
+  );
   // app.ts hands the config's strategy to the registry; set it here too so this test does not depend on that line.
   app.svc.vendors.setRoute('test.run', ['dear', 'mid', 'cheap'], 'cheapest');
   const acct = await activate(app);

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { activate } from '../../helpers/app.js';
 import { attemptsOf, meterCall, money, scriptedApp, script } from '../../helpers/scripted-app.js';
 
-t.test('every vendor times out: 504 vendor_timeout within the caller\'s timeout, nothing charged', async (t) => {
+t.test("every vendor times out: 504 vendor_timeout within the caller's timeout, nothing charged", async (t) => {
   const { app } = await scriptedApp(t, [{ id: 'a' }, { id: 'b' }]);
   const acct = await activate(app);
   script('a').mode = 'timeout';
@@ -26,7 +26,10 @@ t.test('every vendor times out: 504 vendor_timeout within the caller\'s timeout,
 });
 
 t.test('an idempotent capability fails over after a timeout', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'slow', price_micros: 500 }, { id: 'fast', price_micros: 700 }]);
+  const { app } = await scriptedApp(t, [
+    { id: 'slow', price_micros: 500 },
+    { id: 'fast', price_micros: 700 },
+  ]);
   const acct = await activate(app);
   script('slow').mode = 'timeout';
   const res = await meterCall(app, acct.auth, { input: 'x', timeout_seconds: 0.4 });
@@ -91,11 +94,22 @@ t.test('a caller that goes away ends the call: no failover, the hold given back'
   const gone = new Error('client closed the connection');
   setTimeout(() => ctrl.abort(gone), 50);
   const started = Date.now();
-  await t.rejects(app.svc.router.call('test.run', { input: 'x' }, { accountId: acct.account_id, signal: ctrl.signal, timeoutMs: 5_000 }), gone);
+  await t.rejects(
+    app.svc.router.call(
+      'test.run',
+      { input: 'x' },
+      { accountId: acct.account_id, signal: ctrl.signal, timeoutMs: 5_000 }
+    ),
+    gone
+  );
   t.ok(Date.now() - started < 1_000, 'did not wait for the vendor timeout');
   t.equal(script('b').calls.length, 0);
   t.notOk(app.svc.router.cooldowns.cooling('a'), 'a caller leaving says nothing about the vendor');
   t.same(await money(app, acct.account_id), { balance: 5_000_000, usage: [], holds: 0 });
-  await t.rejects(app.svc.router.call('test.run', { input: 'x' }, { accountId: acct.account_id, signal: ctrl.signal }), gone, 'already gone: not started');
+  await t.rejects(
+    app.svc.router.call('test.run', { input: 'x' }, { accountId: acct.account_id, signal: ctrl.signal }),
+    gone,
+    'already gone: not started'
+  );
   t.equal(script('a').calls.length, 1);
 });

@@ -18,13 +18,22 @@ const BYOK = 'tenant-own-key-7c3e91ab52d04f86';
  */
 function echoFake() {
   return new FakeServer((req, res) => {
-    const bare = String(req.headers.authorization ?? '').replace(/^Bearer /, '') || String(req.headers['x-api-key'] ?? '');
+    const bare =
+      String(req.headers.authorization ?? '').replace(/^Bearer /, '') || String(req.headers['x-api-key'] ?? '');
     const echo = `rejected key ${bare}; you sent ${JSON.stringify(req.headers)}`;
     if (req.body?.stream && JSON.stringify(req.body).includes('mid-stream')) {
       // Anthropic's wire: one token, then an error event, after the caller's stream has begun.
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      sse(res, { type: 'message_start', message: { model: 'beta', usage: { input_tokens: 3, output_tokens: 0 } } }, 'message_start');
-      sse(res, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }, 'content_block_delta');
+      sse(
+        res,
+        { type: 'message_start', message: { model: 'beta', usage: { input_tokens: 3, output_tokens: 0 } } },
+        'message_start'
+      );
+      sse(
+        res,
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } },
+        'content_block_delta'
+      );
       sse(res, { type: 'error', error: { type: 'overloaded_error', message: echo } }, 'error');
       return res.end();
     }
@@ -53,12 +62,21 @@ t.test('a vendor echoing the request headers: no operator or BYOK key reaches a 
 
   const operator = await activate(app);
   const tenant = await activate(app);
-  const reg = await app.inject({ method: 'POST', url: '/v1/byok', headers: tenant.auth, payload: { provider: 'openai', alias: 'mine', credentials: { api_key: BYOK } } });
+  const reg = await app.inject({
+    method: 'POST',
+    url: '/v1/byok',
+    headers: tenant.auth,
+    payload: { provider: 'openai', alias: 'mine', credentials: { api_key: BYOK } },
+  });
   t.equal(reg.statusCode, 200, reg.body);
 
   const bodies: string[] = [];
   const post = async (auth: { authorization: string }, path: string, body: Record<string, unknown>) => {
-    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     bodies.push(text);
     return { status: res.status, text };
@@ -68,26 +86,50 @@ t.test('a vendor echoing the request headers: no operator or BYOK key reaches a 
       const chat = await post(who.auth, '/v1/ai/chat', { messages: content, model: 'alpha' });
       t.equal(chat.status, content === 'ask-400' ? 422 : 502, chat.text);
       t.match(chat.text, /\[redacted\]/, 'the excerpt is there, scrubbed');
-      t.equal((await post(who.auth, '/v1/ai/chat', { messages: content, model: 'alpha', stream: true })).status, content === 'ask-400' ? 422 : 502);
+      t.equal(
+        (await post(who.auth, '/v1/ai/chat', { messages: content, model: 'alpha', stream: true })).status,
+        content === 'ask-400' ? 422 : 502
+      );
       await post(who.auth, '/v1/openai/chat/completions', { model: 'alpha', messages: [{ role: 'user', content }] });
-      await post(who.auth, '/v1/openai/chat/completions', { model: 'alpha', messages: [{ role: 'user', content }], stream: true });
+      await post(who.auth, '/v1/openai/chat/completions', {
+        model: 'alpha',
+        messages: [{ role: 'user', content }],
+        stream: true,
+      });
     }
     // The operator's Anthropic key travels in x-api-key, not Authorization.
     t.equal((await post(who.auth, '/v1/ai/chat', { messages: 'hello', model: 'beta' })).status, 502);
     const mid = await post(who.auth, '/v1/ai/chat', { messages: 'mid-stream', model: 'beta', stream: true });
     t.match(mid.text, /stream error: rejected key \[redacted\]/, 'a failure after the first token is scrubbed too');
     const client = new OpenAI({ apiKey: who.key, baseURL: `${base}/v1/openai`, maxRetries: 0 });
-    const err = await client.chat.completions.create({ model: 'alpha', messages: [{ role: 'user', content: 'hello' }] }).catch((e: unknown) => e);
+    const err = await client.chat.completions
+      .create({ model: 'alpha', messages: [{ role: 'user', content: 'hello' }] })
+      .catch((e: unknown) => e);
     t.ok(err instanceof OpenAI.APIError, 'the SDK throws an APIError');
     bodies.push((err as Error).message);
   }
-  t.equal(oa.requests.filter((r) => r.headers.authorization === `Bearer ${BYOK}`).length, 9, 'the tenant\'s calls went out with the BYOK key');
-  t.equal(oa.requests.filter((r) => r.headers.authorization === `Bearer ${OPERATOR_OA}`).length, 9, 'the operator\'s with the operator key');
+  t.equal(
+    oa.requests.filter((r) => r.headers.authorization === `Bearer ${BYOK}`).length,
+    9,
+    "the tenant's calls went out with the BYOK key"
+  );
+  t.equal(
+    oa.requests.filter((r) => r.headers.authorization === `Bearer ${OPERATOR_OA}`).length,
+    9,
+    "the operator's with the operator key"
+  );
 
   const secrets = [OPERATOR_OA, OPERATOR_AN, BYOK];
   const leaks = (text: string) => secrets.filter((s) => text.includes(s) || text.includes(s.slice(0, 12)));
   t.same(bodies.flatMap(leaks), [], 'no response carries a key');
   const lines = logged().split('\n').filter(Boolean);
-  t.ok(lines.some((l) => l.includes('vendor call failed')), 'the failures were logged');
-  t.same(lines.filter((l) => leaks(l).length), [], 'no log line carries a key');
+  t.ok(
+    lines.some((l) => l.includes('vendor call failed')),
+    'the failures were logged'
+  );
+  t.same(
+    lines.filter((l) => leaks(l).length),
+    [],
+    'no log line carries a key'
+  );
 });

@@ -37,28 +37,35 @@ t.test('a small WAL is checkpointed in place, without a thread', async (t) => {
   t.equal(r!.checkpointed, r!.log, 'every frame copied into the database file');
 });
 
-t.test('past the threshold checkpoints move to a worker with its own connection; writes go on meanwhile and nothing is lost', async (t) => {
-  const { file, conn, write } = fresh(t);
-  const ck = new Checkpointer(file, conn, { everyMs: 0, workerAboveBytes: 64 * 1024 });
-  write(100);
-  t.ok(statSync(`${file}-wal`).size > 64 * 1024, 'the WAL grew past the threshold');
-  const first = await ck.tick();
-  t.equal(first?.on, 'worker');
-  t.ok(first!.log >= 100);
-  t.equal(first!.checkpointed, first!.log);
-  // A commit while the worker checkpoints: a PASSIVE checkpoint takes no lock a writer needs.
-  const running = ck.tick();
-  write(30);
-  const second = await running;
-  t.equal(second?.on, 'worker', 'the worker stays once started');
-  t.equal(await ck.tick().then((r) => r?.on), 'worker');
-  await ck.close();
-  t.equal(await ck.tick(), undefined, 'closed: nothing more');
-  conn.close();
-  const again = new SQLite(file, { readonly: true });
-  t.teardown(() => again.close());
-  t.equal((again.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n, 130, 'every row is there after reopening');
-});
+t.test(
+  'past the threshold checkpoints move to a worker with its own connection; writes go on meanwhile and nothing is lost',
+  async (t) => {
+    const { file, conn, write } = fresh(t);
+    const ck = new Checkpointer(file, conn, { everyMs: 0, workerAboveBytes: 64 * 1024 });
+    write(100);
+    t.ok(statSync(`${file}-wal`).size > 64 * 1024, 'the WAL grew past the threshold');
+    const first = await ck.tick();
+    t.equal(first?.on, 'worker');
+    t.ok(first!.log >= 100);
+    t.equal(first!.checkpointed, first!.log);
+    // A commit while the worker checkpoints: a PASSIVE checkpoint takes no lock a writer needs.
+    const running = ck.tick();
+    write(30);
+    const second = await running;
+    t.equal(second?.on, 'worker', 'the worker stays once started');
+    t.equal(await ck.tick().then((r) => r?.on), 'worker');
+    await ck.close();
+    t.equal(await ck.tick(), undefined, 'closed: nothing more');
+    conn.close();
+    const again = new SQLite(file, { readonly: true });
+    t.teardown(() => again.close());
+    t.equal(
+      (again.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n,
+      130,
+      'every row is there after reopening'
+    );
+  }
+);
 
 t.test('one checkpoint at a time, and none inside an open transaction', async (t) => {
   const { file, conn, write } = fresh(t);

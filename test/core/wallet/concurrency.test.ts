@@ -10,7 +10,9 @@ const CALLS = 200;
 t.test(`${CALLS} concurrent metered calls against a wallet that covers 50`, async (t) => {
   const { app } = await scriptedApp(t, [{ id: 'v', price_micros: PRICE }]);
   const acct = await activate(app);
-  const responses = await Promise.all(Array.from({ length: CALLS }, (_, i) => meterCall(app, acct.auth, { input: `call ${i}` })));
+  const responses = await Promise.all(
+    Array.from({ length: CALLS }, (_, i) => meterCall(app, acct.auth, { input: `call ${i}` }))
+  );
 
   const ok = responses.filter((r) => r.statusCode === 200);
   const broke = responses.filter((r) => r.statusCode === 402);
@@ -22,14 +24,25 @@ t.test(`${CALLS} concurrent metered calls against a wallet that covers 50`, asyn
   const balance = await app.svc.wallet.balance(acct.account_id);
   t.equal(balance, 0, 'exact to the micro-USD');
   const balances = ok.map((r) => Math.round(Number(r.headers['x-svc-balance-usd']) * 1e6));
-  t.ok(balances.every((b) => b >= 0 && b % PRICE === 0), 'no response ever saw a negative or odd balance');
+  t.ok(
+    balances.every((b) => b >= 0 && b % PRICE === 0),
+    'no response ever saw a negative or odd balance'
+  );
 
   const db = app.svc.db;
-  const ledger = await db.selectFrom('wallet_ledger').select([sql<string>`sum(amount_micros)`.as('sum'), sql<string>`count(*)`.as('n')])
-    .where('account_id', '=', acct.account_id).where('kind', '=', 'usage').executeTakeFirstOrThrow();
+  const ledger = await db
+    .selectFrom('wallet_ledger')
+    .select([sql<string>`sum(amount_micros)`.as('sum'), sql<string>`count(*)`.as('n')])
+    .where('account_id', '=', acct.account_id)
+    .where('kind', '=', 'usage')
+    .executeTakeFirstOrThrow();
   t.equal(Number(ledger.n), 50, 'one usage entry a paid call');
   t.equal(Number(ledger.sum), -50 * PRICE);
-  const all = await db.selectFrom('wallet_ledger').select(sql<string>`sum(amount_micros)`.as('sum')).where('account_id', '=', acct.account_id).executeTakeFirstOrThrow();
+  const all = await db
+    .selectFrom('wallet_ledger')
+    .select(sql<string>`sum(amount_micros)`.as('sum'))
+    .where('account_id', '=', acct.account_id)
+    .executeTakeFirstOrThrow();
   t.equal(Number(all.sum), balance, 'the ledger sums to the balance');
   t.equal((await db.selectFrom('wallet_holds').selectAll().execute()).length, 0, 'no hold is left');
 });

@@ -5,8 +5,13 @@ import { HOLD_SWEEP_JOB } from '../../../core/wallet/hold-sweep.js';
 export async function swept(app: FastifyInstance, since = 0, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    const done = await app.svc.db.selectFrom('jobs').select('job_id').where('kind', '=', HOLD_SWEEP_JOB).where('state', '=', 'done')
-      .where('updated_at', '>=', since).executeTakeFirst();
+    const done = await app.svc.db
+      .selectFrom('jobs')
+      .select('job_id')
+      .where('kind', '=', HOLD_SWEEP_JOB)
+      .where('state', '=', 'done')
+      .where('updated_at', '>=', since)
+      .executeTakeFirst();
     if (done) return;
     await new Promise((r) => setTimeout(r, 50));
   }

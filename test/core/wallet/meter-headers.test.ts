@@ -3,7 +3,10 @@ import { activate } from '../../helpers/app.js';
 import { meterCall, scriptedApp, script } from '../../helpers/scripted-app.js';
 
 t.test('a metered response says what it cost, the balance left, who served it and how long it took', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 9_999 }, { id: 'b', price_micros: 1_234 }]);
+  const { app } = await scriptedApp(t, [
+    { id: 'a', price_micros: 9_999 },
+    { id: 'b', price_micros: 1_234 },
+  ]);
   const acct = await activate(app);
   script('a').once.push('fail');
   script('b').once.push({ mode: 'ok', delay_ms: 60 });
@@ -29,26 +32,35 @@ t.test('the operator markup is in the cost', async (t) => {
   t.equal(res.headers['x-svc-balance-usd'], '4.998500');
 });
 
-t.test('failed metered calls say they cost nothing; unmetered and unauthenticated ones carry no cost headers', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 6_000_000 }]);
-  const acct = await activate(app);
-  const broke = await meterCall(app, acct.auth, { input: 'x' });
-  t.equal(broke.statusCode, 402);
-  t.equal(broke.headers['x-svc-cost-usd'], '0.000000');
-  t.equal(broke.headers['x-svc-balance-usd'], '5.000000');
-  t.notOk('x-svc-vendor' in broke.headers);
+t.test(
+  'failed metered calls say they cost nothing; unmetered and unauthenticated ones carry no cost headers',
+  async (t) => {
+    const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 6_000_000 }]);
+    const acct = await activate(app);
+    const broke = await meterCall(app, acct.auth, { input: 'x' });
+    t.equal(broke.statusCode, 402);
+    t.equal(broke.headers['x-svc-cost-usd'], '0.000000');
+    t.equal(broke.headers['x-svc-balance-usd'], '5.000000');
+    t.notOk('x-svc-vendor' in broke.headers);
 
-  t.equal(script('a').calls.length, 0, 'the reservation comes before the vendor');
+    t.equal(script('a').calls.length, 0, 'the reservation comes before the vendor');
 
-  const plain = await app.inject({ method: 'GET', url: '/v1/account/balance', headers: acct.auth });
-  t.equal(plain.statusCode, 200);
-  t.notOk(Object.keys(plain.headers).some((h) => h.startsWith('x-svc-')), 'an unmetered route has none');
+    const plain = await app.inject({ method: 'GET', url: '/v1/account/balance', headers: acct.auth });
+    t.equal(plain.statusCode, 200);
+    t.notOk(
+      Object.keys(plain.headers).some((h) => h.startsWith('x-svc-')),
+      'an unmetered route has none'
+    );
 
-  const anon = await meterCall(app, {}, { input: 'x' });
-  t.equal(anon.statusCode, 401);
-  t.notOk(Object.keys(anon.headers).some((h) => h.startsWith('x-svc-')));
+    const anon = await meterCall(app, {}, { input: 'x' });
+    t.equal(anon.statusCode, 401);
+    t.notOk(Object.keys(anon.headers).some((h) => h.startsWith('x-svc-')));
 
-  const invalid = await meterCall(app, acct.auth, { input: 'x', surprise: true });
-  t.equal(invalid.statusCode, 400);
-  t.notOk(Object.keys(invalid.headers).some((h) => h.startsWith('x-svc-')), 'rejected before any vendor was considered');
-});
+    const invalid = await meterCall(app, acct.auth, { input: 'x', surprise: true });
+    t.equal(invalid.statusCode, 400);
+    t.notOk(
+      Object.keys(invalid.headers).some((h) => h.startsWith('x-svc-')),
+      'rejected before any vendor was considered'
+    );
+  }
+);

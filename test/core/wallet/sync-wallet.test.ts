@@ -22,9 +22,28 @@ async function script(w: Wallet, acct: string) {
 }
 
 async function books(db: any, acct: string) {
-  const rows = await db.selectFrom('wallet_ledger').select(['amount_micros', 'kind', 'capability', 'vendor', 'quantity']).where('account_id', '=', acct).orderBy('created_at').orderBy('entry_id').execute();
-  const holds = await db.selectFrom('wallet_holds').select(sql<string>`count(*)`.as('n')).where('account_id', '=', acct).executeTakeFirstOrThrow();
-  return { rows: rows.map((r: any) => ({ ...r, amount_micros: Number(r.amount_micros), quantity: r.quantity === null ? null : Number(r.quantity) })).sort((x: any, y: any) => x.amount_micros - y.amount_micros), holds: Number(holds.n) };
+  const rows = await db
+    .selectFrom('wallet_ledger')
+    .select(['amount_micros', 'kind', 'capability', 'vendor', 'quantity'])
+    .where('account_id', '=', acct)
+    .orderBy('created_at')
+    .orderBy('entry_id')
+    .execute();
+  const holds = await db
+    .selectFrom('wallet_holds')
+    .select(sql<string>`count(*)`.as('n'))
+    .where('account_id', '=', acct)
+    .executeTakeFirstOrThrow();
+  return {
+    rows: rows
+      .map((r: any) => ({
+        ...r,
+        amount_micros: Number(r.amount_micros),
+        quantity: r.quantity === null ? null : Number(r.quantity),
+      }))
+      .sort((x: any, y: any) => x.amount_micros - y.amount_micros),
+    holds: Number(holds.n),
+  };
 }
 
 t.test('the synchronous SQLite path and the Kysely path keep the same books', async (t) => {
@@ -49,42 +68,48 @@ t.test('inside an open Kysely transaction the wallet takes the Kysely path (no u
   const before = await w.balance(acct);
   let inside = -1;
   let outside = -1;
-  await app.svc.db.transaction().execute(async (trx) => {
-    await trx.updateTable('wallets').set({ balance_micros: 1 }).where('account_id', '=', acct).execute();
-    // Another request reading meanwhile waits for the transaction instead of seeing its write.
-    const reading = w.balance(acct).then((b) => (outside = b));
-    await new Promise((r) => setTimeout(r, 20));
-    inside = outside;
-    t.equal(inside, -1, 'the read waited for the transaction');
-    void reading;
-    throw new Error('roll back');
-  }).catch(() => undefined);
+  await app.svc.db
+    .transaction()
+    .execute(async (trx) => {
+      await trx.updateTable('wallets').set({ balance_micros: 1 }).where('account_id', '=', acct).execute();
+      // Another request reading meanwhile waits for the transaction instead of seeing its write.
+      const reading = w.balance(acct).then((b) => (outside = b));
+      await new Promise((r) => setTimeout(r, 20));
+      inside = outside;
+      t.equal(inside, -1, 'the read waited for the transaction');
+      void reading;
+      throw new Error('roll back');
+    })
+    .catch(() => undefined);
   await new Promise((r) => setTimeout(r, 20));
   t.equal(outside, before, 'and saw the committed balance, not the rolled-back write');
 });
 
-t.test('SQLite reuses a balance read for a moment; every wallet write shows at once, a write from elsewhere within 2 s', async (t) => {
-  const { app } = await makeApp(t);
-  if (app.svc.dialect !== 'sqlite') return t.pass('SQLite only: PostgreSQL reads the balance every time');
-  const { account_id: acct } = await activate(app);
-  const w = app.svc.wallet;
-  const start = await w.balance(acct);
-  await w.credit(acct, 1_000, 'admin', null);
-  t.equal(await w.balance(acct), start + 1_000, 'credit');
-  await w.debit(acct, 500, 'admin', null);
-  t.equal(await w.balance(acct), start + 500, 'debit');
-  const hold = await w.reserve(acct, 300, 'test.run');
-  t.equal(await w.balance(acct), start + 200, 'reserve');
-  await w.settle(hold, 100, {});
-  t.equal(await w.balance(acct), start + 400, 'settle');
-  const h2 = await w.reserve(acct, 50, 'test.run');
-  t.equal(await w.balance(acct), start + 350);
-  await w.release(h2);
-  t.equal(await w.balance(acct), start + 400, 'release');
-  // A write that does not go through the wallet (an operator's sqlite3, say) is seen when the
-  // cached read runs out.
-  await app.svc.db.updateTable('wallets').set({ balance_micros: 7 }).where('account_id', '=', acct).execute();
-  t.equal(await w.balance(acct), start + 400, 'still the cached read');
-  await new Promise((r) => setTimeout(r, 2_100));
-  t.equal(await w.balance(acct), 7, 'then the database');
-});
+t.test(
+  'SQLite reuses a balance read for a moment; every wallet write shows at once, a write from elsewhere within 2 s',
+  async (t) => {
+    const { app } = await makeApp(t);
+    if (app.svc.dialect !== 'sqlite') return t.pass('SQLite only: PostgreSQL reads the balance every time');
+    const { account_id: acct } = await activate(app);
+    const w = app.svc.wallet;
+    const start = await w.balance(acct);
+    await w.credit(acct, 1_000, 'admin', null);
+    t.equal(await w.balance(acct), start + 1_000, 'credit');
+    await w.debit(acct, 500, 'admin', null);
+    t.equal(await w.balance(acct), start + 500, 'debit');
+    const hold = await w.reserve(acct, 300, 'test.run');
+    t.equal(await w.balance(acct), start + 200, 'reserve');
+    await w.settle(hold, 100, {});
+    t.equal(await w.balance(acct), start + 400, 'settle');
+    const h2 = await w.reserve(acct, 50, 'test.run');
+    t.equal(await w.balance(acct), start + 350);
+    await w.release(h2);
+    t.equal(await w.balance(acct), start + 400, 'release');
+    // A write that does not go through the wallet (an operator's sqlite3, say) is seen when the
+    // cached read runs out.
+    await app.svc.db.updateTable('wallets').set({ balance_micros: 7 }).where('account_id', '=', acct).execute();
+    t.equal(await w.balance(acct), start + 400, 'still the cached read');
+    await new Promise((r) => setTimeout(r, 2_100));
+    t.equal(await w.balance(acct), 7, 'then the database');
+  }
+);

@@ -12,13 +12,26 @@ const TRIAL = 5_000_000;
 async function books(app: FastifyInstance, accountId: string) {
   const db = app.svc.db;
   const balance = await app.svc.wallet.balance(accountId);
-  const ledger = await db.selectFrom('wallet_ledger').select(sql<string>`coalesce(sum(amount_micros), 0)`.as('s')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
-  const holds = await db.selectFrom('wallet_holds').select(sql<string>`coalesce(sum(amount_micros), 0)`.as('s')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const ledger = await db
+    .selectFrom('wallet_ledger')
+    .select(sql<string>`coalesce(sum(amount_micros), 0)`.as('s'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  const holds = await db
+    .selectFrom('wallet_holds')
+    .select(sql<string>`coalesce(sum(amount_micros), 0)`.as('s'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return { balance, ledger: Number(ledger.s), held: Number(holds.s) };
 }
 
 async function usageEntries(app: FastifyInstance, accountId: string) {
-  const rows = await app.svc.db.selectFrom('wallet_ledger').select(['amount_micros', 'vendor', 'capability', 'ref']).where('account_id', '=', accountId).where('kind', '=', 'usage').execute();
+  const rows = await app.svc.db
+    .selectFrom('wallet_ledger')
+    .select(['amount_micros', 'vendor', 'capability', 'ref'])
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'usage')
+    .execute();
   return rows.map((r) => ({ ...r, amount_micros: Number(r.amount_micros) }));
 }
 
@@ -30,7 +43,9 @@ t.test('reserve holds the amount; settle charges the actual and gives the rest b
   t.same(await books(app, acct), { balance: TRIAL - 300_000, ledger: TRIAL, held: 300_000 });
   t.equal(await w.settle(hold, 120_000, { vendor: 'v', ref: 'rec_1' }), 120_000);
   t.same(await books(app, acct), { balance: TRIAL - 120_000, ledger: TRIAL - 120_000, held: 0 });
-  t.same(await usageEntries(app, acct), [{ amount_micros: -120_000, vendor: 'v', capability: 'test.run', ref: 'rec_1' }]);
+  t.same(await usageEntries(app, acct), [
+    { amount_micros: -120_000, vendor: 'v', capability: 'test.run', ref: 'rec_1' },
+  ]);
 });
 
 t.test('settling twice charges once; release after settle gives nothing back', async (t) => {
@@ -80,7 +95,11 @@ t.test('settles above their holds racing for the last of the balance stay exact'
   t.equal(await w.balance(acct), TRIAL - 20 * 200_000);
   // Each wants 300,000 (100,000 above its hold); only 1,000,000 is left for 20 × 100,000.
   const charged = await Promise.all(holds.map((h) => w.settle(h, 300_000)));
-  t.equal(charged.reduce((a, b) => a + b, 0), TRIAL, 'together they took exactly the balance');
+  t.equal(
+    charged.reduce((a, b) => a + b, 0),
+    TRIAL,
+    'together they took exactly the balance'
+  );
   t.ok(charged.every((c) => c >= 200_000 && c <= 300_000));
   t.same(await books(app, acct), { balance: 0, ledger: 0, held: 0 });
 });
@@ -89,7 +108,8 @@ t.test('a reservation the balance cannot cover is 402 and changes nothing', asyn
   const { app } = await makeApp(t);
   const { account_id: acct } = await activate(app);
   await t.rejects(app.svc.wallet.reserve(acct, TRIAL + 1, 'test.run'), {
-    code: 'insufficient_balance', status: 402,
+    code: 'insufficient_balance',
+    status: 402,
     message: 'Balance 5.000000 USD is below the 5.000001 USD this call reserves. Top up with POST /v1/account/topup.',
     details: { balance_usd: 5, required_usd: 5.000001 },
   });
@@ -102,7 +122,11 @@ t.test('holds left by a process that died are given back when the gateway starts
   const w = app.svc.wallet;
   const dead = await w.reserve(acct, 700_000, 'test.run');
   const live = await w.reserve(acct, 50_000, 'test.run');
-  await app.svc.db.updateTable('wallet_holds').set({ expires_at: Date.now() - 1000 }).where('hold_id', '=', dead.holdId).execute();
+  await app.svc.db
+    .updateTable('wallet_holds')
+    .set({ expires_at: Date.now() - 1000 })
+    .where('hold_id', '=', dead.holdId)
+    .execute();
   await app.close();
 
   const restarted = Date.now();
@@ -110,7 +134,11 @@ t.test('holds left by a process that died are given back when the gateway starts
   t.teardown(() => next.close());
   await next.ready();
   await swept(next, restarted);
-  t.same(await books(next, acct), { balance: TRIAL - 50_000, ledger: TRIAL, held: 50_000 }, 'only the stale hold came back');
+  t.same(
+    await books(next, acct),
+    { balance: TRIAL - 50_000, ledger: TRIAL, held: 50_000 },
+    'only the stale hold came back'
+  );
   t.equal(await next.svc.wallet.settle(dead, 700_000), 0, 'the dead call cannot charge it later');
   t.equal(await next.svc.wallet.settle(live, 50_000), 50_000);
   t.same(await books(next, acct), { balance: TRIAL - 50_000, ledger: TRIAL - 50_000, held: 0 });
@@ -133,7 +161,11 @@ t.test('a refreshed long-lived hold (a chat batch) is not taken for a stale one'
   const { account_id: acct } = await activate(app);
   const w = app.svc.wallet;
   const batch = await w.reserve(acct, 300_000, 'ai.chat.batch');
-  await app.svc.db.updateTable('wallet_holds').set({ expires_at: Date.now() - 1000 }).where('hold_id', '=', batch.holdId).execute();
+  await app.svc.db
+    .updateTable('wallet_holds')
+    .set({ expires_at: Date.now() - 1000 })
+    .where('hold_id', '=', batch.holdId)
+    .execute();
   t.equal(await w.refresh(batch), true);
   await app.close();
 

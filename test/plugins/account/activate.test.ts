@@ -13,11 +13,19 @@ t.test('activate creates an account with a key and 5 USD trial credit', async (t
   t.match(body.checkout_url, /^http:\/\/127\.0\.0\.1:8787\//);
   t.ok(res.headers['x-request-id']);
 
-  const bal = await app.inject({ method: 'GET', url: '/v1/account/balance', headers: { authorization: `Bearer ${body.primary_api_key}` } });
+  const bal = await app.inject({
+    method: 'GET',
+    url: '/v1/account/balance',
+    headers: { authorization: `Bearer ${body.primary_api_key}` },
+  });
   t.equal(bal.statusCode, 200);
   t.same(bal.json(), { balance_usd: 5, currency: 'USD' });
 
-  const viaHeader = await app.inject({ method: 'GET', url: '/v1/account/balance', headers: { 'x-api-key': body.primary_api_key } });
+  const viaHeader = await app.inject({
+    method: 'GET',
+    url: '/v1/account/balance',
+    headers: { 'x-api-key': body.primary_api_key },
+  });
   t.equal(viaHeader.statusCode, 200);
 });
 

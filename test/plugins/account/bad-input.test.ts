@@ -5,7 +5,10 @@ const TABLES = ['accounts', 'api_keys', 'wallets', 'wallet_ledger', 'wallet_hold
 
 async function counts(app: any) {
   const out: Record<string, number> = {};
-  for (const table of TABLES) out[table] = (await app.svc.db.selectFrom(table).select(app.svc.db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n;
+  for (const table of TABLES)
+    out[table] = (
+      await app.svc.db.selectFrom(table).select(app.svc.db.fn.countAll().as('n')).executeTakeFirstOrThrow()
+    ).n;
   for (const k of Object.keys(out)) out[k] = Number(out[k]);
   return out;
 }
@@ -15,11 +18,21 @@ type Case = [string, string, unknown, string[]];
 
 const CASES: Case[] = [
   ['POST', '/v1/account/keys', { label: 5, scopes: 'x', extra: 1 }, ['label', 'scopes', 'extra']],
-  ['POST', '/v1/account/keys', { label: 'ok', scopes: ['Bad Scope', 'storage:read', 'a:b:c'] }, ['scopes[0]', 'scopes[2]']],
+  [
+    'POST',
+    '/v1/account/keys',
+    { label: 'ok', scopes: ['Bad Scope', 'storage:read', 'a:b:c'] },
+    ['scopes[0]', 'scopes[2]'],
+  ],
   ['POST', '/v1/account/keys', { scopes: [] }, ['label', 'scopes']],
   ['POST', '/v1/account/keys', { label: '', scopes: ['*', '*'] }, ['label', 'scopes']],
   ['POST', '/v1/account/keys', { label: 'x'.repeat(101) }, ['label']],
-  ['POST', '/v1/account/topup', { amount_usd: '20', return_url: 'ftp://example.com', extra: true }, ['amount_usd', 'return_url', 'extra']],
+  [
+    'POST',
+    '/v1/account/topup',
+    { amount_usd: '20', return_url: 'ftp://example.com', extra: true },
+    ['amount_usd', 'return_url', 'extra'],
+  ],
   ['POST', '/v1/account/topup', {}, ['amount_usd']],
   ['POST', '/v1/account/topup', { amount_usd: 4.99 }, ['amount_usd']],
   ['POST', '/v1/account/topup', { amount_usd: 10000.01 }, ['amount_usd']],
@@ -47,7 +60,12 @@ t.test('bad input on every account endpoint is 400, names every bad field, and w
   const before = await counts(app);
   for (const [method, url, payload, params] of CASES) {
     const name = `${method} ${url.slice(0, 60)} ${JSON.stringify(payload) ?? ''}`;
-    const res = await app.inject({ method: method as any, url, headers: a.auth, ...(payload !== undefined ? { payload: payload as any } : {}) });
+    const res = await app.inject({
+      method: method as any,
+      url,
+      headers: a.auth,
+      ...(payload !== undefined ? { payload: payload as any } : {}),
+    });
     t.equal(res.statusCode, 400, name);
     const e = res.json().error;
     t.equal(e.code, 'validation_failed', name);
@@ -66,14 +84,29 @@ t.test('malformed bodies are 400 invalid_request and write nothing', async (t) =
   const a = await activate(app);
   const before = await counts(app);
   for (const url of ['/v1/account/keys', '/v1/account/topup', '/v1/account/tier/upgrade']) {
-    const res = await app.inject({ method: 'POST', url, headers: { ...a.auth, 'content-type': 'application/json' }, payload: '{"amount_usd": 20,' });
+    const res = await app.inject({
+      method: 'POST',
+      url,
+      headers: { ...a.auth, 'content-type': 'application/json' },
+      payload: '{"amount_usd": 20,',
+    });
     t.equal(res.statusCode, 400, url);
     t.equal(res.json().error.code, 'invalid_request');
-    const xml = await app.inject({ method: 'POST', url, headers: { ...a.auth, 'content-type': 'application/xml' }, payload: '<amount_usd>20</amount_usd>' });
+    const xml = await app.inject({
+      method: 'POST',
+      url,
+      headers: { ...a.auth, 'content-type': 'application/xml' },
+      payload: '<amount_usd>20</amount_usd>',
+    });
     t.equal(xml.statusCode, 415, url);
     t.equal(xml.json().error.code, 'unsupported_media_type');
     // Bodies are JSON only: the gateway removes Fastify's text/plain parser.
-    const text = await app.inject({ method: 'POST', url, headers: { ...a.auth, 'content-type': 'text/plain' }, payload: 'amount_usd=20' });
+    const text = await app.inject({
+      method: 'POST',
+      url,
+      headers: { ...a.auth, 'content-type': 'text/plain' },
+      payload: 'amount_usd=20',
+    });
     t.equal(text.statusCode, 415, url);
     t.equal(text.json().error.code, 'unsupported_media_type');
   }

@@ -38,11 +38,20 @@ async function press(base: string, checkoutUrl: string, label: 'Pay' | 'Cancel')
   const form = forms(html).find((f) => f.button === label);
   if (!form) throw new Error(`no ${label} button on ${checkoutUrl}: ${html}`);
   const action = new URL(form.action, onBase(base, checkoutUrl)).toString();
-  return fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `action=${label.toLowerCase()}`, redirect: 'manual' });
+  return fetch(action, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `action=${label.toLowerCase()}`,
+    redirect: 'manual',
+  });
 }
 
 async function createTopup(base: string, key: string, body: Record<string, unknown>) {
-  const res = await fetch(`${base}/v1/account/topup`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/v1/account/topup`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -68,7 +77,10 @@ t.test('pay through the hosted sandbox checkout credits the wallet once', async 
   t.match(page.headers.get('content-security-policy'), /frame-ancestors 'none'/);
   const html = await page.text();
   t.match(html, /20\.00 USD/);
-  t.same(forms(html).map((f) => f.button), ['Pay', 'Cancel']);
+  t.same(
+    forms(html).map((f) => f.button),
+    ['Pay', 'Cancel']
+  );
   t.notMatch(html, /<script/i);
 
   const paid = await press(base, top.checkout_url, 'Pay');
@@ -86,7 +98,12 @@ t.test('pay through the hosted sandbox checkout credits the wallet once', async 
   t.equal(r.state, 'succeeded');
   t.notOk('next_action_url' in r, 'no next action once final');
   t.ok(r.completed_at);
-  const ledger = await app.svc.db.selectFrom('wallet_ledger').selectAll().where('account_id', '=', a.account_id).where('kind', '=', 'topup').execute();
+  const ledger = await app.svc.db
+    .selectFrom('wallet_ledger')
+    .selectAll()
+    .where('account_id', '=', a.account_id)
+    .where('kind', '=', 'topup')
+    .execute();
   t.equal(ledger.length, 1);
   t.equal(Number(ledger[0].amount_micros), 20_000_000);
   t.equal(ledger[0].ref, top.topup_id);
@@ -103,10 +120,19 @@ t.test('20 concurrent Pay posts credit exactly once', async (t) => {
   const a = await activate(app);
   const { body: top } = await createTopup(base, a.key, { amount_usd: 7.5 });
   const payUrl = `${onBase(base, top.checkout_url)}/pay`;
-  const results = await Promise.all(Array.from({ length: 20 }, () => fetch(payUrl, { method: 'POST' }).then(async (r) => (await r.arrayBuffer(), r.status))));
+  const results = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      fetch(payUrl, { method: 'POST' }).then(async (r) => (await r.arrayBuffer(), r.status))
+    )
+  );
   t.same([...new Set(results)], [200], 'every post sees the success');
   t.equal(await balance(base, a.key), 12.5);
-  const ledger = await app.svc.db.selectFrom('wallet_ledger').select('entry_id').where('account_id', '=', a.account_id).where('kind', '=', 'topup').execute();
+  const ledger = await app.svc.db
+    .selectFrom('wallet_ledger')
+    .select('entry_id')
+    .where('account_id', '=', a.account_id)
+    .where('kind', '=', 'topup')
+    .execute();
   t.equal(ledger.length, 1);
 });
 
@@ -135,7 +161,11 @@ t.test('cancel, return_url redirect, and an expired checkout that cannot be paid
 
   const { body: e } = await createTopup(base, a.key, { amount_usd: 50 });
   // The clock cannot be moved in a live process: age the record past its expiry instead.
-  await app.svc.db.updateTable('topups').set({ expires_at: Date.now() - 1 }).where('topup_id', '=', e.topup_id).execute();
+  await app.svc.db
+    .updateTable('topups')
+    .set({ expires_at: Date.now() - 1 })
+    .where('topup_id', '=', e.topup_id)
+    .execute();
   const page = await fetch(onBase(base, e.checkout_url));
   const html = await page.text();
   t.match(html, /expired/);
@@ -159,46 +189,68 @@ t.test('an unknown or malformed session is 404, and no key is needed for the pag
   }
 });
 
-t.test('the add-funds page behind ActivateResult.checkout_url creates a top-up and leads to the checkout', async (t) => {
-  const { app } = await makeApp(t);
-  const base = await listen(app);
-  const res = await fetch(`${base}/v1/activate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-  const act = (await res.json()) as any;
-  const pageUrl = onBase(base, act.checkout_url);
-  const page = await fetch(pageUrl);
-  t.equal(page.status, 200);
-  const [form] = forms(await page.text());
-  t.ok(form, 'the page has a form');
-  const action = new URL(form.action, pageUrl).toString();
+t.test(
+  'the add-funds page behind ActivateResult.checkout_url creates a top-up and leads to the checkout',
+  async (t) => {
+    const { app } = await makeApp(t);
+    const base = await listen(app);
+    const res = await fetch(`${base}/v1/activate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const act = (await res.json()) as any;
+    const pageUrl = onBase(base, act.checkout_url);
+    const page = await fetch(pageUrl);
+    t.equal(page.status, 200);
+    const [form] = forms(await page.text());
+    t.ok(form, 'the page has a form');
+    const action = new URL(form.action, pageUrl).toString();
 
-  // A bad amount re-renders the form with the input escaped, and creates nothing.
-  const bad = await fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ amount_usd: '"><script>x</script>' }).toString() });
-  t.equal(bad.status, 400);
-  const badHtml = await bad.text();
-  t.notMatch(badHtml, /<script>x/);
-  t.match(badHtml, /&quot;&gt;&lt;script&gt;/);
-  for (const amount of ['4.99', '10000.01', '5.001', '']) {
-    const r = await fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `amount_usd=${amount}` });
-    t.equal(r.status, 400, amount);
-    await r.arrayBuffer();
+    // A bad amount re-renders the form with the input escaped, and creates nothing.
+    const bad = await fetch(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ amount_usd: '"><script>x</script>' }).toString(),
+    });
+    t.equal(bad.status, 400);
+    const badHtml = await bad.text();
+    t.notMatch(badHtml, /<script>x/);
+    t.match(badHtml, /&quot;&gt;&lt;script&gt;/);
+    for (const amount of ['4.99', '10000.01', '5.001', '']) {
+      const r = await fetch(action, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `amount_usd=${amount}`,
+      });
+      t.equal(r.status, 400, amount);
+      await r.arrayBuffer();
+    }
+    t.equal((await app.svc.db.selectFrom('topups').select('topup_id').execute()).length, 0);
+
+    const created = await fetch(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'amount_usd=15',
+      redirect: 'manual',
+    });
+    t.equal(created.status, 303);
+    const checkout = new URL(created.headers.get('location')!, action).toString();
+    t.match(checkout, /\/sandbox\/checkout\/cs_sandbox_/);
+    const paid = await press(base, checkout, 'Pay');
+    t.equal(paid.status, 200);
+    await paid.arrayBuffer();
+    t.equal(await balance(base, act.primary_api_key), 20);
+
+    const list = (await (
+      await fetch(`${base}/v1/account/topups`, { headers: { authorization: `Bearer ${act.primary_api_key}` } })
+    ).json()) as any;
+    t.equal(list.items.length, 1);
+    t.equal(list.items[0].state, 'succeeded');
+    t.equal(list.items[0].amount_usd, 15);
+
+    const tampered = await fetch(pageUrl.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')));
+    t.equal(tampered.status, 401);
+    await tampered.arrayBuffer();
   }
-  t.equal((await app.svc.db.selectFrom('topups').select('topup_id').execute()).length, 0);
-
-  const created = await fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'amount_usd=15', redirect: 'manual' });
-  t.equal(created.status, 303);
-  const checkout = new URL(created.headers.get('location')!, action).toString();
-  t.match(checkout, /\/sandbox\/checkout\/cs_sandbox_/);
-  const paid = await press(base, checkout, 'Pay');
-  t.equal(paid.status, 200);
-  await paid.arrayBuffer();
-  t.equal(await balance(base, act.primary_api_key), 20);
-
-  const list = (await (await fetch(`${base}/v1/account/topups`, { headers: { authorization: `Bearer ${act.primary_api_key}` } })).json()) as any;
-  t.equal(list.items.length, 1);
-  t.equal(list.items[0].state, 'succeeded');
-  t.equal(list.items[0].amount_usd, 15);
-
-  const tampered = await fetch(pageUrl.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')));
-  t.equal(tampered.status, 401);
-  await tampered.arrayBuffer();
-});
+);

@@ -15,7 +15,12 @@ async function newKey(app: FastifyInstance, auth: Auth, scopes: string[], label 
 }
 
 async function keyRows(app: FastifyInstance, a: Activated) {
-  return app.svc.db.selectFrom('api_keys').select(['key_id', 'scopes', 'expires_at', 'revoked_at']).where('account_id', '=', a.account_id).orderBy('key_id').execute();
+  return app.svc.db
+    .selectFrom('api_keys')
+    .select(['key_id', 'scopes', 'expires_at', 'revoked_at'])
+    .where('account_id', '=', a.account_id)
+    .orderBy('key_id')
+    .execute();
 }
 
 async function primaryId(app: FastifyInstance, a: Activated): Promise<string> {
@@ -29,11 +34,21 @@ t.test('a key cannot create a key with scopes beyond its own', async (t) => {
   const mixed = bearer((await newKey(app, a.auth, ['account', 'storage:read'])).secret);
   const before = await keyRows(app, a);
   const refused: Array<[Auth, string[] | undefined]> = [
-    [acct, ['*']], [acct, undefined /* the default is * */], [acct, ['storage']], [acct, ['account', 'ai']],
-    [mixed, ['storage']], [mixed, ['storage:write']], [mixed, ['*']],
+    [acct, ['*']],
+    [acct, undefined /* the default is * */],
+    [acct, ['storage']],
+    [acct, ['account', 'ai']],
+    [mixed, ['storage']],
+    [mixed, ['storage:write']],
+    [mixed, ['*']],
   ];
   for (const [auth, scopes] of refused) {
-    const res = await app.inject({ method: 'POST', url: '/v1/account/keys', headers: auth, payload: { label: 'up', ...(scopes ? { scopes } : {}) } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/account/keys',
+      headers: auth,
+      payload: { label: 'up', ...(scopes ? { scopes } : {}) },
+    });
     t.equal(res.statusCode, 403, `${JSON.stringify(scopes)} refused`);
     t.equal(res.json().error.code, 'forbidden');
     t.equal(res.json().error.param, 'scopes');
@@ -56,14 +71,26 @@ t.test('a key cannot rotate (and so read the secret of) a key with scopes beyond
   const storageKey = await newKey(app, a.auth, ['storage']);
   const before = await keyRows(app, a);
   for (const target of [primary, storageKey.key_id]) {
-    const res = await app.inject({ method: 'POST', url: `/v1/account/keys/${target}/rotate`, headers: bearer(acctKey.secret) });
+    const res = await app.inject({
+      method: 'POST',
+      url: `/v1/account/keys/${target}/rotate`,
+      headers: bearer(acctKey.secret),
+    });
     t.equal(res.statusCode, 403, `rotate ${target}`);
     t.equal(res.json().error.code, 'forbidden');
     t.notMatch(res.body, /sk_live_/, 'no secret');
   }
   t.same(await keyRows(app, a), before, 'nothing rotated, created or expired');
-  t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode, 200, 'the primary key is untouched');
-  const own = await app.inject({ method: 'POST', url: `/v1/account/keys/${acctKey.key_id}/rotate`, headers: bearer(acctKey.secret) });
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode,
+    200,
+    'the primary key is untouched'
+  );
+  const own = await app.inject({
+    method: 'POST',
+    url: `/v1/account/keys/${acctKey.key_id}/rotate`,
+    headers: bearer(acctKey.secret),
+  });
   t.equal(own.statusCode, 200, 'a key rotates itself');
   t.same(own.json().scopes, ['account']);
 });
@@ -82,7 +109,11 @@ t.test('rotation is a chain: a rotated key is not rotated again, its successor i
   t.notMatch(again.body, /sk_live_/);
   const live = (await keyRows(app, a)).filter((r) => r.revoked_at === null);
   t.equal(live.length, 2, 'the old key (in its grace period) and one successor, no fork');
-  const r2 = await app.inject({ method: 'POST', url: `/v1/account/keys/${k2.key_id}/rotate`, headers: bearer(k2.secret) });
+  const r2 = await app.inject({
+    method: 'POST',
+    url: `/v1/account/keys/${k2.key_id}/rotate`,
+    headers: bearer(k2.secret),
+  });
   t.equal(r2.statusCode, 200, 'the live successor rotates');
   t.equal(r2.json().old_key_id, k2.key_id);
 });
@@ -91,36 +122,61 @@ t.test('two rotations of one key at once: one succeeds, the other is 409', async
   const { app } = await makeApp(t, { limits: { key_rotation_grace_seconds: 600 } });
   const a = await activate(app);
   const k1 = await primaryId(app, a);
-  const both = await Promise.all([1, 2].map(() => app.inject({ method: 'POST', url: `/v1/account/keys/${k1}/rotate`, headers: a.auth })));
+  const both = await Promise.all(
+    [1, 2].map(() => app.inject({ method: 'POST', url: `/v1/account/keys/${k1}/rotate`, headers: a.auth }))
+  );
   t.same(both.map((r) => r.statusCode).sort(), [200, 409]);
   t.equal((await keyRows(app, a)).length, 2, 'one successor; the loser left no key behind');
 });
 
-t.test('a superseded secret makes ordinary calls in its grace period but cannot create, rotate or revoke keys', async (t) => {
-  const { app } = await makeApp(t, { limits: { key_rotation_grace_seconds: 600 } });
-  const a = await activate(app);
-  const k1 = await primaryId(app, a);
-  const other = await newKey(app, a.auth, ['storage:read'], 'other');
-  const k2 = (await app.inject({ method: 'POST', url: `/v1/account/keys/${k1}/rotate`, headers: a.auth })).json();
-  t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode, 200, 'ordinary calls work');
-  t.equal((await app.inject({ method: 'GET', url: '/v1/account/keys', headers: a.auth })).statusCode, 200, 'so does listing keys');
-  const before = await keyRows(app, a);
-  const tries = [
-    ['POST', '/v1/account/keys', { label: 'minted', scopes: ['*'] }], ['POST', '/v1/account/keys', { label: 'minted', scopes: ['storage:read'] }],
-    ['POST', `/v1/account/keys/${k2.key_id}/rotate`, undefined], ['POST', `/v1/account/keys/${other.key_id}/rotate`, undefined],
-    ['POST', `/v1/account/keys/${k1}/rotate`, undefined],
-    ['DELETE', `/v1/account/keys/${k2.key_id}`, undefined], ['DELETE', `/v1/account/keys/${other.key_id}`, undefined],
-  ] as const;
-  for (const [method, url, payload] of tries) {
-    const res = await app.inject({ method, url, headers: a.auth, ...(payload ? { payload } : {}) });
-    t.equal(res.statusCode, 403, `${method} ${url} ${JSON.stringify(payload ?? '')}`);
-    t.equal(res.json().error.code, 'forbidden');
-    t.match(res.json().error.message, new RegExp(`successor is ${k2.key_id}`));
-    t.notMatch(res.body, /sk_live_/);
+t.test(
+  'a superseded secret makes ordinary calls in its grace period but cannot create, rotate or revoke keys',
+  async (t) => {
+    const { app } = await makeApp(t, { limits: { key_rotation_grace_seconds: 600 } });
+    const a = await activate(app);
+    const k1 = await primaryId(app, a);
+    const other = await newKey(app, a.auth, ['storage:read'], 'other');
+    const k2 = (await app.inject({ method: 'POST', url: `/v1/account/keys/${k1}/rotate`, headers: a.auth })).json();
+    t.equal(
+      (await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode,
+      200,
+      'ordinary calls work'
+    );
+    t.equal(
+      (await app.inject({ method: 'GET', url: '/v1/account/keys', headers: a.auth })).statusCode,
+      200,
+      'so does listing keys'
+    );
+    const before = await keyRows(app, a);
+    const tries = [
+      ['POST', '/v1/account/keys', { label: 'minted', scopes: ['*'] }],
+      ['POST', '/v1/account/keys', { label: 'minted', scopes: ['storage:read'] }],
+      ['POST', `/v1/account/keys/${k2.key_id}/rotate`, undefined],
+      ['POST', `/v1/account/keys/${other.key_id}/rotate`, undefined],
+      ['POST', `/v1/account/keys/${k1}/rotate`, undefined],
+      ['DELETE', `/v1/account/keys/${k2.key_id}`, undefined],
+      ['DELETE', `/v1/account/keys/${other.key_id}`, undefined],
+    ] as const;
+    for (const [method, url, payload] of tries) {
+      const res = await app.inject({ method, url, headers: a.auth, ...(payload ? { payload } : {}) });
+      t.equal(res.statusCode, 403, `${method} ${url} ${JSON.stringify(payload ?? '')}`);
+      t.equal(res.json().error.code, 'forbidden');
+      t.match(res.json().error.message, new RegExp(`successor is ${k2.key_id}`));
+      t.notMatch(res.body, /sk_live_/);
+    }
+    t.same(await keyRows(app, a), before, 'nothing changed');
+    const fresh = bearer(k2.secret);
+    t.equal(
+      (await app.inject({ method: 'POST', url: '/v1/account/keys', headers: fresh, payload: { label: 'ok' } }))
+        .statusCode,
+      200,
+      'the live secret manages keys'
+    );
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `/v1/account/keys/${k1}`, headers: fresh })).statusCode,
+      200,
+      'and can end the grace period early'
+    );
+    t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode, 401);
   }
-  t.same(await keyRows(app, a), before, 'nothing changed');
-  const fresh = bearer(k2.secret);
-  t.equal((await app.inject({ method: 'POST', url: '/v1/account/keys', headers: fresh, payload: { label: 'ok' } })).statusCode, 200, 'the live secret manages keys');
-  t.equal((await app.inject({ method: 'DELETE', url: `/v1/account/keys/${k1}`, headers: fresh })).statusCode, 200, 'and can end the grace period early');
-  t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode, 401);
-});
+);

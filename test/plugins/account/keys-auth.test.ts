@@ -3,19 +3,31 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { makeApp, activate } from '../../helpers/app.js';
 
 const ENDPOINTS = [
-  ['GET', '/v1/account'], ['GET', '/v1/account/balance'], ['GET', '/v1/account/keys'], ['POST', '/v1/account/keys'],
-  ['DELETE', '/v1/account/keys/key_x'], ['POST', '/v1/account/keys/key_x/rotate'], ['POST', '/v1/account/topup'],
-  ['GET', '/v1/account/topups'], ['GET', '/v1/account/topups/top_x'], ['POST', '/v1/account/tier/upgrade'],
+  ['GET', '/v1/account'],
+  ['GET', '/v1/account/balance'],
+  ['GET', '/v1/account/keys'],
+  ['POST', '/v1/account/keys'],
+  ['DELETE', '/v1/account/keys/key_x'],
+  ['POST', '/v1/account/keys/key_x/rotate'],
+  ['POST', '/v1/account/topup'],
+  ['GET', '/v1/account/topups'],
+  ['GET', '/v1/account/topups/top_x'],
+  ['POST', '/v1/account/tier/upgrade'],
 ] as const;
 
 t.test('missing, malformed, wrong and revoked keys are 401 on every account endpoint', async (t) => {
   const { app } = await makeApp(t);
   const a = await activate(app);
-  const created = (await app.inject({ method: 'POST', url: '/v1/account/keys', headers: a.auth, payload: { label: 'doomed' } })).json();
+  const created = (
+    await app.inject({ method: 'POST', url: '/v1/account/keys', headers: a.auth, payload: { label: 'doomed' } })
+  ).json();
   const doomed = { authorization: `Bearer ${created.secret}` };
   // Warm the key cache with the doomed key, so revocation has a cached entry to beat.
   t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: doomed })).statusCode, 200);
-  t.equal((await app.inject({ method: 'DELETE', url: `/v1/account/keys/${created.key_id}`, headers: a.auth })).json().ok, true);
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: `/v1/account/keys/${created.key_id}`, headers: a.auth })).json().ok,
+    true
+  );
 
   const bad: Record<string, Record<string, string>> = {
     missing: {},
@@ -37,7 +49,11 @@ t.test('missing, malformed, wrong and revoked keys are 401 on every account endp
     }
   }
   t.equal((await app.svc.db.selectFrom('api_keys').select('key_id').execute()).length, before.length);
-  t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode, 200, 'the primary key still works');
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode,
+    200,
+    'the primary key still works'
+  );
 });
 
 t.test("another account's key ids and top-up ids are 404", async (t) => {
@@ -46,17 +62,24 @@ t.test("another account's key ids and top-up ids are 404", async (t) => {
   const b = await activate(app);
   const aKeys = (await app.inject({ method: 'GET', url: '/v1/account/keys', headers: a.auth })).json().items;
   const aKey = aKeys[0].key_id;
-  const top = (await app.inject({ method: 'POST', url: '/v1/account/topup', headers: b.auth, payload: { amount_usd: 5 } })).json();
+  const top = (
+    await app.inject({ method: 'POST', url: '/v1/account/topup', headers: b.auth, payload: { amount_usd: 5 } })
+  ).json();
   const tries = [
-    ['DELETE', `/v1/account/keys/${aKey}`], ['POST', `/v1/account/keys/${aKey}/rotate`],
-    ['DELETE', '/v1/account/keys/key_unknown'], ['POST', '/v1/account/keys/key_unknown/rotate'],
+    ['DELETE', `/v1/account/keys/${aKey}`],
+    ['POST', `/v1/account/keys/${aKey}/rotate`],
+    ['DELETE', '/v1/account/keys/key_unknown'],
+    ['POST', '/v1/account/keys/key_unknown/rotate'],
   ] as const;
   for (const [method, url] of tries) {
     const res = await app.inject({ method, url, headers: b.auth });
     t.equal(res.statusCode, 404, `${method} ${url}`);
     t.equal(res.json().error.code, 'not_found');
   }
-  t.equal((await app.inject({ method: 'GET', url: `/v1/account/topups/${top.topup_id}`, headers: a.auth })).statusCode, 404);
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/v1/account/topups/${top.topup_id}`, headers: a.auth })).statusCode,
+    404
+  );
   // a's key is untouched: not revoked, not rotated.
   t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode, 200);
   const rows = await app.svc.db.selectFrom('api_keys').selectAll().where('account_id', '=', a.account_id).execute();
@@ -78,21 +101,39 @@ t.test('rotate keeps the old key valid until old_key_expires_at, then 401', asyn
   const expiresAt = Date.parse(r.old_key_expires_at);
   t.ok(expiresAt > Date.now() && expiresAt <= Date.now() + 1000);
   const fresh = { authorization: `Bearer ${r.secret}` };
-  t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode, 200, 'old key in its grace period');
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode,
+    200,
+    'old key in its grace period'
+  );
   t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: fresh })).statusCode, 200, 'new key');
   await sleep(Math.max(0, expiresAt - Date.now()) + 50);
   const old = await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth });
   t.equal(old.statusCode, 401, 'old key after the grace period, despite the cache');
   t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: fresh })).statusCode, 200);
-  const listed = (await app.inject({ method: 'GET', url: '/v1/account/keys', headers: fresh })).json().items.map((k: any) => k.key_id);
+  const listed = (await app.inject({ method: 'GET', url: '/v1/account/keys', headers: fresh }))
+    .json()
+    .items.map((k: any) => k.key_id);
   t.same(listed, [r.key_id]);
 });
 
 t.test('a key limited to storage cannot manage the account', async (t) => {
   const { app } = await makeApp(t);
   const a = await activate(app);
-  const k = (await app.inject({ method: 'POST', url: '/v1/account/keys', headers: a.auth, payload: { label: 's', scopes: ['storage:read'] } })).json();
-  const res = await app.inject({ method: 'POST', url: '/v1/account/topup', headers: { authorization: `Bearer ${k.secret}` }, payload: { amount_usd: 5 } });
+  const k = (
+    await app.inject({
+      method: 'POST',
+      url: '/v1/account/keys',
+      headers: a.auth,
+      payload: { label: 's', scopes: ['storage:read'] },
+    })
+  ).json();
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/account/topup',
+    headers: { authorization: `Bearer ${k.secret}` },
+    payload: { amount_usd: 5 },
+  });
   t.equal(res.statusCode, 403);
   t.equal(res.json().error.code, 'forbidden');
   t.equal((await app.svc.db.selectFrom('topups').select('topup_id').execute()).length, 0);

@@ -11,19 +11,40 @@ function usage(app: FastifyInstance, who: Activated, query = '') {
 }
 
 /** A ledger entry at a chosen time (calls through the router are always "now"). */
-async function entry(app: FastifyInstance, accountId: string, at: string | number, micros: number, capability: string | null, kind = 'usage') {
-  await app.svc.db.insertInto('wallet_ledger').values({
-    entry_id: newId('led'), account_id: accountId, amount_micros: -micros, kind, ref: null,
-    capability, vendor: 'v', quantity: null, created_at: typeof at === 'number' ? at : Date.parse(at),
-  }).execute();
+async function entry(
+  app: FastifyInstance,
+  accountId: string,
+  at: string | number,
+  micros: number,
+  capability: string | null,
+  kind = 'usage'
+) {
+  await app.svc.db
+    .insertInto('wallet_ledger')
+    .values({
+      entry_id: newId('led'),
+      account_id: accountId,
+      amount_micros: -micros,
+      kind,
+      ref: null,
+      capability,
+      vendor: 'v',
+      quantity: null,
+      created_at: typeof at === 'number' ? at : Date.parse(at),
+    })
+    .execute();
 }
 
 t.test('usage of real metered calls, by capability and by day', async (t) => {
-  const { app } = await scriptedApp(t, [{ id: 'v', price_micros: 1_000 }, { id: 'w', price_micros: 2_500, capabilities: ['test.send'] }]);
+  const { app } = await scriptedApp(t, [
+    { id: 'v', price_micros: 1_000 },
+    { id: 'w', price_micros: 2_500, capabilities: ['test.send'] },
+  ]);
   const me = await activate(app);
   const other = await activate(app);
   for (let i = 0; i < 3; i++) t.equal((await meterCall(app, me.auth, { input: `r${i}` })).statusCode, 200);
-  for (let i = 0; i < 2; i++) t.equal((await meterCall(app, me.auth, { input: `s${i}`, vendor: 'w' }, 'send')).statusCode, 200);
+  for (let i = 0; i < 2; i++)
+    t.equal((await meterCall(app, me.auth, { input: `s${i}`, vendor: 'w' }, 'send')).statusCode, 200);
   await meterCall(app, other.auth, { input: 'not mine' });
 
   const byCap = await usage(app, me, '?group_by=capability');
@@ -39,7 +60,10 @@ t.test('usage of real metered calls, by capability and by day', async (t) => {
   const { from, to } = byDay.json();
   t.ok(Math.abs(Date.parse(to) - Date.now()) < 5_000, 'to defaults to now');
   t.equal(Date.parse(to) - Date.parse(from), 30 * DAY, 'from defaults to 30 days before');
-  t.notOk(Object.keys(byDay.headers).some((h) => h.startsWith('x-svc-cost')), 'reading usage is not metered');
+  t.notOk(
+    Object.keys(byDay.headers).some((h) => h.startsWith('x-svc-cost')),
+    'reading usage is not metered'
+  );
 });
 
 t.test('days are UTC days; from is inclusive, to exclusive; other kinds and accounts are left out', async (t) => {
@@ -63,7 +87,9 @@ t.test('days are UTC days; from is inclusive, to exclusive; other kinds and acco
       { day: '2026-10-01', cost_usd: 0.0001, calls: 1 },
       { day: '2026-10-02', cost_usd: 1.00025, calls: 3 },
     ],
-    from: '2026-10-01T00:00:00.000Z', to: '2026-10-03T00:00:00.000Z', total_usd: 1.00035,
+    from: '2026-10-01T00:00:00.000Z',
+    to: '2026-10-03T00:00:00.000Z',
+    total_usd: 1.00035,
   });
   const caps = await usage(app, me, `${range}&group_by=capability`);
   t.same(caps.json().items, [
@@ -72,8 +98,16 @@ t.test('days are UTC days; from is inclusive, to exclusive; other kinds and acco
     { capability: 'other', cost_usd: 0, calls: 1 },
   ]);
   // Offsets other than Z are read as the instant they name.
-  const offset = await usage(app, me, `?from=${encodeURIComponent('2026-10-02T01:00:00+01:00')}&to=${encodeURIComponent('2026-10-02T03:00:00+02:00')}`);
-  t.same(offset.json().items, [{ day: '2026-10-02', cost_usd: 0.00025, calls: 1 }], 'the free call at 01:00Z is the exclusive end');
+  const offset = await usage(
+    app,
+    me,
+    `?from=${encodeURIComponent('2026-10-02T01:00:00+01:00')}&to=${encodeURIComponent('2026-10-02T03:00:00+02:00')}`
+  );
+  t.same(
+    offset.json().items,
+    [{ day: '2026-10-02', cost_usd: 0.00025, calls: 1 }],
+    'the free call at 01:00Z is the exclusive end'
+  );
   t.equal(offset.json().from, '2026-10-02T00:00:00.000Z');
 
   const empty = await usage(app, me, '?from=2025-01-01T00:00:00Z&to=2025-02-01T00:00:00Z');

@@ -24,28 +24,57 @@ t.test('OpenAI Batch API: 202, JSONL upload, polls until succeeded, charged exac
   t.equal(done.result.content, 'Hello from a batch.');
   t.same(done.result.usage, { input_tokens: 12, output_tokens: 4, total_tokens: 16 });
   // 12 input tokens at 0.5 USD/M + 4 output at 1 USD/M = 6 + 4 = 10 micro-USD.
-  t.match(done.result.metadata, { vendor: 'oa', model: 'alpha', cost_usd: 0.00001, cached: false, byok: false, attempts: [{ vendor: 'oa', model: 'alpha', status: 'ok' }] });
+  t.match(done.result.metadata, {
+    vendor: 'oa',
+    model: 'alpha',
+    cost_usd: 0.00001,
+    cached: false,
+    byok: false,
+    attempts: [{ vendor: 'oa', model: 'alpha', status: 'ok' }],
+  });
   t.match(done.completed_at, /Z$/);
   t.equal(before - (await c.app.svc.wallet.balance(c.accountId)), 10, 'exactly the batch price');
   t.same(await holds(c), [], 'the hold is settled');
-  const ledger = await c.app.svc.db.selectFrom('wallet_ledger').selectAll().where('account_id', '=', c.accountId).where('kind', '=', 'usage').execute();
+  const ledger = await c.app.svc.db
+    .selectFrom('wallet_ledger')
+    .selectAll()
+    .where('account_id', '=', c.accountId)
+    .where('kind', '=', 'usage')
+    .execute();
   t.match(ledger, [{ amount_micros: -10, capability: 'ai.chat.batch', vendor: 'oa', ref: batch_id }]);
 
   const [fileId] = [...c.oa.batches.files.keys()];
   const line = JSON.parse(c.oa.batches.files.get(fileId)!.content);
-  t.match(line, { custom_id: batch_id, method: 'POST', url: '/v1/chat/completions', body: { model: 'alpha', messages: [{ role: 'user', content: 'Summarise this' }], max_completion_tokens: 100 } });
+  t.match(line, {
+    custom_id: batch_id,
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model: 'alpha', messages: [{ role: 'user', content: 'Summarise this' }], max_completion_tokens: 100 },
+  });
   const upload = c.oa.requests.find((r) => r.path === '/v1/files')!;
   t.match(upload.headers['content-type'], /^multipart\/form-data; boundary=/);
   const created = c.oa.requests.find((r) => r.path === '/v1/batches')!;
   t.match(created.body, { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' });
-  t.ok(c.oa.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/batches/')).length >= 3, 'polled until done');
+  t.ok(
+    c.oa.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/batches/')).length >= 3,
+    'polled until done'
+  );
   t.equal(c.oa.requests.filter((r) => r.path === '/v1/chat/completions').length, 0, 'no direct chat call');
 });
 
 t.test('Anthropic Message Batches: submitted, results read from results_url, charged at the batch price', async (t) => {
   const c = await batchApp(t);
   const before = await c.app.svc.wallet.balance(c.accountId);
-  const { batch_id } = (await submit(c, { messages: [{ role: 'system', content: 'Be brief' }, { role: 'user', content: 'Hi' }], model: 'beta', max_tokens: 50 })).json();
+  const { batch_id } = (
+    await submit(c, {
+      messages: [
+        { role: 'system', content: 'Be brief' },
+        { role: 'user', content: 'Hi' },
+      ],
+      model: 'beta',
+      max_tokens: 50,
+    })
+  ).json();
   const done = await until(c, batch_id, ['succeeded', 'failed']);
   t.equal(done.state, 'succeeded', JSON.stringify(done));
   await settled(c);
@@ -55,27 +84,59 @@ t.test('Anthropic Message Batches: submitted, results read from results_url, cha
   t.equal(before - (await c.app.svc.wallet.balance(c.accountId)), 24);
   t.equal(done.result.metadata.cost_usd, 0.000024);
   const create = c.an.requests.find((r) => r.method === 'POST' && r.path === '/v1/messages/batches')!;
-  t.match(create.body, { requests: [{ custom_id: batch_id, params: { model: 'beta', max_tokens: 50, messages: [{ role: 'user' }], system: [{ type: 'text', text: 'Be brief' }] } }] });
+  t.match(create.body, {
+    requests: [
+      {
+        custom_id: batch_id,
+        params: {
+          model: 'beta',
+          max_tokens: 50,
+          messages: [{ role: 'user' }],
+          system: [{ type: 'text', text: 'Be brief' }],
+        },
+      },
+    ],
+  });
   t.notOk(create.body.requests[0].params.stream);
-  t.ok(c.an.requests.some((r) => r.path.endsWith('/results')), 'results read from results_url');
+  t.ok(
+    c.an.requests.some((r) => r.path.endsWith('/results')),
+    'results read from results_url'
+  );
   t.same(await holds(c), []);
 });
 
-t.test('Anthropic Message Batches with a JSON mode: the answer tool\'s input is the result\'s content', async (t) => {
+t.test("Anthropic Message Batches with a JSON mode: the answer tool's input is the result's content", async (t) => {
   const c = await batchApp(t);
   const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
-  const { batch_id } = (await submit(c, { messages: 'Where?', model: 'beta', response_format: { type: 'json_schema', json_schema: { name: 'place', schema } } })).json();
+  const { batch_id } = (
+    await submit(c, {
+      messages: 'Where?',
+      model: 'beta',
+      response_format: { type: 'json_schema', json_schema: { name: 'place', schema } },
+    })
+  ).json();
   const done = await until(c, batch_id, ['succeeded', 'failed']);
   t.equal(done.state, 'succeeded', JSON.stringify(done));
-  t.same({ content: JSON.parse(done.result.content), finish: done.result.finish_reason, calls: done.result.tool_calls }, { content: { city: 'text' }, finish: 'stop', calls: undefined });
+  t.same(
+    { content: JSON.parse(done.result.content), finish: done.result.finish_reason, calls: done.result.tool_calls },
+    { content: { city: 'text' }, finish: 'stop', calls: undefined }
+  );
   const create = c.an.requests.find((r) => r.method === 'POST' && r.path === '/v1/messages/batches')!;
-  t.match(create.body.requests[0].params, { tools: [{ name: 'place', input_schema: schema }], tool_choice: { type: 'tool', name: 'place' } });
+  t.match(create.body.requests[0].params, {
+    tools: [{ name: 'place', input_schema: schema }],
+    tool_choice: { type: 'tool', name: 'place' },
+  });
   await settled(c);
 });
 
-t.test('a vendor without a batch API: the call runs later from a job, at the model\'s batch price', async (t) => {
+t.test("a vendor without a batch API: the call runs later from a job, at the model's batch price", async (t) => {
   const c = await batchApp(t);
-  const { app } = await aiApp(t, { ...FAST, vendors: [{ id: 'oc', use: 'openai-compatible', config: { api_key: 'sk-oa', base_url: c.oa.url, models: ['gamma'] } }] });
+  const { app } = await aiApp(t, {
+    ...FAST,
+    vendors: [
+      { id: 'oc', use: 'openai-compatible', config: { api_key: 'sk-oa', base_url: c.oa.url, models: ['gamma'] } },
+    ],
+  });
   const a = await activate(app);
   const d = { ...c, app, auth: a.auth, accountId: a.account_id };
   const before = await app.svc.wallet.balance(a.account_id);
@@ -91,10 +152,14 @@ t.test('a vendor without a batch API: the call runs later from a job, at the mod
   t.equal(c.oa.batches.batches.size, 0, 'no vendor batch');
 });
 
-t.test('vendor batch failures: failed state with the vendor\'s reason, the reservation released', async (t) => {
+t.test("vendor batch failures: failed state with the vendor's reason, the reservation released", async (t) => {
   const c = await batchApp(t);
   const before = await c.app.svc.wallet.balance(c.accountId);
-  for (const [outcome, message] of [['failed', /does not support batch/], ['expired', /expired without an answer/], ['request_error', /Invalid value for messages/]] as const) {
+  for (const [outcome, message] of [
+    ['failed', /does not support batch/],
+    ['expired', /expired without an answer/],
+    ['request_error', /Invalid value for messages/],
+  ] as const) {
     c.oa.batches.outcome = outcome;
     const { batch_id } = (await submit(c, { messages: 'x', model: 'alpha' })).json();
     const done = await until(c, batch_id, ['succeeded', 'failed']);
@@ -114,7 +179,7 @@ t.test('vendor batch failures: failed state with the vendor\'s reason, the reser
   t.same(await holds(c), []);
 });
 
-t.test('another account\'s batch is 404; bad input changes nothing; idempotency replays the 202', async (t) => {
+t.test("another account's batch is 404; bad input changes nothing; idempotency replays the 202", async (t) => {
   const c = await batchApp(t);
   const { batch_id } = (await submit(c, { messages: 'x', model: 'alpha' })).json();
   const other = await activate(c.app);
@@ -130,7 +195,12 @@ t.test('another account\'s batch is 404; bad input changes nothing; idempotency 
   const rows = async () => (await c.app.svc.db.selectFrom('ai_batches').select('batch_id').execute()).length;
   const count = await rows();
   const calls = c.oa.requests.length;
-  for (const payload of [{ messages: 'x', stream: true }, { messages: 'x', nope: 1 }, { messages: [] }, { messages: 'x', model: 'gpt-9' }]) {
+  for (const payload of [
+    { messages: 'x', stream: true },
+    { messages: 'x', nope: 1 },
+    { messages: [] },
+    { messages: 'x', model: 'gpt-9' },
+  ]) {
     const r = await submit(c, payload);
     t.ok([400, 503].includes(r.statusCode), `${JSON.stringify(payload)} -> ${r.statusCode}`);
     if ('stream' in payload) t.match(r.json().error, { code: 'validation_failed', param: 'batch_mode' });
@@ -152,7 +222,10 @@ t.test('another account\'s batch is 404; bad input changes nothing; idempotency 
 t.test('a failed poll is retried, and a restarted gateway finishes the batch and charges it once', async (t) => {
   const oa = await openAiFake({ key: 'sk-oa' }).start('/v1');
   t.teardown(() => oa.close());
-  const { app, config } = await makeApp(t, { ...FAST, vendors: [{ id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: oa.url, models: ['alpha'] } }] });
+  const { app, config } = await makeApp(t, {
+    ...FAST,
+    vendors: [{ id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: oa.url, models: ['alpha'] } }],
+  });
   const a = await activate(app);
   const d = { app, oa, an: oa, key: a.key, auth: a.auth, accountId: a.account_id } as unknown as Ctx;
   const before = await app.svc.wallet.balance(a.account_id);
@@ -163,7 +236,11 @@ t.test('a failed poll is retried, and a restarted gateway finishes the batch and
   const seen = polls();
   oa.next({ status: 500 });
   for (let i = 0; i < 200 && polls() < seen + 2; i++) await new Promise((ok) => setTimeout(ok, 10));
-  t.equal((await until(d, batch_id, ['running', 'failed'])).state, 'running', 'a poll that failed does not fail the batch');
+  t.equal(
+    (await until(d, batch_id, ['running', 'failed'])).state,
+    'running',
+    'a poll that failed does not fail the batch'
+  );
   await app.close();
 
   oa.batches.pollsUntilDone = 0;
@@ -179,17 +256,29 @@ t.test('a failed poll is retried, and a restarted gateway finishes the batch and
   t.equal(oa.batches.batches.size, 1, 'submitted once');
 });
 
-t.test('BYOK: the batch runs on the caller\'s key, costs the platform fee, and the key is not stored with it', async (t) => {
-  const c = await batchApp(t);
-  const reg = await c.app.inject({ method: 'POST', url: '/v1/byok', headers: c.auth, payload: { provider: 'anthropic', alias: 'mine', credentials: { api_key: 'sk-an' } } });
-  t.equal(reg.statusCode, 200, reg.body);
-  const before = await c.app.svc.wallet.balance(c.accountId);
-  const { batch_id } = (await submit(c, { messages: 'x', model: 'beta' })).json();
-  const row = await c.app.svc.db.selectFrom('ai_batches').selectAll().where('batch_id', '=', batch_id).executeTakeFirstOrThrow();
-  t.notOk(JSON.stringify(row).includes('sk-an'), 'no key in the batch row');
-  const done = await until(c, batch_id, ['succeeded', 'failed']);
-  t.equal(done.state, 'succeeded', JSON.stringify(done));
-  await settled(c);
-  t.equal(done.result.metadata.byok, true);
-  t.equal(before - (await c.app.svc.wallet.balance(c.accountId)), 100, 'the BYOK platform fee (0.0001 USD)');
-});
+t.test(
+  "BYOK: the batch runs on the caller's key, costs the platform fee, and the key is not stored with it",
+  async (t) => {
+    const c = await batchApp(t);
+    const reg = await c.app.inject({
+      method: 'POST',
+      url: '/v1/byok',
+      headers: c.auth,
+      payload: { provider: 'anthropic', alias: 'mine', credentials: { api_key: 'sk-an' } },
+    });
+    t.equal(reg.statusCode, 200, reg.body);
+    const before = await c.app.svc.wallet.balance(c.accountId);
+    const { batch_id } = (await submit(c, { messages: 'x', model: 'beta' })).json();
+    const row = await c.app.svc.db
+      .selectFrom('ai_batches')
+      .selectAll()
+      .where('batch_id', '=', batch_id)
+      .executeTakeFirstOrThrow();
+    t.notOk(JSON.stringify(row).includes('sk-an'), 'no key in the batch row');
+    const done = await until(c, batch_id, ['succeeded', 'failed']);
+    t.equal(done.state, 'succeeded', JSON.stringify(done));
+    await settled(c);
+    t.equal(done.result.metadata.byok, true);
+    t.equal(before - (await c.app.svc.wallet.balance(c.accountId)), 100, 'the BYOK platform fee (0.0001 USD)');
+  }
+);

@@ -24,18 +24,28 @@ t.test('a client closing its socket mid-chat is logged as a disconnect and count
   const body = JSON.stringify({ messages: 'Say hi', model: 'alpha' });
   const sock = connect(port, '127.0.0.1');
   sock.on('error', () => undefined);
-  sock.write(`POST /v1/ai/chat HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${act.primary_api_key}\r\n`
-    + `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  sock.write(
+    `POST /v1/ai/chat HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${act.primary_api_key}\r\n`
+      + `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
   for (let i = 0; i < 200 && oa.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
   t.equal(oa.requests.length, 1, 'the vendor got the call');
   sock.destroy();
 
-  const lines = () => logged().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  for (let i = 0; i < 200 && !lines().some((l) => /client closed/.test(l.msg)); i++) await new Promise((r) => setTimeout(r, 10));
+  const lines = () =>
+    logged()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  for (let i = 0; i < 200 && !lines().some((l) => /client closed/.test(l.msg)); i++)
+    await new Promise((r) => setTimeout(r, 10));
   const gone = lines().find((l) => /client closed/.test(l.msg));
   t.ok(gone, 'a disconnect line');
   t.equal(gone?.level, 30, 'at info');
-  t.notOk(lines().some((l) => l.level >= 50), 'nothing at error level');
+  t.notOk(
+    lines().some((l) => l.level >= 50),
+    'nothing at error level'
+  );
 
   const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
   t.match(metrics, /client_disconnects_total\{method="POST",route="\/v1\/ai\/chat"\} 1/);

@@ -11,9 +11,14 @@ t.test('with no AI vendor configured: 503 no_vendor_available, nothing charged, 
   const bal = await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth });
   t.equal(bal.json().balance_usd, 5);
   const disc = (await app.inject({ method: 'GET', url: '/v1/discovery' })).json();
-  const chat = disc.items.find((i: { path: string; method: string }) => i.path === '/v1/ai/chat' && i.method === 'POST');
+  const chat = disc.items.find(
+    (i: { path: string; method: string }) => i.path === '/v1/ai/chat' && i.method === 'POST'
+  );
   t.ok(chat, 'chat is listed');
   t.equal(chat.available, false, 'BYOK-only instances do not make it available');
   t.notOk(app.svc.router.available('ai.chat'));
-  t.ok(app.svc.vendors.all().some((v) => v.id === 'byok-openai' && v.byokOnly), 'a BYOK-only openai instance waits for callers with keys');
+  t.ok(
+    app.svc.vendors.all().some((v) => v.id === 'byok-openai' && v.byokOnly),
+    'a BYOK-only openai instance waits for callers with keys'
+  );
 });

@@ -11,7 +11,9 @@ const user = (content: string): OpenAI.ChatCompletionMessageParam[] => [{ role: 
 t.test('a streamed answer with no content still names its role: the SDK stream helper finishes', async (t) => {
   const { client, oa } = await sdkApp(t);
   oa.next({ content: '' });
-  const done = await client.chat.completions.stream({ model: 'alpha', messages: user('say nothing') }).finalChatCompletion();
+  const done = await client.chat.completions
+    .stream({ model: 'alpha', messages: user('say nothing') })
+    .finalChatCompletion();
   t.equal(done.choices[0].message.role, 'assistant');
   t.equal(done.choices[0].message.content ?? '', '');
   t.equal(done.choices[0].finish_reason, 'stop');
@@ -34,7 +36,10 @@ t.test('an Idempotency-Key header makes a retry a replay: one vendor call, one c
   const collect = async () => {
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
-    const s = await client.chat.completions.create({ model: 'alpha', messages: user('count'), stream: true, stream_options: { include_usage: true } }, streamed);
+    const s = await client.chat.completions.create(
+      { model: 'alpha', messages: user('count'), stream: true, stream_options: { include_usage: true } },
+      streamed
+    );
     for await (const c of s) {
       text += c.choices[0]?.delta?.content ?? '';
       usage = c.usage ?? usage;
@@ -47,7 +52,9 @@ t.test('an Idempotency-Key header makes a retry a replay: one vendor call, one c
   t.same(again, first, 'the replay carries the same text and usage');
   t.equal(oa.requests.length, before, 'no second vendor call');
 
-  const other = await client.chat.completions.create({ model: 'alpha', messages: user('something else') }, once).catch((e) => e);
+  const other = await client.chat.completions
+    .create({ model: 'alpha', messages: user('something else') }, once)
+    .catch((e) => e);
   t.ok(other instanceof OpenAI.ConflictError, 'the same key with another body is a 409');
   t.equal(other.error?.code, 'idempotency_key_reused');
 });
@@ -66,7 +73,10 @@ t.test('embeddings: `auto` routes; token ids are refused with a message that say
   const { client } = await sdkApp(t);
   const r = await client.embeddings.create({ model: 'auto', input: 'one two' });
   t.equal(r.model, 'emb');
-  for (const input of [[1, 2, 3], [[1, 2], [3]]] as any[]) {
+  for (const input of [
+    [1, 2, 3],
+    [[1, 2], [3]],
+  ] as any[]) {
     const e = await client.embeddings.create({ model: 'emb', input }).catch((x) => x);
     t.ok(e instanceof OpenAI.BadRequestError);
     t.match(e.message, /token ids is not supported/);
@@ -76,35 +86,64 @@ t.test('embeddings: `auto` routes; token ids are refused with a message that say
 
 t.test('no vendor for a capability: a 503 the SDK does not retry (x-should-retry: false)', async (t) => {
   const { base, key } = await sdkApp(t, { vendors: [] });
-  const res = await fetch(`${base}/v1/openai/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'alpha', messages: user('hi') }) });
+  const res = await fetch(`${base}/v1/openai/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'alpha', messages: user('hi') }),
+  });
   t.equal(res.status, 503);
   t.equal(res.headers.get('x-should-retry'), 'false');
   t.equal((await res.json()).error.code, 'no_vendor_available');
 });
 
-t.test('images: stream is refused before anything is made; gpt-image-* answer b64_json by default, as OpenAI does', async (t) => {
-  const models = [...MEDIA_MODELS, { ...MEDIA_MODELS[0], id: 'gpt-image-1', family: 'gpt-image' }];
-  const env = await mediaApp(t, { plugins: { ai: { models } } }, { oaModels: ['pix', 'seer', 'gpt-image-1'] });
-  const client = new OpenAI({ apiKey: env.key, baseURL: `${env.base}/v1/openai`, maxRetries: 0 });
-  const bal = await env.app.svc.wallet.balance(env.accountId);
-  const calls = env.oa.requests.length;
-  const e = await client.images.generate({ model: 'pix', prompt: 'x', stream: true } as any).catch((x) => x);
-  t.ok(e instanceof OpenAI.BadRequestError, String(e));
-  t.equal(e.param, 'stream');
-  t.equal(env.oa.requests.length, calls, 'no vendor call');
-  t.equal(await env.app.svc.wallet.balance(env.accountId), bal, 'no charge');
+t.test(
+  'images: stream is refused before anything is made; gpt-image-* answer b64_json by default, as OpenAI does',
+  async (t) => {
+    const models = [...MEDIA_MODELS, { ...MEDIA_MODELS[0], id: 'gpt-image-1', family: 'gpt-image' }];
+    const env = await mediaApp(t, { plugins: { ai: { models } } }, { oaModels: ['pix', 'seer', 'gpt-image-1'] });
+    const client = new OpenAI({ apiKey: env.key, baseURL: `${env.base}/v1/openai`, maxRetries: 0 });
+    const bal = await env.app.svc.wallet.balance(env.accountId);
+    const calls = env.oa.requests.length;
+    const e = await client.images.generate({ model: 'pix', prompt: 'x', stream: true } as any).catch((x) => x);
+    t.ok(e instanceof OpenAI.BadRequestError, String(e));
+    t.equal(e.param, 'stream');
+    t.equal(env.oa.requests.length, calls, 'no vendor call');
+    t.equal(await env.app.svc.wallet.balance(env.accountId), bal, 'no charge');
 
-  const g = await client.images.generate({ model: 'gpt-image-1', prompt: 'a hill' });
-  t.ok(g.data![0].b64_json, 'b64_json without asking');
-  t.notOk(g.data![0].url);
-  const asked = await client.images.generate({ model: 'gpt-image-1', prompt: 'a hill', response_format: 'url' });
-  t.ok(asked.data![0].url, 'a URL when asked for');
-});
+    const g = await client.images.generate({ model: 'gpt-image-1', prompt: 'a hill' });
+    t.ok(g.data![0].b64_json, 'b64_json without asking');
+    t.notOk(g.data![0].url);
+    const asked = await client.images.generate({ model: 'gpt-image-1', prompt: 'a hill', response_format: 'url' });
+    t.ok(asked.data![0].url, 'a URL when asked for');
+  }
+);
 
 t.test("OpenAI's other request fields reach vendors speaking OpenAI's wire as sent, and nobody else", async (t) => {
   const { client, oa, an } = await sdkApp(t);
-  const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'weather', strict: true, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } } }];
-  const extra = { reasoning_effort: 'low', seed: 7, top_p: 0.5, presence_penalty: 0.1, frequency_penalty: 0.2, parallel_tool_calls: false, user: 'u-1' } as const;
+  const tools: OpenAI.ChatCompletionTool[] = [
+    {
+      type: 'function',
+      function: {
+        name: 'weather',
+        strict: true,
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string' } },
+          required: ['city'],
+          additionalProperties: false,
+        },
+      },
+    },
+  ];
+  const extra = {
+    reasoning_effort: 'low',
+    seed: 7,
+    top_p: 0.5,
+    presence_penalty: 0.1,
+    frequency_penalty: 0.2,
+    parallel_tool_calls: false,
+    user: 'u-1',
+  } as const;
   await client.chat.completions.create({ model: 'alpha', messages: user('hi'), tools, ...extra });
   const sent = oa.requests.at(-1)!.body;
   t.match(sent, { ...extra, model: 'alpha' });

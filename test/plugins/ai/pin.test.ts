@@ -25,7 +25,7 @@ t.test('a pinned instance outside routes.<capability>.targets answers; unpinned 
     t.match(
       pinned.json().metadata,
       { vendor: 'oa', model: 'alpha' },
-      `vendor: ${vendor} pins the instance outside the route`,
+      `vendor: ${vendor} pins the instance outside the route`
     );
   }
   const streamed = await chat({ messages: 'x', vendor: 'oa', stream: true });

@@ -4,21 +4,35 @@ import { traceLoggedApp } from '../../helpers/trace-logged-app.js';
 import { openAiFake } from '../../fakes/openai-fake.js';
 import { aiApp } from './setup.js';
 
-const mint = (app: any, auth: any, payload: Record<string, unknown> = {}) => app.inject({ method: 'POST', url: '/v1/ai/realtime/token', headers: auth, payload });
+const mint = (app: any, auth: any, payload: Record<string, unknown> = {}) =>
+  app.inject({ method: 'POST', url: '/v1/ai/realtime/token', headers: auth, payload });
 
-t.test('a live session token: the vendor\'s client secret, ICE servers, 1 h by default, a flat charge', async (t) => {
+t.test("a live session token: the vendor's client secret, ICE servers, 1 h by default, a flat charge", async (t) => {
   const { app, oa, auth, accountId } = await aiApp(t);
   const before = await app.svc.wallet.balance(accountId);
   const started = Date.now();
   const res = await mint(app, auth);
   t.equal(res.statusCode, 200, res.body);
   const r = res.json();
-  t.match(r, { session_id: /^sess_/, token: /^ek_/, ice_servers: [{ urls: 'stun:stun.l.google.com:19302' }], model: 'gpt-realtime', vendor: 'oa' });
-  t.equal(r.token, oa.batches.secrets[0].value, 'the token is the vendor\'s ephemeral secret');
+  t.match(r, {
+    session_id: /^sess_/,
+    token: /^ek_/,
+    ice_servers: [{ urls: 'stun:stun.l.google.com:19302' }],
+    model: 'gpt-realtime',
+    vendor: 'oa',
+  });
+  t.equal(r.token, oa.batches.secrets[0].value, "the token is the vendor's ephemeral secret");
   const ttl = (Date.parse(r.expires_at) - started) / 1000;
   t.ok(ttl > 3590 && ttl <= 3601, `expires in an hour (${ttl}s)`);
-  t.same(oa.requests.at(-1)!.body, { expires_after: { anchor: 'created_at', seconds: 3600 }, session: { type: 'realtime', model: 'gpt-realtime' } });
-  t.equal(oa.requests.at(-1)!.headers.authorization, 'Bearer sk-oa', 'minted with the instance key, which the caller never sees');
+  t.same(oa.requests.at(-1)!.body, {
+    expires_after: { anchor: 'created_at', seconds: 3600 },
+    session: { type: 'realtime', model: 'gpt-realtime' },
+  });
+  t.equal(
+    oa.requests.at(-1)!.headers.authorization,
+    'Bearer sk-oa',
+    'minted with the instance key, which the caller never sees'
+  );
   // Default flat price 0.10 USD a token.
   t.equal(before - (await app.svc.wallet.balance(accountId)), 100_000);
   t.equal(res.headers['x-svc-cost-usd'], '0.100000');
@@ -26,7 +40,10 @@ t.test('a live session token: the vendor\'s client secret, ICE servers, 1 h by d
 
   const voiced = (await mint(app, auth, { model: 'gpt-realtime-mini', voice: 'marin', ttl_seconds: 60 })).json();
   t.equal(voiced.model, 'gpt-realtime-mini');
-  t.same(oa.requests.at(-1)!.body, { expires_after: { anchor: 'created_at', seconds: 60 }, session: { type: 'realtime', model: 'gpt-realtime-mini', audio: { output: { voice: 'marin' } } } });
+  t.same(oa.requests.at(-1)!.body, {
+    expires_after: { anchor: 'created_at', seconds: 60 },
+    session: { type: 'realtime', model: 'gpt-realtime-mini', audio: { output: { voice: 'marin' } } },
+  });
   const long = (await mint(app, auth, { ttl_seconds: 86_400 })).json();
   t.equal(oa.requests.at(-1)!.body.expires_after.seconds, 7200, 'OpenAI caps a client secret at 2 h');
   t.ok(Date.parse(long.expires_at) - Date.now() <= 7200_000, 'expires_at says the real end');
@@ -34,10 +51,18 @@ t.test('a live session token: the vendor\'s client secret, ICE servers, 1 h by d
 
 t.test('ttl bounds and unknown fields are 400 and charge nothing; config sets price and ICE servers', async (t) => {
   const ice = [{ urls: ['turn:turn.example.com:3478'], username: 'u', credential: 'c' }];
-  const { app, oa, auth, accountId } = await aiApp(t, { plugins: { ai: { realtime: { price_usd: 0.02, ice_servers: ice } } } });
+  const { app, oa, auth, accountId } = await aiApp(t, {
+    plugins: { ai: { realtime: { price_usd: 0.02, ice_servers: ice } } },
+  });
   const before = await app.svc.wallet.balance(accountId);
   const calls = oa.requests.length;
-  for (const payload of [{ ttl_seconds: 59 }, { ttl_seconds: 86_401 }, { ttl_seconds: 'long' }, { voice: '' }, { nope: true }]) {
+  for (const payload of [
+    { ttl_seconds: 59 },
+    { ttl_seconds: 86_401 },
+    { ttl_seconds: 'long' },
+    { voice: '' },
+    { nope: true },
+  ]) {
     const res = await mint(app, auth, payload);
     t.equal(res.statusCode, 400, JSON.stringify(payload));
     t.equal(res.json().error.code, 'validation_failed');
@@ -65,7 +90,9 @@ t.test('no realtime vendor: 503 no_vendor_available', async (t) => {
 t.test('the token never reaches the log, even at trace level', async (t) => {
   const fake = await openAiFake({ key: 'sk-oa' }).start('/v1');
   t.teardown(() => fake.close());
-  const { app, logged } = await traceLoggedApp(t, { vendors: [{ id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: fake.url } }] });
+  const { app, logged } = await traceLoggedApp(t, {
+    vendors: [{ id: 'oa', use: 'openai', config: { api_key: 'sk-oa', base_url: fake.url } }],
+  });
   const a = await activate(app);
   const r = (await mint(app, a.auth, { voice: 'marin' })).json();
   t.match(r.token, /^ek_/);

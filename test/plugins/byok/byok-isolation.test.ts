@@ -115,6 +115,6 @@ for (const stream of [false, true]) {
         t.notMatch(JSON.stringify(seen.opts), foreign, `${own}: no other candidate's key in the invoke options`);
         t.notMatch(JSON.stringify(seen.opts), own === 'oa' ? /beta/ : /alpha/, `${own}: no other candidate's plan`);
       }
-    },
+    }
   );
 }

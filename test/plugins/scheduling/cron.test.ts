@@ -4,30 +4,59 @@ import { makeApp, activate } from '../../helpers/app.js';
 import { FAST, accountSecret, receiver, verify } from './receiver.js';
 import { until } from '../../helpers/wait.js';
 
-const create = (app: any, auth: any, payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/v1/scheduling/cron', headers: auth, payload });
-const runs = async (app: any, auth: any, id: string) => (await app.inject({ method: 'GET', url: `/v1/scheduling/cron/${id}/runs?limit=200`, headers: auth })).json().items;
+const create = (app: any, auth: any, payload: Record<string, unknown>) =>
+  app.inject({ method: 'POST', url: '/v1/scheduling/cron', headers: auth, payload });
+const runs = async (app: any, auth: any, id: string) =>
+  (await app.inject({ method: 'GET', url: `/v1/scheduling/cron/${id}/runs?limit=200`, headers: auth })).json().items;
 
 t.test('a cron job POSTs its payload on schedule, signed, and records its runs', async (t) => {
   const { app } = await makeApp(t, FAST);
   const a = await activate(app);
   const rx = await receiver(t, (h) => ({ status: h.n === 1 ? 500 : 200 }));
-  const res = await create(app, a.auth, { name: 'tick', schedule: '* * * * * *', url: `${rx.url}/cron`, payload: { job: 'tick' }, retries: 2 });
+  const res = await create(app, a.auth, {
+    name: 'tick',
+    schedule: '* * * * * *',
+    url: `${rx.url}/cron`,
+    payload: { job: 'tick' },
+    retries: 2,
+  });
   t.equal(res.statusCode, 200);
   const c = res.json();
-  t.match(c, { name: 'tick', schedule: '* * * * * *', enabled: true, timezone: 'UTC', retries: 2, timeout_seconds: 300, payload: { job: 'tick' } });
+  t.match(c, {
+    name: 'tick',
+    schedule: '* * * * * *',
+    enabled: true,
+    timezone: 'UTC',
+    retries: 2,
+    timeout_seconds: 300,
+    payload: { job: 'tick' },
+  });
   t.match(c.cron_id, /^cron_/);
   const next = Date.parse(c.next_run_at);
   t.ok(next > Date.now() - 50 && next <= Date.now() + 1000, 'next_run_at is the next second');
   await rx.waitFor(3);
   const secret = await accountSecret(app, a.auth);
   for (const h of rx.hits) t.same(verify(secret, h), { job: 'tick' }, 'standardwebhooks verifies the run');
-  t.equal(rx.hits[0].headers['webhook-id'], rx.hits[1].headers['webhook-id'], 'the retry of a run keeps its webhook-id');
+  t.equal(
+    rx.hits[0].headers['webhook-id'],
+    rx.hits[1].headers['webhook-id'],
+    'the retry of a run keeps its webhook-id'
+  );
   t.equal(rx.hits[0].headers['webhook-event-type'], 'cron.run');
-  await until('two runs settled', async () => (await runs(app, a.auth, c.cron_id)).filter((r: any) => r.state === 'succeeded').length >= 2);
+  await until(
+    'two runs settled',
+    async () => (await runs(app, a.auth, c.cron_id)).filter((r: any) => r.state === 'succeeded').length >= 2
+  );
   const list = await runs(app, a.auth, c.cron_id);
   const first = list[list.length - 1];
   t.equal(first.run_id, rx.hits[0].headers['webhook-id']);
-  t.same(first.attempts.map((x: any) => [x.attempt, x.status, x.response_code]), [[1, 'failed', 500], [2, 'succeeded', 200]]);
+  t.same(
+    first.attempts.map((x: any) => [x.attempt, x.status, x.response_code]),
+    [
+      [1, 'failed', 500],
+      [2, 'succeeded', 200],
+    ]
+  );
   t.ok(first.attempts.every((x: any) => Number.isInteger(x.duration_ms)));
   t.equal(new Date(first.scheduled_for).getUTCMilliseconds(), 0, 'a run is for a whole-second slot');
   const slots = list.map((r: any) => r.scheduled_for);
@@ -40,9 +69,21 @@ t.test('a cron job POSTs its payload on schedule, signed, and records its runs',
 t.test('schedules are read in the IANA zone given', async (t) => {
   const { app } = await makeApp(t, FAST);
   const a = await activate(app);
-  const c = (await create(app, a.auth, { name: 'ny', schedule: '30 9 * * *', timezone: 'America/New_York', url: 'http://127.0.0.1:9/x' })).json();
+  const c = (
+    await create(app, a.auth, {
+      name: 'ny',
+      schedule: '30 9 * * *',
+      timezone: 'America/New_York',
+      url: 'http://127.0.0.1:9/x',
+    })
+  ).json();
   const at = new Date(c.next_run_at);
-  const local = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hour12: false }).format(at);
+  const local = new Intl.DateTimeFormat('en-US', {
+    timeZone: 'America/New_York',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  }).format(at);
   t.equal(local, '09:30');
   t.ok(at.getTime() > Date.now() && at.getTime() <= Date.now() + 86_400_000);
   const list = (await app.inject({ method: 'GET', url: '/v1/scheduling/cron', headers: a.auth })).json();
@@ -51,7 +92,11 @@ t.test('schedules are read in the IANA zone given', async (t) => {
 });
 
 t.test('bad input is 400 naming the field, and nothing is scheduled', async (t) => {
-  const { app } = await makeApp(t, { ...FAST, egress: { allow_private: false }, plugins: { scheduling: { max_payload_bytes: 500 } } });
+  const { app } = await makeApp(t, {
+    ...FAST,
+    egress: { allow_private: false },
+    plugins: { scheduling: { max_payload_bytes: 500 } },
+  });
   const a = await activate(app);
   const ok = { name: 'x', schedule: '*/5 * * * *', url: 'https://93.184.216.34/hook' };
   const cases: [Record<string, unknown>, number, string, RegExp][] = [
@@ -74,7 +119,10 @@ t.test('bad input is 400 naming the field, and nothing is scheduled', async (t) 
     t.match(res.json().error.message, msg);
   }
   t.equal((await app.svc.db.selectFrom('cron_jobs').select('cron_id').execute()).length, 0);
-  t.equal((await app.svc.db.selectFrom('jobs').select('job_id').where('kind', 'like', 'scheduling.%').execute()).length, 0);
+  t.equal(
+    (await app.svc.db.selectFrom('jobs').select('job_id').where('kind', 'like', 'scheduling.%').execute()).length,
+    0
+  );
 });
 
 t.test('PATCH enables, disables and reschedules; DELETE removes; other accounts get 404', async (t) => {
@@ -85,7 +133,8 @@ t.test('PATCH enables, disables and reschedules; DELETE removes; other accounts 
   const c = (await create(app, a.auth, { name: 'p', schedule: '0 0 1 1 *', url: rx.url, enabled: false })).json();
   t.equal(c.enabled, false);
   t.equal(c.next_run_at, undefined, 'a disabled job has no next run');
-  const patch = (id: string, auth: any, payload: unknown) => app.inject({ method: 'PATCH', url: `/v1/scheduling/cron/${id}`, headers: auth, payload });
+  const patch = (id: string, auth: any, payload: unknown) =>
+    app.inject({ method: 'PATCH', url: `/v1/scheduling/cron/${id}`, headers: auth, payload });
 
   const bad = await patch(c.cron_id, a.auth, { schedule: '* * * 13 *' });
   t.equal(bad.statusCode, 400);
@@ -104,18 +153,27 @@ t.test('PATCH enables, disables and reschedules; DELETE removes; other accounts 
   t.equal(rx.hits.length, seen, 'nothing fires while disabled');
 
   for (const [method, url, payload] of [
-    ['GET', `/v1/scheduling/cron/${c.cron_id}`, undefined], ['PATCH', `/v1/scheduling/cron/${c.cron_id}`, { enabled: true }],
-    ['DELETE', `/v1/scheduling/cron/${c.cron_id}`, undefined], ['GET', `/v1/scheduling/cron/${c.cron_id}/runs`, undefined],
+    ['GET', `/v1/scheduling/cron/${c.cron_id}`, undefined],
+    ['PATCH', `/v1/scheduling/cron/${c.cron_id}`, { enabled: true }],
+    ['DELETE', `/v1/scheduling/cron/${c.cron_id}`, undefined],
+    ['GET', `/v1/scheduling/cron/${c.cron_id}/runs`, undefined],
   ] as const) {
     const res = await app.inject({ method, url, headers: b.auth, ...(payload ? { payload } : {}) });
     t.equal(res.statusCode, 404, `${method} ${url} by another account`);
   }
   t.equal((await app.inject({ method: 'GET', url: '/v1/scheduling/cron', headers: b.auth })).json().items.length, 0);
-  t.equal((await app.inject({ method: 'GET', url: `/v1/scheduling/cron/${c.cron_id}`, headers: a.auth })).json().enabled, false, 'unchanged by the other account');
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/v1/scheduling/cron/${c.cron_id}`, headers: a.auth })).json().enabled,
+    false,
+    'unchanged by the other account'
+  );
 
   const del = await app.inject({ method: 'DELETE', url: `/v1/scheduling/cron/${c.cron_id}`, headers: a.auth });
   t.same(del.json(), { ok: true });
-  t.equal((await app.inject({ method: 'GET', url: `/v1/scheduling/cron/${c.cron_id}`, headers: a.auth })).statusCode, 404);
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/v1/scheduling/cron/${c.cron_id}`, headers: a.auth })).statusCode,
+    404
+  );
 });
 
 t.test('after downtime a missed run fires once, not once per missed slot', async (t) => {
@@ -138,7 +196,11 @@ t.test('after downtime a missed run fires once, not once per missed slot', async
   // Runs made after the restart for slots that had passed while the gateway was down.
   const late = all.filter((r: any) => Date.parse(r.created_at) >= up && Date.parse(r.scheduled_for) < up - 100);
   t.ok(up - down >= 3000, 'at least three slots passed while down');
-  t.equal(late.length, 1, `one catch-up run for the missed slots (${all.map((r: any) => `${r.scheduled_for}@${r.created_at}`).join(', ')})`);
+  t.equal(
+    late.length,
+    1,
+    `one catch-up run for the missed slots (${all.map((r: any) => `${r.scheduled_for}@${r.created_at}`).join(', ')})`
+  );
   t.ok(Date.parse(late[0].scheduled_for) < down + 1000, 'it is for the first missed slot');
   const got = (await again.inject({ method: 'GET', url: `/v1/scheduling/cron/${c.cron_id}`, headers: a.auth })).json();
   t.ok(Date.parse(got.next_run_at) > up - 1000, 'next_run_at is back in the present');
@@ -151,17 +213,27 @@ t.test('each attempt of a run is cut at the per-run timeout and retried', async 
     if (h.n === 1) await new Promise((r) => setTimeout(r, 2500)); // longer than the 1 s timeout
     return { status: 200 };
   });
-  const c = (await create(app, a.auth, { name: 'slow', schedule: '* * * * * *', url: rx.url, timeout_seconds: 1, retries: 1 })).json();
+  const c = (
+    await create(app, a.auth, { name: 'slow', schedule: '* * * * * *', url: rx.url, timeout_seconds: 1, retries: 1 })
+  ).json();
   await until('the first run settles', async () => {
     const list = await runs(app, a.auth, c.cron_id);
     return list.length > 0 && list[list.length - 1].state === 'succeeded';
   });
-  await app.inject({ method: 'PATCH', url: `/v1/scheduling/cron/${c.cron_id}`, headers: a.auth, payload: { enabled: false } });
+  await app.inject({
+    method: 'PATCH',
+    url: `/v1/scheduling/cron/${c.cron_id}`,
+    headers: a.auth,
+    payload: { enabled: false },
+  });
   const list = await runs(app, a.auth, c.cron_id);
   const first = list[list.length - 1];
   t.equal(first.attempts.length, 2);
   t.match(first.attempts[0], { attempt: 1, status: 'failed', response_code: null, error: /fetch_timeout/ });
-  t.ok(first.attempts[0].duration_ms >= 900 && first.attempts[0].duration_ms < 2400, `cut at about 1 s (${first.attempts[0].duration_ms} ms)`);
+  t.ok(
+    first.attempts[0].duration_ms >= 900 && first.attempts[0].duration_ms < 2400,
+    `cut at about 1 s (${first.attempts[0].duration_ms} ms)`
+  );
   t.match(first.attempts[1], { attempt: 2, status: 'succeeded', response_code: 200 });
 });
 
@@ -170,14 +242,29 @@ t.test('the cron list pages newest first with a cursor', async (t) => {
   const a = await activate(app);
   const ids = [];
   for (let i = 0; i < 3; i++) {
-    ids.push((await create(app, a.auth, { name: `c${i}`, schedule: '0 0 1 1 *', url: 'http://127.0.0.1:9/', enabled: false })).json().cron_id);
+    ids.push(
+      (
+        await create(app, a.auth, { name: `c${i}`, schedule: '0 0 1 1 *', url: 'http://127.0.0.1:9/', enabled: false })
+      ).json().cron_id
+    );
     await new Promise((r) => setTimeout(r, 3)); // distinct created_at, so "newest first" is the creation order
   }
   const one = (await app.inject({ method: 'GET', url: '/v1/scheduling/cron?limit=2', headers: a.auth })).json();
-  t.same(one.items.map((c: any) => c.cron_id), [ids[2], ids[1]]);
+  t.same(
+    one.items.map((c: any) => c.cron_id),
+    [ids[2], ids[1]]
+  );
   t.type(one.next_cursor, 'string');
-  const two = (await app.inject({ method: 'GET', url: `/v1/scheduling/cron?limit=2&cursor=${one.next_cursor}`, headers: a.auth })).json();
-  t.same(two.items.map((c: any) => c.cron_id), [ids[0]]);
+  const two = (
+    await app.inject({ method: 'GET', url: `/v1/scheduling/cron?limit=2&cursor=${one.next_cursor}`, headers: a.auth })
+  ).json();
+  t.same(
+    two.items.map((c: any) => c.cron_id),
+    [ids[0]]
+  );
   t.equal(two.next_cursor, null);
-  t.equal((await app.inject({ method: 'GET', url: '/v1/scheduling/cron?cursor=junk', headers: a.auth })).statusCode, 400);
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/v1/scheduling/cron?cursor=junk', headers: a.auth })).statusCode,
+    400
+  );
 });

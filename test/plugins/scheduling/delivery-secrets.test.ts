@@ -22,8 +22,15 @@ t.test("a delivery's own secret and headers are sealed at rest, never shown, and
   const a = await activate(app);
   const rx = await receiver(t);
   const res = await app.inject({
-    method: 'POST', url: '/v1/scheduling/webhook/send', headers: a.auth,
-    payload: { url: `${rx.url}/in`, payload: { n: 1 }, secret: OWN_SECRET, headers: { Authorization: TOKEN, 'X-Tenant': 'acme' } },
+    method: 'POST',
+    url: '/v1/scheduling/webhook/send',
+    headers: a.auth,
+    payload: {
+      url: `${rx.url}/in`,
+      payload: { n: 1 },
+      secret: OWN_SECRET,
+      headers: { Authorization: TOKEN, 'X-Tenant': 'acme' },
+    },
   });
   t.equal(res.statusCode, 200);
   const id = res.json().delivery_id;
@@ -32,17 +39,22 @@ t.test("a delivery's own secret and headers are sealed at rest, never shown, and
   t.equal(rx.hits[0].headers.authorization, TOKEN, 'the headers are sent');
   t.equal(rx.hits[0].headers['x-tenant'], 'acme');
 
-  const row = await app.svc.db.selectFrom('webhook_deliveries').selectAll()
-    .where('delivery_id', '=', id).executeTakeFirstOrThrow();
+  const row = await app.svc.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('delivery_id', '=', id)
+    .executeTakeFirstOrThrow();
   const raw = JSON.stringify(row);
-  for (const s of [OWN_SECRET, KEY_PART, TOKEN, 'receiver-token', 'acme', 'X-Tenant']) t.notOk(raw.includes(s), `the stored row holds no ${s}`);
+  for (const s of [OWN_SECRET, KEY_PART, TOKEN, 'receiver-token', 'acme', 'X-Tenant'])
+    t.notOk(raw.includes(s), `the stored row holds no ${s}`);
   t.match(row.secret, /^v1\./);
   t.match(row.headers, /^v1\./);
   if (DIALECT === 'sqlite') {
     // Every byte of the database, WAL included: no other table kept a copy.
     const files = readdirSync(dir).filter((f) => f.startsWith('gateway.db'));
     const bytes = Buffer.concat(files.map((f) => readFileSync(join(dir, f))));
-    for (const s of [KEY_PART, 'receiver-token']) t.equal(bytes.indexOf(s), -1, `no ${s} anywhere in ${files.join(', ')}`);
+    for (const s of [KEY_PART, 'receiver-token'])
+      t.equal(bytes.indexOf(s), -1, `no ${s} anywhere in ${files.join(', ')}`);
   }
 
   const get = () => app.inject({ method: 'GET', url: `/v1/scheduling/webhook/deliveries/${id}`, headers: a.auth });
@@ -66,25 +78,62 @@ t.test('rows stored in plaintext by an older version are sealed at start and sti
   for (const m of coreModules) await migrateModule(database, m.name, m.migrations);
   await migrateModule(database, 'scheduling', schedulingMigrations);
   const now = Date.now();
-  await database.db.insertInto('webhook_deliveries').values({
-    delivery_id: 'dlv_legacy1', account_id: 'acc_legacy', url: `${rx.url}/old`, payload: '{"old":true}', event_type: null,
-    headers: JSON.stringify({ Authorization: TOKEN }), secret: OWN_SECRET, state: 'pending', max_attempts: 3,
-    next_attempt_at: now, created_at: now, updated_at: now,
-  }).execute();
-  const jobs = new JobsEngine(database.db, database.dialect, loadConfig({ object: {}, env: {} }).jobs, pino({ level: 'silent' }));
-  const job = { kind: 'scheduling.webhook', id: 'dlv_legacy1', payload: { delivery_id: 'dlv_legacy1' }, runAt: now, maxAttempts: 3 };
+  await database.db
+    .insertInto('webhook_deliveries')
+    .values({
+      delivery_id: 'dlv_legacy1',
+      account_id: 'acc_legacy',
+      url: `${rx.url}/old`,
+      payload: '{"old":true}',
+      event_type: null,
+      headers: JSON.stringify({ Authorization: TOKEN }),
+      secret: OWN_SECRET,
+      state: 'pending',
+      max_attempts: 3,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  const jobs = new JobsEngine(
+    database.db,
+    database.dialect,
+    loadConfig({ object: {}, env: {} }).jobs,
+    pino({ level: 'silent' })
+  );
+  const job = {
+    kind: 'scheduling.webhook',
+    id: 'dlv_legacy1',
+    payload: { delivery_id: 'dlv_legacy1' },
+    runAt: now,
+    maxAttempts: 3,
+  };
   await jobs.enqueue(job);
   await database.close();
 
   const { app } = await makeApp(t, { ...FAST, database: { url } });
-  const row = await app.svc.db.selectFrom('webhook_deliveries').select(['secret', 'headers'])
-    .where('delivery_id', '=', 'dlv_legacy1').executeTakeFirstOrThrow();
+  const row = await app.svc.db
+    .selectFrom('webhook_deliveries')
+    .select(['secret', 'headers'])
+    .where('delivery_id', '=', 'dlv_legacy1')
+    .executeTakeFirstOrThrow();
   t.match(row.secret, /^v1\./, 'the secret is sealed');
   t.match(row.headers, /^v1\./, 'the headers are sealed');
-  t.notOk(JSON.stringify(row).includes(KEY_PART) || JSON.stringify(row).includes('receiver-token'), 'no plaintext left');
+  t.notOk(
+    JSON.stringify(row).includes(KEY_PART) || JSON.stringify(row).includes('receiver-token'),
+    'no plaintext left'
+  );
   await rx.waitFor(1);
   t.same(verify(OWN_SECRET, rx.hits[0]), { old: true }, 'the sealed secret still signs');
   t.equal(rx.hits[0].headers.authorization, TOKEN, 'the sealed headers are still sent');
-  const applied = await app.svc.db.selectFrom('svc_migrations').select('name').where('module', '=', 'scheduling-sealed').execute();
-  t.same(applied.map((r) => r.name), ['0001_seal_delivery_credentials'], 'recorded once, like any migration');
+  const applied = await app.svc.db
+    .selectFrom('svc_migrations')
+    .select('name')
+    .where('module', '=', 'scheduling-sealed')
+    .execute();
+  t.same(
+    applied.map((r) => r.name),
+    ['0001_seal_delivery_credentials'],
+    'recorded once, like any migration'
+  );
 });

@@ -13,9 +13,15 @@ t.test('a gateway listening on 127.0.0.1 delivers to a receiver on localhost, an
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const rx = await receiver(t);
   const gw = await startGateway(t, dir, {
-    data_dir: dir, database: { url: await freshDatabaseUrl(t, dir) }, log: { level: 'info' }, jobs: { poll_ms: 50 },
+    data_dir: dir,
+    database: { url: await freshDatabaseUrl(t, dir) },
+    log: { level: 'info' },
+    jobs: { poll_ms: 50 },
   });
-  t.match(gw.output(), /egress: loopback targets allowed \(egress\.allow_loopback is auto and the gateway listens on 127\.0\.0\.1 only\)/);
+  t.match(
+    gw.output(),
+    /egress: loopback targets allowed \(egress\.allow_loopback is auto and the gateway listens on 127\.0\.0\.1 only\)/
+  );
   const json = { 'content-type': 'application/json' };
   const act = await (await fetch(`${gw.url}/v1/activate`, { method: 'POST', headers: json, body: '{}' })).json();
   const headers = { authorization: `Bearer ${act.primary_api_key}`, ...json };
@@ -42,7 +48,11 @@ t.test('the same defaults on 0.0.0.0 refuse loopback targets for webhooks, cron 
   for (const c of calls) {
     const res = await app.inject({ method: 'POST', url: c.url, headers: a.auth, payload: c.payload });
     t.equal(res.statusCode, 400, c.url);
-    t.match(res.json().error, { code: 'validation_failed', param: 'url', message: /loopback.*listens on 0\.0\.0\.0.*egress\.allow_loopback: true/ });
+    t.match(res.json().error, {
+      code: 'validation_failed',
+      param: 'url',
+      message: /loopback.*listens on 0\.0\.0\.0.*egress\.allow_loopback: true/,
+    });
   }
   await new Promise((r) => setTimeout(r, 300));
   t.equal(rx.hits.length, 0, 'nothing was sent');

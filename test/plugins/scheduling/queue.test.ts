@@ -3,14 +3,27 @@ import { makeApp, activate } from '../../helpers/app.js';
 import { FAST, accountSecret, receiver, verify } from './receiver.js';
 import { sleep, until } from '../../helpers/wait.js';
 
-const publish = (app: any, auth: any, payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/v1/scheduling/queue/publish', headers: auth, payload });
+const publish = (app: any, auth: any, payload: Record<string, unknown>) =>
+  app.inject({ method: 'POST', url: '/v1/scheduling/queue/publish', headers: auth, payload });
 const receive = async (app: any, auth: any, queue: string, body: Record<string, unknown> = {}) => {
-  const res = await app.inject({ method: 'POST', url: `/v1/scheduling/queue/${queue}/receive`, headers: auth, payload: body });
+  const res = await app.inject({
+    method: 'POST',
+    url: `/v1/scheduling/queue/${queue}/receive`,
+    headers: auth,
+    payload: body,
+  });
   if (res.statusCode !== 200) throw new Error(`receive: ${res.statusCode} ${res.body}`);
   return res.json().messages;
 };
 const ackAll = async (app: any, auth: any, queue: string, handles: string[]) =>
-  (await app.inject({ method: 'POST', url: `/v1/scheduling/queue/${queue}/ack`, headers: auth, payload: { receipt_handles: handles } })).json().acked;
+  (
+    await app.inject({
+      method: 'POST',
+      url: `/v1/scheduling/queue/${queue}/ack`,
+      headers: auth,
+      payload: { receipt_handles: handles },
+    })
+  ).json().acked;
 
 t.test('a delayed message becomes visible after its delay; ack removes it', async (t) => {
   const { app } = await makeApp(t, FAST);
@@ -18,16 +31,24 @@ t.test('a delayed message becomes visible after its delay; ack removes it', asyn
   const now = await publish(app, a.auth, { queue: 'jobs', payload: { n: 1 } });
   t.equal(now.statusCode, 200);
   t.match(now.json().message_id, /^msg_/);
-  const later = (await publish(app, a.auth, { queue: 'jobs', payload: { n: 2 }, delay_seconds: 0.6 })).json().message_id;
+  const later = (await publish(app, a.auth, { queue: 'jobs', payload: { n: 2 }, delay_seconds: 0.6 })).json()
+    .message_id;
   for (let i = 0; i < 5; i++) await publish(app, a.auth, { queue: 'few', payload: { i } });
   t.equal((await receive(app, a.auth, 'few', { max: 3 })).length, 3, 'max is a cap');
   const first = await receive(app, a.auth, 'jobs', { max: 10 });
-  t.same(first.map((m: any) => m.payload), [{ n: 1 }], 'the delayed one is not visible yet');
+  t.same(
+    first.map((m: any) => m.payload),
+    [{ n: 1 }],
+    'the delayed one is not visible yet'
+  );
   t.match(first[0], { receive_count: 1, receipt_handle: /^rh_/ });
   t.equal(await ackAll(app, a.auth, 'jobs', [first[0].receipt_handle]), 1);
   await sleep(650);
   const second = await receive(app, a.auth, 'jobs', { max: 10 });
-  t.same(second.map((m: any) => m.message_id), [later]);
+  t.same(
+    second.map((m: any) => m.message_id),
+    [later]
+  );
   t.equal(await ackAll(app, a.auth, 'jobs', [second[0].receipt_handle]), 1);
   t.same(await receive(app, a.auth, 'jobs'), []);
   t.same(await receive(app, a.auth, 'other-queue'), [], 'queues are separate');
@@ -58,7 +79,9 @@ t.test('a message received too often goes to the dead-letter list', async (t) =>
     await sleep(1020);
   }
   t.same(await receive(app, a.auth, 'dl'), [], 'not handed out a third time');
-  const dead = (await app.inject({ method: 'GET', url: '/v1/scheduling/queue/dl/dead-letter', headers: a.auth })).json();
+  const dead = (
+    await app.inject({ method: 'GET', url: '/v1/scheduling/queue/dl/dead-letter', headers: a.auth })
+  ).json();
   t.equal(dead.items.length, 1);
   t.match(dead.items[0], { message_id: id, payload: { poison: true }, receive_count: 2, reason: /received 2 times/ });
 });
@@ -68,7 +91,10 @@ t.test('concurrent receivers never get the same message', async (t) => {
   const a = await activate(app);
   for (let i = 0; i < 60; i++) await publish(app, a.auth, { queue: 'c', payload: { i } });
   const batches = await Promise.all(Array.from({ length: 6 }, () => receive(app, a.auth, 'c', { max: 15 })));
-  t.ok(batches.every((b: any[]) => b.length <= 15), `no receive returned more than max (${batches.map((b: any[]) => b.length).join(', ')})`);
+  t.ok(
+    batches.every((b: any[]) => b.length <= 15),
+    `no receive returned more than max (${batches.map((b: any[]) => b.length).join(', ')})`
+  );
   const ids = batches.flat().map((m: any) => m.message_id);
   t.equal(ids.length, 60);
   t.equal(new Set(ids).size, 60);
@@ -93,14 +119,22 @@ t.test('push subscriptions get every message signed, with retries', async (t) =>
     failedOnce = true;
     return { status: 503 };
   });
-  const sub = await app.inject({ method: 'POST', url: '/v1/scheduling/queue/events/subscriptions', headers: a.auth, payload: { url: `${rx.url}/push` } });
+  const sub = await app.inject({
+    method: 'POST',
+    url: '/v1/scheduling/queue/events/subscriptions',
+    headers: a.auth,
+    payload: { url: `${rx.url}/push` },
+  });
   t.equal(sub.statusCode, 200);
   t.match(sub.json(), { subscription_id: /^sub_/, queue: 'events' });
   const ids = [];
   let delayedSent = 0;
   for (let n = 1; n <= 4; n++) {
     if (n === 4) delayedSent = Date.now();
-    ids.push((await publish(app, a.auth, { queue: 'events', payload: { n }, delay_seconds: n === 4 ? 0.5 : 0 })).json().message_id);
+    ids.push(
+      (await publish(app, a.auth, { queue: 'events', payload: { n }, delay_seconds: n === 4 ? 0.5 : 0 })).json()
+        .message_id
+    );
   }
   await rx.waitFor(5);
   const secret = await accountSecret(app, a.auth);
@@ -115,17 +149,30 @@ t.test('push subscriptions get every message signed, with retries', async (t) =>
   t.equal(byId.get(ids[1]), 2, 'message 2 was retried after its 503');
   // Measured from its own publish (the first push may itself be late on a loaded machine).
   const delayedAt = rx.hits.find((h) => JSON.parse(h.body).n === 4)!.at;
-  t.ok(delayedAt - delayedSent >= 490, `the delayed one was pushed after its delay (${delayedAt - delayedSent} ms after it was published)`);
+  t.ok(
+    delayedAt - delayedSent >= 490,
+    `the delayed one was pushed after its delay (${delayedAt - delayedSent} ms after it was published)`
+  );
   t.same(await receive(app, a.auth, 'events'), [], 'pushed messages are not pulled');
-  const list = (await app.inject({ method: 'GET', url: '/v1/scheduling/queue/events/subscriptions', headers: a.auth })).json();
+  const list = (
+    await app.inject({ method: 'GET', url: '/v1/scheduling/queue/events/subscriptions', headers: a.auth })
+  ).json();
   t.equal(list.items.length, 1);
-  const del = await app.inject({ method: 'DELETE', url: `/v1/scheduling/queue/subscriptions/${sub.json().subscription_id}`, headers: a.auth });
+  const del = await app.inject({
+    method: 'DELETE',
+    url: `/v1/scheduling/queue/subscriptions/${sub.json().subscription_id}`,
+    headers: a.auth,
+  });
   t.same(del.json(), { ok: true });
   await until('settled', async () => (await app.svc.jobs.metrics()).kinds['scheduling.queue.push']?.queued === 0);
 });
 
 t.test('bad input is 400 (or 413) and publishes nothing; other accounts see nothing', async (t) => {
-  const { app } = await makeApp(t, { ...FAST, egress: { allow_private: false }, plugins: { scheduling: { max_payload_bytes: 200, queue_max_delay_seconds: 3600 } } });
+  const { app } = await makeApp(t, {
+    ...FAST,
+    egress: { allow_private: false },
+    plugins: { scheduling: { max_payload_bytes: 200, queue_max_delay_seconds: 3600 } },
+  });
   const a = await activate(app);
   const cases: [Record<string, unknown>, number, string][] = [
     [{ queue: 'q', payload: {}, delay_seconds: -1 }, 400, 'delay_seconds'],
@@ -142,20 +189,55 @@ t.test('bad input is 400 (or 413) and publishes nothing; other accounts see noth
     t.equal(res.json().error.param, param);
   }
   for (const url of ['file:///tmp/x', 'http://192.168.0.10/', 'http://[fe80::1]/']) {
-    const res = await app.inject({ method: 'POST', url: '/v1/scheduling/queue/q/subscriptions', headers: a.auth, payload: { url } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/scheduling/queue/q/subscriptions',
+      headers: a.auth,
+      payload: { url },
+    });
     t.equal(res.statusCode, 400, url);
     t.equal(res.json().error.param, 'url');
   }
   t.equal((await app.svc.db.selectFrom('queue_messages').select('message_id').execute()).length, 0);
   t.equal((await app.svc.db.selectFrom('queue_subscriptions').select('subscription_id').execute()).length, 0);
-  t.equal((await app.inject({ method: 'POST', url: '/v1/scheduling/queue/q/receive', headers: a.auth, payload: { max: 500 } })).statusCode, 400);
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/v1/scheduling/queue/q/receive',
+        headers: a.auth,
+        payload: { max: 500 },
+      })
+    ).statusCode,
+    400
+  );
 
   const b = await activate(app);
   await publish(app, a.auth, { queue: 'shared-name', payload: { mine: true } });
   t.same(await receive(app, b.auth, 'shared-name'), [], "another account's queue of the same name is another queue");
   const [m] = await receive(app, a.auth, 'shared-name', { visibility_timeout: 1 });
-  t.equal(await ackAll(app, b.auth, 'shared-name', [m.receipt_handle]), 0, "another account cannot ack it");
-  const sub = (await app.inject({ method: 'POST', url: '/v1/scheduling/queue/q/subscriptions', headers: a.auth, payload: { url: 'https://93.184.216.34/hook' } })).json();
-  t.equal((await app.inject({ method: 'DELETE', url: `/v1/scheduling/queue/subscriptions/${sub.subscription_id}`, headers: b.auth })).statusCode, 404);
-  t.equal((await app.inject({ method: 'GET', url: '/v1/scheduling/queue/q/subscriptions', headers: b.auth })).json().items.length, 0);
+  t.equal(await ackAll(app, b.auth, 'shared-name', [m.receipt_handle]), 0, 'another account cannot ack it');
+  const sub = (
+    await app.inject({
+      method: 'POST',
+      url: '/v1/scheduling/queue/q/subscriptions',
+      headers: a.auth,
+      payload: { url: 'https://93.184.216.34/hook' },
+    })
+  ).json();
+  t.equal(
+    (
+      await app.inject({
+        method: 'DELETE',
+        url: `/v1/scheduling/queue/subscriptions/${sub.subscription_id}`,
+        headers: b.auth,
+      })
+    ).statusCode,
+    404
+  );
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/v1/scheduling/queue/q/subscriptions', headers: b.auth })).json().items
+      .length,
+    0
+  );
 });

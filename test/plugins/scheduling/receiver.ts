@@ -23,7 +23,10 @@ export interface Receiver {
 }
 
 /** A real loopback HTTP receiver; `reply` decides each answer (default 200). */
-export async function receiver(t: { teardown(fn: () => unknown): void }, reply: (hit: Hit) => Reply | Promise<Reply> = () => ({ status: 200 })): Promise<Receiver> {
+export async function receiver(
+  t: { teardown(fn: () => unknown): void },
+  reply: (hit: Hit) => Reply | Promise<Reply> = () => ({ status: 200 })
+): Promise<Receiver> {
   const hits: Hit[] = [];
   const server = createServer((req, res: ServerResponse) => {
     let body = '';
@@ -38,7 +41,13 @@ export async function receiver(t: { teardown(fn: () => unknown): void }, reply: 
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      })
+  );
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,

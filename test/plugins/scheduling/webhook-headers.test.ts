@@ -2,7 +2,8 @@ import t from 'tap';
 import { makeApp, activate } from '../../helpers/app.js';
 import { FAST, receiver } from './receiver.js';
 
-const send = (app: any, auth: any, payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/v1/scheduling/webhook/send', headers: auth, payload });
+const send = (app: any, auth: any, payload: Record<string, unknown>) =>
+  app.inject({ method: 'POST', url: '/v1/scheduling/webhook/send', headers: auth, payload });
 
 t.test('headers that would break or subvert every attempt are refused at creation, naming the header', async (t) => {
   const { app } = await makeApp(t, FAST);
@@ -36,7 +37,11 @@ t.test('headers that would break or subvert every attempt are refused at creatio
   const stored = await app.svc.db.selectFrom('webhook_deliveries').select('delivery_id').execute();
   t.equal(stored.length, 0, 'a refused delivery stores nothing');
 
-  const ok = await send(app, a.auth, { url: rx.url, payload: {}, headers: { 'X-Tenant': 'acme\tblue', Authorization: 'Bearer downstream' } });
+  const ok = await send(app, a.auth, {
+    url: rx.url,
+    payload: {},
+    headers: { 'X-Tenant': 'acme\tblue', Authorization: 'Bearer downstream' },
+  });
   t.equal(ok.statusCode, 200, 'ordinary headers, tabs included, are accepted');
   await rx.waitFor(1);
   t.equal(rx.hits[0].headers['x-tenant'], 'acme\tblue');

@@ -4,14 +4,20 @@ import { makeApp, activate } from '../../helpers/app.js';
 import { FAST, accountSecret, receiver, verify } from './receiver.js';
 import { until } from '../../helpers/wait.js';
 
-const send = (app: any, auth: any, payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/v1/scheduling/webhook/send', headers: auth, payload });
-const delivery = async (app: any, auth: any, id: string) => (await app.inject({ method: 'GET', url: `/v1/scheduling/webhook/deliveries/${id}`, headers: auth })).json();
+const send = (app: any, auth: any, payload: Record<string, unknown>) =>
+  app.inject({ method: 'POST', url: '/v1/scheduling/webhook/send', headers: auth, payload });
+const delivery = async (app: any, auth: any, id: string) =>
+  (await app.inject({ method: 'GET', url: `/v1/scheduling/webhook/deliveries/${id}`, headers: auth })).json();
 
 t.test('a webhook is delivered signed with the account secret', async (t) => {
   const { app } = await makeApp(t, FAST);
   const a = await activate(app);
   const rx = await receiver(t);
-  const res = await send(app, a.auth, { url: `${rx.url}/hook`, payload: { order: 42, items: ['a'] }, event_type: 'order.paid' });
+  const res = await send(app, a.auth, {
+    url: `${rx.url}/hook`,
+    payload: { order: 42, items: ['a'] },
+    event_type: 'order.paid',
+  });
   t.equal(res.statusCode, 200);
   const { delivery_id, state } = res.json();
   t.match(delivery_id, /^dlv_/);
@@ -25,7 +31,10 @@ t.test('a webhook is delivered signed with the account secret', async (t) => {
   t.equal(hit.headers['webhook-event-type'], 'order.paid');
   t.equal(hit.headers['content-type'], 'application/json');
   t.equal(hit.url, '/hook');
-  t.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(hit.body, hit.headers as any), 'another secret does not verify');
+  t.throws(
+    () => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(hit.body, hit.headers as any),
+    'another secret does not verify'
+  );
   await until('delivered', async () => (await delivery(app, a.auth, delivery_id)).state === 'delivered');
   const d = await delivery(app, a.auth, delivery_id);
   t.equal(d.attempts.length, 1);
@@ -47,7 +56,14 @@ t.test('a receiver failing twice gets the third attempt; the record shows three'
     t.equal(h.headers['webhook-id'], delivery_id, 'the same webhook-id on every attempt');
   }
   const d = await delivery(app, a.auth, delivery_id);
-  t.same(d.attempts.map((x: any) => [x.attempt, x.status, x.response_code]), [[1, 'failed', 500], [2, 'failed', 500], [3, 'succeeded', 204]]);
+  t.same(
+    d.attempts.map((x: any) => [x.attempt, x.status, x.response_code]),
+    [
+      [1, 'failed', 500],
+      [2, 'failed', 500],
+      [3, 'succeeded', 204],
+    ]
+  );
   t.ok(rx.hits[1].at - rx.hits[0].at >= 40, 'the second attempt waited its place in the schedule');
 });
 
@@ -96,7 +112,12 @@ t.test('rotation: the old secret signs alongside the new during the grace period
   const a = await activate(app);
   const rx = await receiver(t);
   const before = await accountSecret(app, a.auth);
-  const rot = await app.inject({ method: 'POST', url: '/v1/scheduling/webhook/secret/rotate', headers: a.auth, payload: {} });
+  const rot = await app.inject({
+    method: 'POST',
+    url: '/v1/scheduling/webhook/secret/rotate',
+    headers: a.auth,
+    payload: {},
+  });
   t.equal(rot.statusCode, 200);
   const after = rot.json().secret;
   t.not(after, before);
@@ -110,7 +131,14 @@ t.test('rotation: the old secret signs alongside the new during the grace period
   t.same(verify(before, rx.hits[0]), { v: 1 }, 'the old secret verifies');
   t.same(verify(after, rx.hits[0]), { v: 1 }, 'the new secret verifies');
 
-  const again = (await app.inject({ method: 'POST', url: '/v1/scheduling/webhook/secret/rotate', headers: a.auth, payload: { grace_seconds: 0 } })).json().secret;
+  const again = (
+    await app.inject({
+      method: 'POST',
+      url: '/v1/scheduling/webhook/secret/rotate',
+      headers: a.auth,
+      payload: { grace_seconds: 0 },
+    })
+  ).json().secret;
   await new Promise((r) => setTimeout(r, 1100)); // the signing cache holds a second
   await send(app, a.auth, { url: rx.url, payload: { v: 2 } });
   await rx.waitFor(2);
@@ -124,8 +152,20 @@ t.test('a delivery can be signed with its own secret; idempotency keys de-duplic
   const a = await activate(app);
   const rx = await receiver(t);
   const own = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-  const first = await send(app, a.auth, { url: rx.url, payload: { k: 1 }, secret: own, idempotency_key: 'k-1', headers: { 'x-tenant': 't1' } });
-  const second = await send(app, a.auth, { url: rx.url, payload: { k: 1 }, secret: own, idempotency_key: 'k-1', headers: { 'x-tenant': 't1' } });
+  const first = await send(app, a.auth, {
+    url: rx.url,
+    payload: { k: 1 },
+    secret: own,
+    idempotency_key: 'k-1',
+    headers: { 'x-tenant': 't1' },
+  });
+  const second = await send(app, a.auth, {
+    url: rx.url,
+    payload: { k: 1 },
+    secret: own,
+    idempotency_key: 'k-1',
+    headers: { 'x-tenant': 't1' },
+  });
   t.equal(second.headers['idempotent-replayed'], 'true');
   t.equal(second.json().delivery_id, first.json().delivery_id);
   await rx.waitFor(1);
@@ -138,7 +178,11 @@ t.test('a delivery can be signed with its own secret; idempotency keys de-duplic
 });
 
 t.test('bad input is 400 (or 413) and schedules nothing; another account sees 404', async (t) => {
-  const { app } = await makeApp(t, { ...FAST, egress: { allow_private: false }, plugins: { scheduling: { max_payload_bytes: 1000 } } });
+  const { app } = await makeApp(t, {
+    ...FAST,
+    egress: { allow_private: false },
+    plugins: { scheduling: { max_payload_bytes: 1000 } },
+  });
   const a = await activate(app);
   const cases: [Record<string, unknown>, number, string][] = [
     [{ url: 'ftp://example.com/x', payload: {} }, 400, 'url'],
@@ -162,19 +206,38 @@ t.test('bad input is 400 (or 413) and schedules nothing; another account sees 40
     t.ok(res.json().error.details.errors?.length >= 1 || status === 413);
   }
   t.equal((await app.svc.db.selectFrom('webhook_deliveries').select('delivery_id').execute()).length, 0);
-  t.equal((await app.svc.db.selectFrom('jobs').select('job_id').where('kind', 'like', 'scheduling.%').execute()).length, 0);
+  t.equal(
+    (await app.svc.db.selectFrom('jobs').select('job_id').where('kind', 'like', 'scheduling.%').execute()).length,
+    0
+  );
 
   const { app: app2 } = await makeApp(t, FAST);
   const owner = await activate(app2);
   const other = await activate(app2);
   const rx = await receiver(t);
   const { delivery_id } = (await send(app2, owner.auth, { url: rx.url, payload: {} })).json();
-  const res = await app2.inject({ method: 'GET', url: `/v1/scheduling/webhook/deliveries/${delivery_id}`, headers: other.auth });
+  const res = await app2.inject({
+    method: 'GET',
+    url: `/v1/scheduling/webhook/deliveries/${delivery_id}`,
+    headers: other.auth,
+  });
   t.equal(res.statusCode, 404);
   t.equal(res.json().error.code, 'not_found');
-  t.equal((await app2.inject({ method: 'GET', url: '/v1/scheduling/webhook/deliveries', headers: other.auth })).json().items.length, 0);
-  t.equal((await app2.inject({ method: 'GET', url: '/v1/scheduling/webhook/deliveries', headers: owner.auth })).json().items.length, 1);
-  t.not(await accountSecret(app2, owner.auth), await accountSecret(app2, other.auth), 'each account has its own secret');
+  t.equal(
+    (await app2.inject({ method: 'GET', url: '/v1/scheduling/webhook/deliveries', headers: other.auth })).json().items
+      .length,
+    0
+  );
+  t.equal(
+    (await app2.inject({ method: 'GET', url: '/v1/scheduling/webhook/deliveries', headers: owner.auth })).json().items
+      .length,
+    1
+  );
+  t.not(
+    await accountSecret(app2, owner.auth),
+    await accountSecret(app2, other.auth),
+    'each account has its own secret'
+  );
 });
 
 t.test('a delivery whose last attempt died with its node ends failed, not pending', async (t) => {
@@ -182,14 +245,41 @@ t.test('a delivery whose last attempt died with its node ends failed, not pendin
   const a = await activate(app);
   const now = Date.now();
   // What a node killed during the last attempt leaves behind: a running job with a lapsed lease.
-  await app.svc.db.insertInto('webhook_deliveries').values({
-    delivery_id: 'dlv_crashed1', account_id: a.account_id, url: 'http://127.0.0.1:9/', payload: '{}', event_type: null, headers: null, secret: null,
-    state: 'retrying', max_attempts: 2, next_attempt_at: now, created_at: now, updated_at: now,
-  }).execute();
-  await app.svc.db.insertInto('jobs').values({
-    job_id: 'dlv_crashed1', kind: 'scheduling.webhook', payload: JSON.stringify({ delivery_id: 'dlv_crashed1' }), unique_key: null, state: 'running',
-    run_at: now, attempts: 2, max_attempts: 2, lease_owner: 'gone:1:x', lease_until: now - 1, last_error: 'receiver answered 500', created_at: now, updated_at: now,
-  }).execute();
+  await app.svc.db
+    .insertInto('webhook_deliveries')
+    .values({
+      delivery_id: 'dlv_crashed1',
+      account_id: a.account_id,
+      url: 'http://127.0.0.1:9/',
+      payload: '{}',
+      event_type: null,
+      headers: null,
+      secret: null,
+      state: 'retrying',
+      max_attempts: 2,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  await app.svc.db
+    .insertInto('jobs')
+    .values({
+      job_id: 'dlv_crashed1',
+      kind: 'scheduling.webhook',
+      payload: JSON.stringify({ delivery_id: 'dlv_crashed1' }),
+      unique_key: null,
+      state: 'running',
+      run_at: now,
+      attempts: 2,
+      max_attempts: 2,
+      lease_owner: 'gone:1:x',
+      lease_until: now - 1,
+      last_error: 'receiver answered 500',
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
   await until('failed', async () => (await delivery(app, a.auth, 'dlv_crashed1')).state === 'failed');
   t.equal((await delivery(app, a.auth, 'dlv_crashed1')).next_attempt_at, undefined);
 });

@@ -21,7 +21,11 @@ t.test('stored and served bytes are charged to the wallet once, at the configure
   const billing = new StorageBilling(app.svc.db, app.svc.wallet, cfg, app.svc.log);
   // Served bytes are written in batches; reading the usage writes this node's batch.
   t.equal((await app.inject({ method: 'GET', url: '/v1/storage/usage', headers: a.auth })).json().bytes_served, MIB);
-  const row = await app.svc.db.selectFrom('storage_usage').selectAll().where('account_id', '=', a.account_id).executeTakeFirstOrThrow();
+  const row = await app.svc.db
+    .selectFrom('storage_usage')
+    .selectAll()
+    .where('account_id', '=', a.account_id)
+    .executeTakeFirstOrThrow();
   const day = 86_400_000;
   const now = Number(row.billed_at) + day;
   // served: 1 MiB at 1024 USD/GiB = 1 USD; stored: 1 MiB for a day at 30 USD/GiB-month = 1/1024 USD.
@@ -32,8 +36,19 @@ t.test('stored and served bytes are charged to the wallet once, at the configure
   t.equal(await billing.run(now), 0, 'nothing twice');
   const [first, second] = await Promise.all([billing.run(now + day), billing.run(now + day)]);
   t.equal(first + second, Math.floor(1_000_000 / 1024), 'two runs at once charge once');
-  const ledger = await app.svc.db.selectFrom('wallet_ledger').select(['amount_micros', 'capability']).where('account_id', '=', a.account_id).where('kind', '=', 'usage').execute();
-  t.same(ledger.map((l) => [Number(l.amount_micros), l.capability]), [[-expected, 'storage'], [-Math.floor(1_000_000 / 1024), 'storage']]);
+  const ledger = await app.svc.db
+    .selectFrom('wallet_ledger')
+    .select(['amount_micros', 'capability'])
+    .where('account_id', '=', a.account_id)
+    .where('kind', '=', 'usage')
+    .execute();
+  t.same(
+    ledger.map((l) => [Number(l.amount_micros), l.capability]),
+    [
+      [-expected, 'storage'],
+      [-Math.floor(1_000_000 / 1024), 'storage'],
+    ]
+  );
 });
 
 t.test('no prices, no charges', async (t) => {

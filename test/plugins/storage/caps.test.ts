@@ -6,9 +6,16 @@ import { createBucket, presign } from '../../helpers/storage-api.js';
 
 // Local storage only: uploads through presigned URLs of a remote S3 service do not pass the
 // gateway, so its caps and meters see them only on the gateway's own endpoint.
-const caps = { vendors: [], plugins: { storage: { tier_caps: { free: { max_object_bytes: 1000, max_total_bytes: 2500 } } } } };
+const caps = {
+  vendors: [],
+  plugins: { storage: { tier_caps: { free: { max_object_bytes: 1000, max_total_bytes: 2500 } } } },
+};
 
-function put(url: string, body: Buffer, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+function put(
+  url: string,
+  body: Buffer,
+  headers: Record<string, string> = {}
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'PUT', headers }, (res) => {
       let text = '';
@@ -38,12 +45,22 @@ t.test('per-tier object and total caps: 413 naming the cap, before or while the 
   const over = await put(await url('three'), Buffer.alloc(600));
   t.equal(over.status, 413);
   t.match(over.body, /storage cap of 2.4 KiB \(500 bytes left\)/);
-  t.equal((await put(await url('one'), Buffer.alloc(900))).status, 200, 'replacing an object counts the bytes it frees');
+  t.equal(
+    (await put(await url('one'), Buffer.alloc(900))).status,
+    200,
+    'replacing an object counts the bytes it frees'
+  );
 
   const usage = (await app.inject({ method: 'GET', url: '/v1/storage/usage', headers: a.auth })).json();
   t.same(usage, { tier: 'free', bytes_stored: 1900, bytes_served: 0, max_object_bytes: 1000, max_total_bytes: 2500 });
-  const listed = (await app.inject({ method: 'GET', url: '/v1/storage/buckets/capped/objects', headers: a.auth })).json();
-  t.same(listed.items.map((o: any) => o.key), ['one', 'two'], 'refused uploads left nothing behind');
+  const listed = (
+    await app.inject({ method: 'GET', url: '/v1/storage/buckets/capped/objects', headers: a.auth })
+  ).json();
+  t.same(
+    listed.items.map((o: any) => o.key),
+    ['one', 'two'],
+    'refused uploads left nothing behind'
+  );
 
   const get = (await presign(app, a, 'capped', 'one', { method: 'GET' })).json();
   await (await fetch(get.url)).arrayBuffer();

@@ -20,12 +20,19 @@ t.test('presign PUT, upload with fetch, presign GET, download the same bytes', a
   t.ok(Math.abs(Date.parse(p.expires_at) - (Date.now() + 300_000)) < 5000);
   // Several, so that a call made on a whole second cannot pass by chance.
   for (let i = 0; i < 3; i++) {
-    const again = (await presign(app, a, 'uploads', 'x', { method: i ? 'GET' : 'PUT', expires_seconds: 300 + i })).json();
-    t.equal(again.expires_at, urlExpiry(again.url), 'expires_at is the URL\'s X-Amz-Date + X-Amz-Expires, not later');
+    const again = (
+      await presign(app, a, 'uploads', 'x', { method: i ? 'GET' : 'PUT', expires_seconds: 300 + i })
+    ).json();
+    t.equal(again.expires_at, urlExpiry(again.url), "expires_at is the URL's X-Amz-Date + X-Amz-Expires, not later");
     await sleep(7);
   }
 
-  const up = await fetch(p.url, { method: 'PUT', body: Readable.toWeb(generated(SIZE)) as any, duplex: 'half', headers: { 'content-type': 'application/x-test' } } as any);
+  const up = await fetch(p.url, {
+    method: 'PUT',
+    body: Readable.toWeb(generated(SIZE)) as any,
+    duplex: 'half',
+    headers: { 'content-type': 'application/x-test' },
+  } as any);
   t.equal(up.status, 200, await up.clone().text());
   t.match(up.headers.get('etag'), /^"[0-9a-f]{32}"$/);
 
@@ -48,8 +55,21 @@ t.test('presign PUT, upload with fetch, presign GET, download the same bytes', a
   for await (const c of generated(1048586)) whole.push(c);
   t.same(slice, Buffer.concat(whole).subarray(1048576));
 
-  const head = await app.inject({ method: 'GET', url: '/v1/storage/buckets/uploads/objects/dir%2Fdata%20file.bin', headers: a.auth });
-  t.same({ ...head.json(), last_modified: 'x' }, { key: 'dir/data file.bin', size: SIZE, etag: up.headers.get('etag'), content_type: 'application/x-test', last_modified: 'x' });
+  const head = await app.inject({
+    method: 'GET',
+    url: '/v1/storage/buckets/uploads/objects/dir%2Fdata%20file.bin',
+    headers: a.auth,
+  });
+  t.same(
+    { ...head.json(), last_modified: 'x' },
+    {
+      key: 'dir/data file.bin',
+      size: SIZE,
+      etag: up.headers.get('etag'),
+      content_type: 'application/x-test',
+      last_modified: 'x',
+    }
+  );
 });
 
 t.test('expired, tampered, wrong-method and wrong-bucket URLs are 403 with S3 XML', async (t) => {
@@ -65,7 +85,10 @@ t.test('expired, tampered, wrong-method and wrong-bucket URLs are 403 with S3 XM
   const get = (await presign(app, a, 'b-one', 'k.txt', { method: 'GET', expires_seconds: 300 })).json();
   t.equal((await fetch(get.url)).status, 200);
 
-  const flipped = get.url.replace(/X-Amz-Signature=([0-9a-f])/, (_m: string, c: string) => `X-Amz-Signature=${c === 'a' ? 'b' : 'a'}`);
+  const flipped = get.url.replace(
+    /X-Amz-Signature=([0-9a-f])/,
+    (_m: string, c: string) => `X-Amz-Signature=${c === 'a' ? 'b' : 'a'}`
+  );
   const bad = await fetch(flipped);
   t.equal(bad.status, 403);
   t.equal(bad.headers.get('content-type'), 'application/xml');
@@ -101,7 +124,16 @@ t.test('public buckets serve unsigned GETs; private ones do not; HTML is an atta
   await createBucket(app, a, 'secret');
   for (const bucket of ['site', 'secret']) {
     const up = (await presign(app, a, bucket, 'index.html', { method: 'PUT' })).json();
-    t.equal((await fetch(up.url, { method: 'PUT', body: '<script>alert(1)</script>', headers: { 'content-type': 'text/html' } })).status, 200);
+    t.equal(
+      (
+        await fetch(up.url, {
+          method: 'PUT',
+          body: '<script>alert(1)</script>',
+          headers: { 'content-type': 'text/html' },
+        })
+      ).status,
+      200
+    );
   }
   const pub = await fetch(`${base}/s3/${a.account_id}/site/index.html`);
   t.equal(pub.status, 200);

@@ -26,7 +26,14 @@ if (dir && process.send) {
       const n = next++;
       const key = `w${w}/k${j % 10}`;
       const body = bodyOf(n);
-      await store.put({ account: 'acct_crash', bucket: 'crashes', key, body: Readable.from([body]), data: body, content_type: 'application/octet-stream' });
+      await store.put({
+        account: 'acct_crash',
+        bucket: 'crashes',
+        key,
+        body: Readable.from([body]),
+        data: body,
+        content_type: 'application/octet-stream',
+      });
       process.send!({ key, n });
     }
   };

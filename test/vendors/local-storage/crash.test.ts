@@ -20,12 +20,18 @@ const here = dirname(fileURLToPath(import.meta.url));
 t.test('killed mid-put: answered puts survive, no object is torn, the index is intact', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-ls-crash-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const child = fork(join(here, 'crash-writer.ts'), [], { execArgv: process.execArgv, env: { ...process.env, SVC_CRASH_WRITER_DIR: dir }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(join(here, 'crash-writer.ts'), [], {
+    execArgv: process.execArgv,
+    env: { ...process.env, SVC_CRASH_WRITER_DIR: dir },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const answered = new Map<string, number>();
   let acks = 0;
   await new Promise<void>((resolve, reject) => {
     child.on('error', reject);
-    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`the writer exited early (${code ?? signal})`))));
+    child.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`the writer exited early (${code ?? signal})`))
+    );
     child.on('message', (m: 'ready' | { key: string; n: number }) => {
       if (m === 'ready') {
         // Let it write for a while, then kill it wherever it is.
@@ -46,7 +52,8 @@ t.test('killed mid-put: answered puts survive, no object is torn, the index is i
   t.teardown(() => store.close());
   const listed = await store.list({ account: 'acct_crash', bucket: 'crashes', prefix: '', limit: 1000 });
   const problems: string[] = [];
-  for (const [key, n] of answered) if (!listed.objects.some((o) => o.key === key)) problems.push(`${key}: answered put ${n} is missing`);
+  for (const [key, n] of answered)
+    if (!listed.objects.some((o) => o.key === key)) problems.push(`${key}: answered put ${n} is missing`);
   for (const o of listed.objects) {
     const got = await store.get({ account: 'acct_crash', bucket: 'crashes', key: o.key });
     if (!got || !('body' in got)) {
@@ -57,8 +64,10 @@ t.test('killed mid-put: answered puts survive, no object is torn, the index is i
     const m = /^put (\d+);/.exec(bytes.subarray(0, 20).toString('latin1'));
     const n = m ? Number(m[1]) : -1;
     if (n < 0 || !bytes.equals(bodyOf(n))) problems.push(`${o.key}: torn or mixed body (${bytes.length} bytes)`);
-    else if (o.etag !== `"${createHash('md5').update(bytes).digest('hex')}"`) problems.push(`${o.key}: ETag is not its bytes'`);
-    else if (n < (answered.get(o.key) ?? -1)) problems.push(`${o.key}: put ${n} is older than the answered put ${answered.get(o.key)}`);
+    else if (o.etag !== `"${createHash('md5').update(bytes).digest('hex')}"`)
+      problems.push(`${o.key}: ETag is not its bytes'`);
+    else if (n < (answered.get(o.key) ?? -1))
+      problems.push(`${o.key}: put ${n} is older than the answered put ${answered.get(o.key)}`);
   }
   t.same(problems, [], `${listed.objects.length} objects checked`);
 });

@@ -11,7 +11,9 @@ if (dir && process.send) {
   const store = new FileStore(layout, { fsync: false });
   await store.createBucket('acct_crash', 'stalled');
   const body = new PassThrough();
-  void store.put({ account: 'acct_crash', bucket: 'stalled', key: 'big', body, content_type: 'application/octet-stream' }).catch(() => undefined);
+  void store
+    .put({ account: 'acct_crash', bucket: 'stalled', key: 'big', body, content_type: 'application/octet-stream' })
+    .catch(() => undefined);
   body.write(Buffer.alloc(3 * 1024 * 1024, 1)); // past the inline size and a write batch: a temp file
   const tmp = layout.tmpDir('acct_crash', 'stalled');
   const wait = setInterval(() => {

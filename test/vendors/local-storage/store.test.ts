@@ -26,7 +26,8 @@ const put = (store: FileStore, key: string, body: string | Buffer, bucket = 'bk1
 
 async function allFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) out.push(join((e as any).parentPath ?? (e as any).path, e.name));
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) out.push(join((e as any).parentPath ?? (e as any).path, e.name));
   return out;
 }
 
@@ -41,7 +42,11 @@ t.test('put, head, get with ranges, ETag is the quoted MD5', async (t) => {
   const head = await store.head({ account: A, bucket: 'bk1', key: 'dir/hello.txt' });
   const { replaced_size: _r, ...stored } = info;
   t.same(head, stored);
-  t.equal((await put(store, 'dir/hello.txt', 'shorter')).replaced_size, body.length, 'a replacing put reports what it replaced');
+  t.equal(
+    (await put(store, 'dir/hello.txt', 'shorter')).replaced_size,
+    body.length,
+    'a replacing put reports what it replaced'
+  );
   await put(store, 'dir/hello.txt', body);
   const whole = await store.get({ account: A, bucket: 'bk1', key: 'dir/hello.txt' });
   t.ok(whole && 'body' in whole);
@@ -52,7 +57,10 @@ t.test('put, head, get with ranges, ETag is the quoted MD5', async (t) => {
   const tail = await store.get({ account: A, bucket: 'bk1', key: 'dir/hello.txt', range: { suffix: 7 } });
   if (tail && 'body' in tail) t.equal((await buffer(tail.body)).toString(), 'storage');
   else t.fail('suffix get');
-  t.same(await store.get({ account: A, bucket: 'bk1', key: 'dir/hello.txt', range: { start: 100 } }), { unsatisfiable: true, size: body.length });
+  t.same(await store.get({ account: A, bucket: 'bk1', key: 'dir/hello.txt', range: { start: 100 } }), {
+    unsatisfiable: true,
+    size: body.length,
+  });
   t.equal(await store.get({ account: A, bucket: 'bk1', key: 'nope' }), null);
 });
 
@@ -67,7 +75,10 @@ t.test('keys that are a file and a directory prefix coexist; case and long segme
     else t.fail(k);
   }
   const listed = await store.list({ account: A, bucket: 'bk1', prefix: '', limit: 100 });
-  t.same(listed.objects.map((o) => o.key), [...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))));
+  t.same(
+    listed.objects.map((o) => o.key),
+    [...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)))
+  );
 });
 
 t.test('keys that could escape the bucket are refused before touching the disk', async (t) => {
@@ -83,14 +94,27 @@ t.test('list: prefix, delimiter and pages', async (t) => {
   const { store } = fresh(t);
   for (const k of ['p/1', 'p/2', 'p/sub/3', 'p/sub/4', 'q/5']) await put(store, k, k);
   const page1 = await store.list({ account: A, bucket: 'bk1', prefix: 'p/', delimiter: '/', limit: 2 });
-  t.same(page1.objects.map((o) => o.key), ['p/1', 'p/2']);
+  t.same(
+    page1.objects.map((o) => o.key),
+    ['p/1', 'p/2']
+  );
   t.ok(page1.truncated);
-  const page2 = await store.list({ account: A, bucket: 'bk1', prefix: 'p/', delimiter: '/', limit: 2, after: page1.last });
+  const page2 = await store.list({
+    account: A,
+    bucket: 'bk1',
+    prefix: 'p/',
+    delimiter: '/',
+    limit: 2,
+    after: page1.last,
+  });
   t.same(page2.objects, []);
   t.same(page2.prefixes, ['p/sub/']);
   t.notOk(page2.truncated);
   const flat = await store.list({ account: A, bucket: 'bk1', prefix: 'p/s', limit: 1, after: 'p/sub/3' });
-  t.same(flat.objects.map((o) => o.key), ['p/sub/4']);
+  t.same(
+    flat.objects.map((o) => o.key),
+    ['p/sub/4']
+  );
 });
 
 /** Files of objects: everything but the index and temp files. */
@@ -103,10 +127,26 @@ t.test('overwrite keeps one object; delete removes it and its files; failed puts
   await store.createBucket(A, 'bk1');
   await Promise.all(Array.from({ length: 8 }, (_, i) => put(store, 'k/v', `version ${i}`)));
   t.same(await objectFiles(dir), [], 'a small object is a row of the index: no file of its own');
-  const failing = new Readable({ read() { this.push(Buffer.alloc(1000)); this.destroy(new Error('client went away')); } });
-  await t.rejects(store.put({ account: A, bucket: 'bk1', key: 'k/v', body: failing, content_type: 'x/y' }), /client went away/);
-  const bigFailing = new Readable({ read() { this.push(Buffer.alloc(INLINE_MAX + 10)); this.destroy(new Error('client went away')); } });
-  await t.rejects(store.put({ account: A, bucket: 'bk1', key: 'k/v', body: bigFailing, content_type: 'x/y' }), /client went away/);
+  const failing = new Readable({
+    read() {
+      this.push(Buffer.alloc(1000));
+      this.destroy(new Error('client went away'));
+    },
+  });
+  await t.rejects(
+    store.put({ account: A, bucket: 'bk1', key: 'k/v', body: failing, content_type: 'x/y' }),
+    /client went away/
+  );
+  const bigFailing = new Readable({
+    read() {
+      this.push(Buffer.alloc(INLINE_MAX + 10));
+      this.destroy(new Error('client went away'));
+    },
+  });
+  await t.rejects(
+    store.put({ account: A, bucket: 'bk1', key: 'k/v', body: bigFailing, content_type: 'x/y' }),
+    /client went away/
+  );
   t.same(readdirSync(join(dir, 'objects', A, 'bk1', '.tmp')), [], 'the failed large put left no temp file');
   const g = await store.get({ account: A, bucket: 'bk1', key: 'k/v' });
   if (g && 'body' in g) t.match((await buffer(g.body)).toString(), /^version \d$/);
@@ -121,7 +161,8 @@ t.test('overwrite keeps one object; delete removes it and its files; failed puts
 t.test('objects past the inline size get a data file; replacing one kind by the other leaves one object', async (t) => {
   const { store, dir } = fresh(t);
   const big = Buffer.alloc(INLINE_MAX + 1, 1).map((_, i) => i % 251);
-  const live = async () => (await objectFiles(dir)).map((f) => f.slice(f.lastIndexOf('/') + 1).replace(/\.[0-9a-z]+\.v$/, '.V'));
+  const live = async () =>
+    (await objectFiles(dir)).map((f) => f.slice(f.lastIndexOf('/') + 1).replace(/\.[0-9a-z]+\.v$/, '.V'));
   const info = await put(store, 'd/k', big);
   t.equal(info.etag, `"${createHash('md5').update(big).digest('hex')}"`);
   t.same(await live(), ['k.V'], 'a data file, named by the key');
@@ -142,7 +183,13 @@ t.test('objects past the inline size get a data file; replacing one kind by the 
   const g = await store.get({ account: A, bucket: 'bk1', key: 'e' });
   if (g && 'body' in g) t.equal((await buffer(g.body)).length, 0);
   else t.fail('empty object');
-  t.same((await store.list({ account: A, bucket: 'bk1', prefix: '', limit: 10 })).objects.map((o) => [o.key, o.size]), [['d/k', big.length], ['e', 0]]);
+  t.same(
+    (await store.list({ account: A, bucket: 'bk1', prefix: '', limit: 10 })).objects.map((o) => [o.key, o.size]),
+    [
+      ['d/k', big.length],
+      ['e', 0],
+    ]
+  );
   t.equal(await store.delete({ account: A, bucket: 'bk1', key: 'd/k' }), true);
   t.same(await live(), [], 'deleting a large object frees its data file');
 });
@@ -156,7 +203,7 @@ t.test('a bucket with objects is not deleted', async (t) => {
   t.equal(await store.deleteBucket('acct_test2', 'bk1'), true, "nor another account's bucket of the same name");
 });
 
-t.test('puts in batches: many at once, one key raced, a directory pruned behind the store\'s back', async (t) => {
+t.test("puts in batches: many at once, one key raced, a directory pruned behind the store's back", async (t) => {
   for (const fsync of [true, false]) {
     const dir = mkdtempSync(join(tmpdir(), 'svc-ls-'));
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -164,15 +211,27 @@ t.test('puts in batches: many at once, one key raced, a directory pruned behind 
     t.teardown(() => store.close());
     await store.createBucket(A, 'bk1');
     const infos = await Promise.all(Array.from({ length: 200 }, (_, i) => put(store, `many/k${i}`, `body ${i}`)));
-    t.same(infos.map((x) => x.replaced_size), Array(200).fill(0), `${fsync}: new keys replace nothing`);
-    const bodies = await Promise.all(Array.from({ length: 200 }, async (_, i) => {
-      const g = await store.get({ account: A, bucket: 'bk1', key: `many/k${i}` });
-      return g && 'body' in g ? (await buffer(g.body)).toString() : null;
-    }));
-    t.same(bodies, Array.from({ length: 200 }, (_, i) => `body ${i}`), `${fsync}: every object reads back`);
+    t.same(
+      infos.map((x) => x.replaced_size),
+      Array(200).fill(0),
+      `${fsync}: new keys replace nothing`
+    );
+    const bodies = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const g = await store.get({ account: A, bucket: 'bk1', key: `many/k${i}` });
+        return g && 'body' in g ? (await buffer(g.body)).toString() : null;
+      })
+    );
+    t.same(
+      bodies,
+      Array.from({ length: 200 }, (_, i) => `body ${i}`),
+      `${fsync}: every object reads back`
+    );
 
     // Twenty puts of one key at once, small and large mixed: each replaces exactly the version before it.
-    const raced = await Promise.all(Array.from({ length: 20 }, (_, i) => put(store, 'many/same', 'x'.repeat(i % 3 ? i + 1 : INLINE_MAX + i))));
+    const raced = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => put(store, 'many/same', 'x'.repeat(i % 3 ? i + 1 : INLINE_MAX + i)))
+    );
     const stored = raced.reduce((sum, x) => sum + x.size - x.replaced_size!, 0);
     const last = await store.head({ account: A, bucket: 'bk1', key: 'many/same' });
     t.equal(stored, last!.size, `${fsync}: the sizes replaced add up to the one object left`);
@@ -183,7 +242,11 @@ t.test('puts in batches: many at once, one key raced, a directory pruned behind 
     const again = await put(store, 'deep/er/after', Buffer.alloc(INLINE_MAX + 2, 3));
     t.equal(again.replaced_size, 0);
     const g = await store.get({ account: A, bucket: 'bk1', key: 'deep/er/after' });
-    t.same(g && 'body' in g ? await buffer(g.body) : null, Buffer.alloc(INLINE_MAX + 2, 3), `${fsync}: a pruned directory is made again`);
+    t.same(
+      g && 'body' in g ? await buffer(g.body) : null,
+      Buffer.alloc(INLINE_MAX + 2, 3),
+      `${fsync}: a pruned directory is made again`
+    );
     t.same(readdirSync(join(dir, 'objects', A, 'bk1', '.tmp')), [], `${fsync}: no temp file left`);
   }
 });
@@ -203,10 +266,12 @@ t.test('group commit: puts at once share the sync of the WAL; without fsync ther
     if (fsync) t.ok(store.syncs >= 2 && store.syncs <= 11, `100 puts at once took ${store.syncs - 1} sync(s), not 100`);
     else t.equal(store.syncs, 0);
     // Puts that arrive while a sync runs wait for the next one, which covers them all.
-    const waves = await Promise.all(Array.from({ length: 5 }, async (_, w) => {
-      await new Promise((r) => setImmediate(r));
-      return Promise.all(Array.from({ length: 20 }, (_, i) => put(store, `w${w}-${i}`, 'y')));
-    }));
+    const waves = await Promise.all(
+      Array.from({ length: 5 }, async (_, w) => {
+        await new Promise((r) => setImmediate(r));
+        return Promise.all(Array.from({ length: 20 }, (_, i) => put(store, `w${w}-${i}`, 'y')));
+      })
+    );
     t.equal(waves.flat().length, 100);
     const listed = await store.list({ account: A, bucket: 'bk1', prefix: 'w', limit: 200 });
     t.equal(listed.objects.length, 100, `${fsync}: every put committed`);
@@ -233,27 +298,72 @@ t.test('a store written before the index (a metadata file an object) is imported
   // a large object's bytes are `<key>.<version>.v` beside it.
   const bucketDir = join(dir, 'objects', A, 'old');
   mkdirSync(join(bucketDir, 'a.d'), { recursive: true });
-  const meta = (key: string, size: number, version: string, inline: boolean) => JSON.stringify({ key, size, etag: '"e"', content_type: 'text/plain', last_modified: 1_700_000_000_000, version, ...(inline ? { inline } : {}) });
+  const meta = (key: string, size: number, version: string, inline: boolean) =>
+    JSON.stringify({
+      key,
+      size,
+      etag: '"e"',
+      content_type: 'text/plain',
+      last_modified: 1_700_000_000_000,
+      version,
+      ...(inline ? { inline } : {}),
+    });
   writeFileSync(join(bucketDir, 'a.d', 'small.o'), `${meta('a/small', 5, 'v1', true)}\nhello`);
   writeFileSync(join(bucketDir, 'big%20one.o'), meta('big one', 7, 'v2', false));
   writeFileSync(join(bucketDir, 'big%20one.v2.v'), 'seven!!');
   const store = new FileStore(new Layout(dir));
   t.teardown(() => store.close());
   const listed = await store.list({ account: A, bucket: 'old', prefix: '', limit: 10 });
-  t.same(listed.objects.map((o) => [o.key, o.size, o.last_modified]), [['a/small', 5, 1_700_000_000_000], ['big one', 7, 1_700_000_000_000]]);
+  t.same(
+    listed.objects.map((o) => [o.key, o.size, o.last_modified]),
+    [
+      ['a/small', 5, 1_700_000_000_000],
+      ['big one', 7, 1_700_000_000_000],
+    ]
+  );
   const small = await store.get({ account: A, bucket: 'old', key: 'a/small' });
   t.equal(small && 'body' in small ? (await buffer(small.body)).toString() : null, 'hello');
   const big = await store.get({ account: A, bucket: 'old', key: 'big one' });
   t.equal(big && 'body' in big ? (await buffer(big.body)).toString() : null, 'seven!!');
   t.notOk(existsSync(join(bucketDir, 'a.d', 'small.o')), 'the metadata files are gone');
   t.notOk(existsSync(join(bucketDir, 'big%20one.o')));
-  t.equal((await store.put({ account: A, bucket: 'old', key: 'big one', body: Readable.from([Buffer.from('x')]), content_type: 'text/plain' })).replaced_size, 7);
+  t.equal(
+    (
+      await store.put({
+        account: A,
+        bucket: 'old',
+        key: 'big one',
+        body: Readable.from([Buffer.from('x')]),
+        content_type: 'text/plain',
+      })
+    ).replaced_size,
+    7
+  );
   t.notOk(existsSync(join(bucketDir, 'big%20one.v2.v')), 'replacing an imported large object frees its data file');
 });
 
 t.test('list agrees with a sorted model: prefixes, delimiters, pages, multi-byte keys', async (t) => {
   const { store } = fresh(t);
-  const keys = ['a', 'a/b', 'a/b/c', 'a/b/d', 'a/c', 'a-b', 'a0', 'b/é/1', 'b/é/2', 'b/z', 'b/\u{10ffff}x', 'b/\u{10ffff}y', 'c', 'é', 'é/x', '\u{1f600}/1', '\u{1f600}/2', 'z/z/z'];
+  const keys = [
+    'a',
+    'a/b',
+    'a/b/c',
+    'a/b/d',
+    'a/c',
+    'a-b',
+    'a0',
+    'b/é/1',
+    'b/é/2',
+    'b/z',
+    'b/\u{10ffff}x',
+    'b/\u{10ffff}y',
+    'c',
+    'é',
+    'é/x',
+    '\u{1f600}/1',
+    '\u{1f600}/2',
+    'z/z/z',
+  ];
   await Promise.all(keys.map((k) => put(store, k, k)));
   const sorted = [...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
   const model = (prefix: string, delimiter: string | undefined) => {
@@ -274,12 +384,18 @@ t.test('list agrees with a sorted model: prefixes, delimiters, pages, multi-byte
         for (let pages = 0; pages < 50; pages++) {
           const page = await store.list({ account: A, bucket: 'bk1', prefix, delimiter, limit, after });
           t.ok(page.objects.length + page.prefixes.length <= limit);
-          const entries = [...page.objects.map((o) => o.key), ...page.prefixes].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+          const entries = [...page.objects.map((o) => o.key), ...page.prefixes].sort((x, y) =>
+            Buffer.compare(Buffer.from(x), Buffer.from(y))
+          );
           got.push(...entries);
           if (!page.truncated) break;
           after = page.last;
         }
-        t.same(got, model(prefix, delimiter), `prefix ${JSON.stringify(prefix)} delimiter ${JSON.stringify(delimiter)} limit ${limit}`);
+        t.same(
+          got,
+          model(prefix, delimiter),
+          `prefix ${JSON.stringify(prefix)} delimiter ${JSON.stringify(delimiter)} limit ${limit}`
+        );
       }
     }
   }

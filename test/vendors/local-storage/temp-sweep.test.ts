@@ -18,11 +18,17 @@ function tempDir(t: { teardown(fn: () => void): void }): string {
 
 t.test('a put cut off by kill -9 leaves a temp file; the next store to open removes it', async (t) => {
   const dir = tempDir(t);
-  const child = fork(join(here, 'stalled-writer.ts'), [], { execArgv: process.execArgv, env: { ...process.env, SVC_STALLED_WRITER_DIR: dir }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(join(here, 'stalled-writer.ts'), [], {
+    execArgv: process.execArgv,
+    env: { ...process.env, SVC_STALLED_WRITER_DIR: dir },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.on('error', reject);
     child.on('message', () => child.kill('SIGKILL'));
-    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`the writer exited early (${code ?? signal})`))));
+    child.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`the writer exited early (${code ?? signal})`))
+    );
   });
   const layout = new Layout(dir);
   const tmp = layout.tmpDir('acct_crash', 'stalled');
@@ -62,5 +68,6 @@ t.test('only files whose writer is certainly gone are removed (several processes
   t.teardown(() => second.close());
   t.equal(await second.swept, 4);
   const left = new Set(readdirSync(tmp));
-  for (const [what, f] of Object.entries(files)) t.equal(!left.has(f.name), f.gone, `${what}: ${f.gone ? 'removed' : 'kept'}`);
+  for (const [what, f] of Object.entries(files))
+    t.equal(!left.has(f.name), f.gone, `${what}: ${f.gone ? 'removed' : 'kept'}`);
 });

@@ -8,17 +8,36 @@ import { PooledHttp } from '../../../vendors/shared/pooled-http.js';
 async function server(t: Tap, routes: Record<string, (res: import('node:http').ServerResponse) => void>) {
   const s: Server = createServer((req, res) => {
     req.resume();
-    req.on('end', () => (routes[req.url ?? ''] ?? ((r) => { r.writeHead(404); r.end(); }))(res));
+    req.on('end', () =>
+      (
+        routes[req.url ?? '']
+        ?? ((r) => {
+          r.writeHead(404);
+          r.end();
+        })
+      )(res)
+    );
   });
   let connections = 0;
   s.on('connection', () => connections++);
   await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
-  t.teardown(() => new Promise<void>((ok) => { s.closeAllConnections(); s.close(() => ok()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((ok) => {
+        s.closeAllConnections();
+        s.close(() => ok());
+      })
+  );
   return { url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, connections: () => connections };
 }
 type Tap = Parameters<Parameters<typeof t.test>[1]>[0];
 
-const post = (signal = new AbortController().signal) => ({ method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: '{}', signal });
+const post = (signal = new AbortController().signal) => ({
+  method: 'POST' as const,
+  headers: { 'content-type': 'application/json' },
+  body: '{}',
+  signal,
+});
 
 async function failure(p: Promise<unknown>): Promise<VendorFailure> {
   try {
@@ -31,7 +50,12 @@ async function failure(p: Promise<unknown>): Promise<VendorFailure> {
 }
 
 t.test('calls reuse kept-alive connections and read JSON', async (t) => {
-  const srv = await server(t, { '/ok': (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"n":1}'); } });
+  const srv = await server(t, {
+    '/ok': (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"n":1}');
+    },
+  });
   const http = new PooledHttp('v');
   t.teardown(() => http.close());
   for (let i = 0; i < 5; i++) {
@@ -47,9 +71,18 @@ t.test('calls reuse kept-alive connections and read JSON', async (t) => {
 
 t.test('failures map to the router kinds', async (t) => {
   const srv = await server(t, {
-    '/429': (res) => { res.writeHead(429, { 'retry-after': '4', 'content-type': 'application/json' }); res.end('{"error":{"message":"slow down"}}'); },
-    '/401': (res) => { res.writeHead(401); res.end('{"error":{"message":"bad key"}}'); },
-    '/html': (res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html>'); },
+    '/429': (res) => {
+      res.writeHead(429, { 'retry-after': '4', 'content-type': 'application/json' });
+      res.end('{"error":{"message":"slow down"}}');
+    },
+    '/401': (res) => {
+      res.writeHead(401);
+      res.end('{"error":{"message":"bad key"}}');
+    },
+    '/html': (res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>');
+    },
   });
   const http = new PooledHttp('v');
   t.teardown(() => http.close());
@@ -59,7 +92,10 @@ t.test('failures map to the router kinds', async (t) => {
   t.match(rl.message, /v answered 429: slow down/);
   t.equal((await failure(http.request(`${srv.url}/401`, post()))).kind, 'auth');
   const ac = new AbortController();
-  t.equal((await failure(http.request(`${srv.url}/html`, post(ac.signal)).then((r) => http.json(r, ac.signal)))).kind, 'unavailable');
+  t.equal(
+    (await failure(http.request(`${srv.url}/html`, post(ac.signal)).then((r) => http.json(r, ac.signal)))).kind,
+    'unavailable'
+  );
   // Port 1 on loopback: nothing listens there, so the request never left.
   t.equal((await failure(http.request('http://127.0.0.1:1/x', post()))).kind, 'not_sent');
 });

@@ -4,8 +4,25 @@ import { aiApp, MODELS } from '../setup.js';
 // alpha (OpenAI fake) and beta (Anthropic fake) get batch prices at half their normal ones;
 // gamma is served by an openai-compatible instance, which has no batch API.
 export const BATCH_MODELS = [
-  ...MODELS.map((m) => (m.id === 'alpha' ? { ...m, price: { ...m.price, batch_in: 500_000, batch_out: 1_000_000 } } : m.id === 'beta' ? { ...m, price: { ...m.price, batch_in: 1_000_000, batch_out: 2_000_000 } } : m)),
-  { id: 'gamma', vendor: 'oc', family: 'gamma', tasks: ['general'], quality: 10, context_window: 8000, max_output: 1000, price: { in: 4_000_000, out: 8_000_000, batch_in: 2_000_000, batch_out: 4_000_000 }, capabilities: ['chat'], regions: ['global'] },
+  ...MODELS.map((m) =>
+    m.id === 'alpha'
+      ? { ...m, price: { ...m.price, batch_in: 500_000, batch_out: 1_000_000 } }
+      : m.id === 'beta'
+        ? { ...m, price: { ...m.price, batch_in: 1_000_000, batch_out: 2_000_000 } }
+        : m
+  ),
+  {
+    id: 'gamma',
+    vendor: 'oc',
+    family: 'gamma',
+    tasks: ['general'],
+    quality: 10,
+    context_window: 8000,
+    max_output: 1000,
+    price: { in: 4_000_000, out: 8_000_000, batch_in: 2_000_000, batch_out: 4_000_000 },
+    capabilities: ['chat'],
+    regions: ['global'],
+  },
 ];
 export const FAST = { jobs: { poll_ms: 20 }, plugins: { ai: { models: BATCH_MODELS, batch_poll_ms: 15 } } };
 
@@ -15,7 +32,8 @@ export async function batchApp(t: Parameters<typeof aiApp>[0], overrides: Record
 
 export type Ctx = Awaited<ReturnType<typeof batchApp>>;
 
-export const submit = (c: Ctx, payload: Record<string, unknown>, headers = c.auth) => c.app.inject({ method: 'POST', url: '/v1/ai/chat', headers, payload: { ...payload, batch_mode: true } });
+export const submit = (c: Ctx, payload: Record<string, unknown>, headers = c.auth) =>
+  c.app.inject({ method: 'POST', url: '/v1/ai/chat', headers, payload: { ...payload, batch_mode: true } });
 
 export async function until(c: Ctx, id: string, states: string[]): Promise<any> {
   for (let i = 0; i < 400; i++) {
@@ -39,10 +57,17 @@ export async function eventually(ok: () => boolean | Promise<boolean>): Promise<
 }
 
 /** Submit a batch and wait until it is out at its vendor (set the fake to keep it running first); the balance before it too. */
-export async function runningBatch(c: Ctx, payload: Record<string, unknown>): Promise<{ batch_id: string; vendorId: string; before: number }> {
+export async function runningBatch(
+  c: Ctx,
+  payload: Record<string, unknown>
+): Promise<{ batch_id: string; vendorId: string; before: number }> {
   const before = await c.app.svc.wallet.balance(c.accountId);
   const { batch_id } = (await submit(c, payload)).json();
   await until(c, batch_id, ['running']);
-  const row = await c.app.svc.db.selectFrom('ai_batches').select('vendor_batch_id').where('batch_id', '=', batch_id).executeTakeFirstOrThrow();
+  const row = await c.app.svc.db
+    .selectFrom('ai_batches')
+    .select('vendor_batch_id')
+    .where('batch_id', '=', batch_id)
+    .executeTakeFirstOrThrow();
   return { batch_id, vendorId: row.vendor_batch_id as string, before };
 }

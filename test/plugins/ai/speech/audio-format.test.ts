@@ -9,12 +9,25 @@ t.test('containers are recognised by their bytes', async (t) => {
   t.same(sniffAudio(mp3(24)), { ext: 'mp3', mime: 'audio/mpeg' });
   t.same(sniffAudio(oggOpus(20)), { ext: 'ogg', mime: 'audio/ogg' });
   t.same(sniffAudio(Buffer.concat([Buffer.from('fLaC'), Buffer.alloc(40)])), { ext: 'flac', mime: 'audio/flac' });
-  t.same(sniffAudio(Buffer.concat([Buffer.from([0, 0, 0, 32]), Buffer.from('ftypM4A '), Buffer.alloc(20)])), { ext: 'm4a', mime: 'audio/mp4' });
-  t.same(sniffAudio(Buffer.concat([Buffer.from([0, 0, 0, 32]), Buffer.from('ftypisom'), Buffer.alloc(20)])), { ext: 'mp4', mime: 'video/mp4' });
-  t.same(sniffAudio(Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.alloc(20)])), { ext: 'webm', mime: 'audio/webm' });
+  t.same(sniffAudio(Buffer.concat([Buffer.from([0, 0, 0, 32]), Buffer.from('ftypM4A '), Buffer.alloc(20)])), {
+    ext: 'm4a',
+    mime: 'audio/mp4',
+  });
+  t.same(sniffAudio(Buffer.concat([Buffer.from([0, 0, 0, 32]), Buffer.from('ftypisom'), Buffer.alloc(20)])), {
+    ext: 'mp4',
+    mime: 'video/mp4',
+  });
+  t.same(sniffAudio(Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.alloc(20)])), {
+    ext: 'webm',
+    mime: 'audio/webm',
+  });
   t.same(sniffAudio(Buffer.concat([Buffer.from('ID3'), Buffer.alloc(20)])), { ext: 'mp3', mime: 'audio/mpeg' });
   t.equal(sniffAudio(Buffer.from('just some text, not audio')), undefined);
-  t.equal(sniffAudio(Buffer.from([0xff, 0xf1, 0x50, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0])), undefined, 'ADTS AAC is not MPEG Layer III');
+  t.equal(
+    sniffAudio(Buffer.from([0xff, 0xf1, 0x50, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0])),
+    undefined,
+    'ADTS AAC is not MPEG Layer III'
+  );
   t.equal(sniffAudio(Buffer.from('RIFF')), undefined, 'too short to say');
 });
 
@@ -35,7 +48,11 @@ t.test('durations: WAV header, FLAC STREAMINFO, Ogg granules, MP3 Xing and bitra
   ident.write('\x01vorbis', 0, 'latin1');
   ident[11] = 1;
   ident.writeUInt32LE(22050, 12);
-  const vorbis = Buffer.concat([oggPage(ident, 0, 0n, 2), oggPage(Buffer.alloc(10), 1, 0n, 0), oggPage(Buffer.alloc(10), 2, 66150n, 4)]);
+  const vorbis = Buffer.concat([
+    oggPage(ident, 0, 0n, 2),
+    oggPage(Buffer.alloc(10), 1, 0n, 0),
+    oggPage(Buffer.alloc(10), 2, 66150n, 4),
+  ]);
   t.equal(audioSeconds(vorbis, kind(vorbis)), 3);
 
   t.equal(audioSeconds(mp3(1000), kind(mp3(1000))), 1.008, 'CBR: bytes over the bitrate');

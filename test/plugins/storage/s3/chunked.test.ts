@@ -28,7 +28,8 @@ function unsignedBody(chunks: Buffer[], trailer: string): Buffer {
 }
 
 /** Feed `raw` in pieces of `step` bytes, so every boundary (inside CRLFs, headers, data) is hit. */
-const pieces = (raw: Buffer, step: number) => Readable.from(Array.from({ length: Math.ceil(raw.length / step) }, (_, i) => raw.subarray(i * step, (i + 1) * step)));
+const pieces = (raw: Buffer, step: number) =>
+  Readable.from(Array.from({ length: Math.ceil(raw.length / step) }, (_, i) => raw.subarray(i * step, (i + 1) * step)));
 
 t.test('unsigned aws-chunked with a checksum trailer, split at every possible boundary', async (t) => {
   const data = [Buffer.from('hello '), Buffer.alloc(70_000, 3), Buffer.from('world')];
@@ -55,17 +56,38 @@ t.test('crc32 matches the well-known check value', async (t) => {
 t.test('signed chunks: the chain verifies; a tampered chunk signature fails', async (t) => {
   const data = [Buffer.alloc(65536, 1), Buffer.from('tail')];
   const raw = signedBody(data);
-  for (const step of [1, 13, raw.length]) t.same(await buffer(pieces(raw, step).pipe(new AwsChunkedDecoder(signing))), Buffer.concat(data), `pieces of ${step}`);
+  for (const step of [1, 13, raw.length])
+    t.same(
+      await buffer(pieces(raw, step).pipe(new AwsChunkedDecoder(signing))),
+      Buffer.concat(data),
+      `pieces of ${step}`
+    );
   for (const i of [0, 1, 2]) {
-    await t.rejects(buffer(pieces(signedBody(data, i), 1000).pipe(new AwsChunkedDecoder(signing))), { code: 'SignatureDoesNotMatch' }, `chunk ${i} tampered`);
+    await t.rejects(
+      buffer(pieces(signedBody(data, i), 1000).pipe(new AwsChunkedDecoder(signing))),
+      { code: 'SignatureDoesNotMatch' },
+      `chunk ${i} tampered`
+    );
   }
   const unsigned = unsignedBody(data, '');
-  await t.rejects(buffer(pieces(unsigned, 1000).pipe(new AwsChunkedDecoder(signing))), { code: 'SignatureDoesNotMatch' }, 'signatures are required');
+  await t.rejects(
+    buffer(pieces(unsigned, 1000).pipe(new AwsChunkedDecoder(signing))),
+    { code: 'SignatureDoesNotMatch' },
+    'signatures are required'
+  );
 });
 
 t.test('malformed or truncated bodies are IncompleteBody', async (t) => {
   const good = unsignedBody([Buffer.from('abc')], 'x-amz-checksum-crc32:AAAAAA==');
-  for (const bad of [good.subarray(0, good.length - 12), Buffer.from('zz\r\nabc\r\n0\r\n\r\n'), Buffer.from('2\r\nabc\r\n0\r\n\r\n')]) {
-    await t.rejects(buffer(Readable.from([bad]).pipe(new AwsChunkedDecoder())), { code: 'IncompleteBody' }, JSON.stringify(bad.toString().slice(0, 20)));
+  for (const bad of [
+    good.subarray(0, good.length - 12),
+    Buffer.from('zz\r\nabc\r\n0\r\n\r\n'),
+    Buffer.from('2\r\nabc\r\n0\r\n\r\n'),
+  ]) {
+    await t.rejects(
+      buffer(Readable.from([bad]).pipe(new AwsChunkedDecoder())),
+      { code: 'IncompleteBody' },
+      JSON.stringify(bad.toString().slice(0, 20))
+    );
   }
 });
