@@ -45,6 +45,9 @@ t.test('bad input: the right 4xx, nothing stored, nothing charged', async (t) =>
     ],
     ['/v1/image/process', { input: { base64: png, url: 'http://example.com/a.png' } }, 400, 'validation_failed'],
     ['/v1/image/process', { input: { base64: '@@not base64@@' } }, 400, 'validation_failed'],
+    ['/v1/image/process', { input: { base64: '' } }, 400, 'validation_failed', /^input\.base64 is not valid base64\.$/],
+    // Line-wrapped (MIME) base64 decodes: these bytes are just not an image.
+    ['/v1/image/process', { input: { base64: 'QUJD\nRA=' } }, 422, 'unprocessable'],
     ['/v1/image/metadata', { input: { base64: b64(Buffer.from('%PDF-1.7 not an image')) } }, 422, 'unprocessable'],
     ['/v1/image/metadata', { input: { base64: b64(pngBomb()) } }, 413, 'payload_too_large'],
     ['/v1/image/metadata', { input: {} }, 400, 'validation_failed'],
