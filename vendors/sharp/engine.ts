@@ -18,14 +18,23 @@ export function refused(message: string, status: 413 | 422 = 422): VendorFailure
 }
 
 /**
- * sharp, loaded on the first image call (not at boot: most gateways never process one), and a
- * queue that bounds how many images are worked on at once. libvips does the pixel work on
+ * Inputs up to this size are small work (a thumbnail, an avatar): they have a lane of their own,
+ * so a burst of 40-MP resizes cannot make them wait seconds for a slot. A small file that
+ * declares many pixels is still refused or bounded by the same caps in its lane.
+ */
+export const SMALL_INPUT_BYTES = 512 * 1024;
+
+/**
+ * sharp, loaded on the first image call (not at boot: most gateways never process one), and
+ * queues that bound how many images are worked on at once (one for large inputs, one slot for
+ * small ones and header reads). libvips does the pixel work on
  * libuv's thread pool, off the event loop; the queue keeps a burst of 40-MP resizes from
  * holding every thread and all the memory at once, so other requests are still answered.
  */
 export class SharpEngine {
   private lib?: Promise<SharpFn>;
   private readonly queue: PQueue;
+  private readonly small = new PQueue({ concurrency: 1 });
 
   constructor(concurrency: number) {
     this.queue = new PQueue({ concurrency: concurrency || Math.max(1, availableParallelism()) });
@@ -36,10 +45,13 @@ export class SharpEngine {
     return this.lib;
   }
 
-  /** Run `work` when a slot is free; a caller gone while it waits never starts it. */
-  async run<T>(signal: AbortSignal, work: (sharp: SharpFn) => Promise<T>): Promise<T> {
+  /**
+   * Run `work` when a slot of its lane is free (`small`: the small-input lane); a caller gone
+   * while it waits never starts it.
+   */
+  async run<T>(signal: AbortSignal, small: boolean, work: (sharp: SharpFn) => Promise<T>): Promise<T> {
     const sharp = await this.sharp();
-    return this.queue.add(
+    return (small ? this.small : this.queue).add(
       async () => {
         try {
           return await work(sharp);
@@ -70,7 +82,8 @@ export class SharpEngine {
 
   async close(): Promise<void> {
     this.queue.clear();
-    await this.queue.onIdle();
+    this.small.clear();
+    await Promise.all([this.queue.onIdle(), this.small.onIdle()]);
   }
 }
 

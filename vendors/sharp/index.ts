@@ -7,7 +7,7 @@ import {
   type ImageProcessInput,
 } from '../../core/capabilities/image.js';
 import type { ImplOf } from '../../core/capabilities/capability.js';
-import { SharpEngine } from './engine.js';
+import { SharpEngine, SMALL_INPUT_BYTES } from './engine.js';
 import { processImage } from './pipeline.js';
 import { readMetadata } from './metadata.js';
 
@@ -36,12 +36,12 @@ export default defineVendor({
     const engine = new SharpEngine(config.concurrency);
     const process: ImplOf<Caps['image.process']> = {
       invoke: (input: ImageProcessInput, { signal }) =>
-        engine.run(signal, (sharp) => processImage(engine, sharp, input)),
+        engine.run(signal, input.data.length <= SMALL_INPUT_BYTES, (sharp) => processImage(engine, sharp, input)),
       price: (_input, _output, plan) => planPrice(plan),
     };
     const metadata: ImplOf<Caps['image.metadata']> = {
       invoke: (input: ImageMetadataInput, { signal }) =>
-        engine.run(signal, (sharp) => readMetadata(engine, sharp, input)),
+        engine.run(signal, true, (sharp) => readMetadata(engine, sharp, input)),
       price: (_input, _output, plan) => planPrice(plan),
     };
     return {

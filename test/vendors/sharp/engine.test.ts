@@ -11,7 +11,7 @@ t.test('at most `concurrency` images at once; the next starts when one is done',
   let peak = 0;
   const gates: Array<() => void> = [];
   const work = () =>
-    engine.run(signal, async () => {
+    engine.run(signal, false, async () => {
       running++;
       peak = Math.max(peak, running);
       await new Promise<void>((resolve) => gates.push(resolve));
@@ -35,10 +35,10 @@ t.test('at most `concurrency` images at once; the next starts when one is done',
 t.test('a call whose caller went away while it waited never starts', async (t) => {
   const engine = new SharpEngine(1);
   let release!: () => void;
-  const first = engine.run(new AbortController().signal, () => new Promise<void>((r) => (release = r)));
+  const first = engine.run(new AbortController().signal, false, () => new Promise<void>((r) => (release = r)));
   const gone = new AbortController();
   let started = false;
-  const second = engine.run(gone.signal, async () => {
+  const second = engine.run(gone.signal, false, async () => {
     started = true;
   });
   await until('the first to start', () => release !== undefined);
@@ -49,16 +49,31 @@ t.test('a call whose caller went away while it waited never starts', async (t) =
   t.notOk(started, 'the waiting work was dropped');
 });
 
+t.test('a small input does not wait behind large ones that hold every slot', async (t) => {
+  const engine = new SharpEngine(1);
+  let release!: () => void;
+  const large = engine.run(new AbortController().signal, false, () => new Promise<void>((r) => (release = r)));
+  const queued = engine.run(new AbortController().signal, false, async () => 'large 2');
+  await until('the large one to start', () => release !== undefined);
+  t.equal(
+    await engine.run(new AbortController().signal, true, async () => 'small'),
+    'small',
+    'ran while the lane was full'
+  );
+  release();
+  t.same(await Promise.all([large, queued]), [undefined, 'large 2']);
+});
+
 t.test("a bug in the gateway's own code stays a TypeError (500), not the caller's 422", async (t) => {
   const engine = new SharpEngine(1);
   await t.rejects(
-    engine.run(new AbortController().signal, async () => {
+    engine.run(new AbortController().signal, false, async () => {
       throw new TypeError('x is not a function');
     }),
     TypeError
   );
   await t.rejects(
-    engine.run(new AbortController().signal, async () => {
+    engine.run(new AbortController().signal, false, async () => {
       throw new Error('Input buffer contains unsupported image format');
     }),
     { name: 'VendorFailure', kind: 'client_error', status: 422 }
