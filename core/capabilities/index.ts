@@ -21,3 +21,4 @@ export type { CallOptions, StreamOptions, CallResult } from '../router/router.js
 export type { Attempt } from '../router/attempt.js';
 export type { StreamSession } from '../router/stream.js';
 export type { Planner, PlannerOptions, PlanRequest, RouteCandidate, Planned, Routed } from '../router/planner.js';
+export * from './pdf.js';
