@@ -231,14 +231,22 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
   app.addHook('onClose', async () => {
-    await svc.jobs.stop();
+    // A step slower than a second is logged: a shutdown that runs into server.shutdown_grace_ms
+    // (forced exit) then says which step held it.
+    const step = async (name: string, fn: () => unknown) => {
+      const started = performance.now();
+      await fn();
+      const ms = Math.round(performance.now() - started);
+      if (ms > 1000) app.log.warn({ step: name, ms }, 'shutdown: a slow step');
+    };
+    await step('jobs', () => svc.jobs.stop());
     svc.results.stop();
-    for (const a of [...areas].reverse()) await a.def.stop?.();
-    await vendors.closeAll();
-    await svc.egress.close();
+    for (const a of [...areas].reverse()) await step(`area ${a.def.name}`, () => a.def.stop?.());
+    await step('vendors', () => vendors.closeAll());
+    await step('egress', () => svc.egress.close());
     await unsubscribeKeys();
-    await bus.close();
-    await database.close();
+    await step('bus', () => bus.close());
+    await step('database', () => database.close());
   });
   try {
     await registerEverything(app, svc);

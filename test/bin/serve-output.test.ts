@@ -87,13 +87,25 @@ t.test('started by npm: the gateway exits when npm is gone (SIGKILL to its paren
   // As `npm start` runs it: npm -> sh -> node; the outer sh stands for npm, and the inner one
   // (which does not exec node, for the `; true`) outlives it, as sh does when npm is killed.
   const inner = `sh -c ${sq(`${cmd}; true`)}`;
+  // Info level: the "shutting down" line and any slow shutdown step are in the output kept below.
   const sh = spawn('sh', ['-c', `${inner} & echo "pid $!"; wait`], {
-    env: { ...env, npm_command: 'start' },
+    env: { ...env, npm_command: 'start', SVC_LOG_LEVEL: 'info' },
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let output = '';
+  sh.stdout!.on('data', (d) => (output += d));
+  sh.stderr!.on('data', (d) => (output += d));
   const { match } = await waitFor(sh.stdout!, /^pid (\d+)\n[\s\S]*listening on http:\/\/127\.0\.0\.1:(\d+)/);
   const [pid, port] = [Number(match[1]), Number(match[2])];
+  // What each process's parent was, for a failure's comment: the watch compares them.
+  const stat = (p: number) => {
+    try {
+      return readFileSync(`/proc/${p}/stat`, 'utf8').trim();
+    } catch {
+      return `${p}: gone`;
+    }
+  };
   t.teardown(() => {
     // Only when the test failed is anything left: the gateway (the inner sh's child), then the sh.
     sh.kill('SIGKILL');
@@ -123,4 +135,14 @@ t.test('started by npm: the gateway exits when npm is gone (SIGKILL to its paren
     gone = await refused(port);
   }
   t.ok(gone, "the port is free within 10 s of the parent's death");
+  if (!gone) {
+    let gateway = '';
+    try {
+      gateway = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    } catch {
+      /* the inner sh is gone */
+    }
+    t.comment(`inner sh ${stat(pid)}; gateway ${gateway && stat(Number(gateway))}`);
+    t.comment(`output:\n${output.slice(-4000)}`);
+  }
 });
