@@ -18,7 +18,7 @@ export async function mergePdfs(input: PdfMergeInput): Promise<PdfOutput> {
   if (!input.documents.length) throw refused('There is no document to merge.');
   const out = await PDFDocument.create();
   for (const [i, data] of input.documents.entries()) {
-    const doc = await loadPdf(data, `document ${i + 1}`);
+    const doc = await loadPdf(data, `Document ${i + 1}`);
     await copied(out, doc, doc.getPageIndices());
   }
   return saved(out);
@@ -34,7 +34,7 @@ function label(r: PageRange): string {
  */
 export async function splitPdf(input: PdfSplitInput): Promise<PdfSplitOutput> {
   const { PDFDocument } = await pdfLib();
-  const doc = await loadPdf(input.data, 'document');
+  const doc = await loadPdf(input.data, 'The document');
   const count = doc.getPageCount();
   for (const r of input.ranges) {
     const to = r.to ?? count;

@@ -25,7 +25,11 @@ export default defineVendor({
     };
     const split: ImplOf<Caps['pdf.split']> = {
       invoke: (input) => splitPdf(input),
-      price: (_input, output, plan) => pdfPlanPrice(plan, output?.parts.reduce((n, p) => n + p.pages, 0)),
+      price: (_input, output, plan) =>
+        pdfPlanPrice(
+          plan,
+          output?.parts.reduce((n, p) => n + p.pages, 0)
+        ),
     };
     const watermark: ImplOf<Caps['pdf.watermark']> = {
       invoke: (input) => watermarkPdf(input),

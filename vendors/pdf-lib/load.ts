@@ -23,20 +23,20 @@ export function refused(message: string, status: 413 | 422 = 422): VendorFailure
 export async function loadPdf(data: Buffer, what: string): Promise<PDFDocument> {
   const { PDFDocument } = await pdfLib();
   if (data.length > PDF_MAX_INPUT_BYTES)
-    throw refused(`The ${what} is ${data.length} bytes, over the cap of ${PDF_MAX_INPUT_BYTES} bytes.`, 413);
+    throw refused(`${what} is ${data.length} bytes, over the cap of ${PDF_MAX_INPUT_BYTES} bytes.`, 413);
   // pdf-lib finds a header anywhere in the first bytes and parses garbage into an empty
   // document; a file that does not start like a PDF is not one.
-  if (!data.subarray(0, 1024).includes('%PDF-')) throw refused(`The ${what} is not a PDF (no %PDF- header).`);
+  if (!data.subarray(0, 1024).includes('%PDF-')) throw refused(`${what} is not a PDF (no %PDF- header).`);
   let doc: PDFDocument;
   try {
     doc = await PDFDocument.load(data, { updateMetadata: false, throwOnInvalidObject: false });
   } catch (e) {
     // pdf-lib's errors are compiled to ES5 (instanceof does not hold): its message tells.
     if (/is encrypted/.test(String((e as Error)?.message)))
-      throw refused(`The ${what} is encrypted (password protected); send a PDF without encryption.`);
-    throw refused(`The ${what} is not a readable PDF: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
+      throw refused(`${what} is encrypted (password protected); send a PDF without encryption.`);
+    throw refused(`${what} is not a readable PDF: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
   }
-  if (doc.getPageCount() === 0) throw refused(`The ${what} has no pages.`);
+  if (doc.getPageCount() === 0) throw refused(`${what} has no pages.`);
   return doc;
 }
 

@@ -62,7 +62,7 @@ export async function watermarkPdf(input: PdfWatermarkInput): Promise<PdfOutput>
   const { StandardFonts, degrees, grayscale } = await pdfLib();
   if ((input.text === undefined) === (input.image === undefined))
     throw refused('A watermark needs exactly one of text or image.');
-  const doc = await loadPdf(input.data, 'document');
+  const doc = await loadPdf(input.data, 'The document');
   const { rotation: deg, position, opacity } = input;
   if (input.text !== undefined) {
     const font = await doc.embedFont(StandardFonts.Helvetica);

@@ -114,7 +114,7 @@ t.test('encrypted, corrupt and non-PDF input: 422 with a clear message on every 
   const e = await engine();
   const enc = await encryptedPdf();
   const good = await makePdf(1);
-  isRefusal(t, await e.merge([good, enc]).catch((x) => x), /document 2 is encrypted/);
+  isRefusal(t, await e.merge([good, enc]).catch((x) => x), /Document 2 is encrypted/);
   isRefusal(t, await e.split(enc, [{ from: 1 }]).catch((x) => x), /encrypted/);
   isRefusal(t, await e.watermark(enc, { text: 'x' }).catch((x) => x), /encrypted/);
   isRefusal(t, await e.split(Buffer.from('hello, not a pdf'), [{ from: 1 }]).catch((x) => x), /not a PDF/);
