@@ -39,7 +39,11 @@ export const GenerateBody = Type.Object(
     orientation: Type.Optional(lit(PDF_ORIENTATIONS, { default: 'portrait' })),
     idempotency_key: Type.Optional(IdempotencyKey),
   },
-  { ...strict, description: 'Exactly one of html, url and template_id.' }
+  {
+    ...strict,
+    description: 'Exactly one of html, url and template_id.',
+    examples: [{ html: '<h1>Invoice 42</h1><table><tr><td>Total</td><td>9.90</td></tr></table>' }],
+  }
 );
 export type GenerateBodyT = Static<typeof GenerateBody>;
 
@@ -51,7 +55,7 @@ export const MergeBody = Type.Object(
     }),
     idempotency_key: Type.Optional(IdempotencyKey),
   },
-  strict
+  { ...strict, examples: [{ urls: ['https://example.com/a.pdf', 'https://example.com/b.pdf'] }] }
 );
 export type MergeBodyT = Static<typeof MergeBody>;
 
@@ -67,7 +71,7 @@ export const SplitBody = Type.Object(
     }),
     idempotency_key: Type.Optional(IdempotencyKey),
   },
-  strict
+  { ...strict, examples: [{ url: 'https://example.com/a.pdf', ranges: ['1-3', '4-'] }] }
 );
 export type SplitBodyT = Static<typeof SplitBody>;
 export const SplitResult = Type.Object({ parts: Type.Array(PdfResult) });
@@ -84,7 +88,7 @@ export const OcrBody = Type.Object(
     ),
     idempotency_key: Type.Optional(IdempotencyKey),
   },
-  strict
+  { ...strict, examples: [{ url: 'https://example.com/scan.pdf', language: 'en' }] }
 );
 export type OcrBodyT = Static<typeof OcrBody>;
 export const OcrResult = Type.Object({
@@ -115,7 +119,11 @@ export const WatermarkBody = Type.Object(
     ),
     idempotency_key: Type.Optional(IdempotencyKey),
   },
-  { ...strict, description: 'Exactly one of text and image_url; stamped on every page.' }
+  {
+    ...strict,
+    description: 'Exactly one of text and image_url; stamped on every page.',
+    examples: [{ url: 'https://example.com/a.pdf', text: 'CONFIDENTIAL' }],
+  }
 );
 export type WatermarkBodyT = Static<typeof WatermarkBody>;
 
@@ -124,7 +132,7 @@ export const TemplateBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200 }),
     html: Type.String({ minLength: 1, description: 'HTML with mustache tags ({{name}} escaped, {{{name}}} raw).' }),
   },
-  strict
+  { ...strict, examples: [{ name: 'invoice', html: '<h1>Invoice {{number}}</h1><p>{{customer}}</p>' }] }
 );
 export type TemplateBodyT = Static<typeof TemplateBody>;
 
