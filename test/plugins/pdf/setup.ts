@@ -44,14 +44,19 @@ export async function pdfApp(t: Tap, overrides: Record<string, any> = {}) {
   return { app, base, ...a, post, balance, results, download };
 }
 
-/** A loopback server answering GET /<name> with files[name] (PDFs by default), 404 otherwise. */
+/**
+ * A loopback server answering GET /<name> with files[name] (PDFs by default), 404 otherwise.
+ * Returns the URL of a name; `.asked` lists the names requested, in order.
+ */
 export async function serveFiles(
   t: Tap,
   files: Record<string, Buffer | string>,
   types: Record<string, string> = {}
-): Promise<(name: string) => string> {
+): Promise<((name: string) => string) & { asked: string[] }> {
+  const asked: string[] = [];
   const server = createServer((req, res) => {
     const name = (req.url ?? '/').slice(1);
+    asked.push(name);
     const body = files[name];
     if (body === undefined) return (res.writeHead(404).end('not found'), undefined);
     res.writeHead(200, { 'content-type': types[name] ?? 'application/pdf' }).end(body);
@@ -59,5 +64,5 @@ export async function serveFiles(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const port = (server.address() as AddressInfo).port;
-  return (name) => `http://127.0.0.1:${port}/${name}`;
+  return Object.assign((name: string) => `http://127.0.0.1:${port}/${name}`, { asked });
 }
