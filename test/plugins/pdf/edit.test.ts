@@ -79,3 +79,17 @@ t.test('an encrypted PDF is 422 with a clear message; nothing stored or charged'
   t.equal(await balance(), before);
   t.equal(await results(), 0);
 });
+
+t.test('idempotency: the same key and body answer the same result, stored and charged once', async (t) => {
+  const { post, balance, results } = await pdfApp(t);
+  const url = await serveFiles(t, { doc: await makePdf(2) });
+  const before = await balance();
+  const body = { url: url('doc'), text: 'PAID', idempotency_key: 'wm-1' };
+  const first = await post('/v1/pdf/watermark', body);
+  const again = await post('/v1/pdf/watermark', body);
+  t.equal(first.statusCode, 200, first.body);
+  t.equal(again.headers['idempotent-replayed'], 'true');
+  t.equal(again.json().pdf_url, first.json().pdf_url);
+  t.equal(before - (await balance()), 1000);
+  t.equal(await results(), 1);
+});
