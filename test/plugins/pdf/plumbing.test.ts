@@ -57,6 +57,16 @@ t.test(
   }
 );
 
+t.test("scripts run only when the operator says so (plugins.pdf.javascript), never by the caller's body", async (t) => {
+  for (const javascript of [false, true]) {
+    const { post, download } = await pdfApp(t, { ...STAND_INS, plugins: { pdf: { javascript } } });
+    const res = await post('/v1/pdf/generate', { html: '<p>Hi</p>' });
+    t.equal(res.statusCode, 200, res.body);
+    const text = (await pageTexts((await download(res.json().pdf_url)).data))[0];
+    t.equal(text.includes('[js]'), javascript, `javascript: ${javascript}`);
+  }
+});
+
 t.test('ocr: the language hint reaches the engine as tesseract codes; charged per page read', async (t) => {
   const { post, balance, results } = await pdfApp(t, STAND_INS);
   const url = await serveFiles(t, { doc: await makePdf(3) });

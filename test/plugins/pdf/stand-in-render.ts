@@ -6,7 +6,8 @@ import { pdfPlanPrice, type PdfRenderInput } from '../../../core/capabilities/pd
 /**
  * A stand-in for the chromium engine: "renders" by writing the HTML's text into a PDF (one
  * page per `page-break-before`), after fetching each `<img src>` through `fetchResource` as a
- * browser would; each image's fate is written on the page (`[img 200]`, `[img refused]`).
+ * browser would; each image's fate is written on the page (`[img 200]`, `[img refused]`), and `[js]`
+ * when the area asked for scripts to run.
  */
 async function render(input: PdfRenderInput) {
   let html = input.html;
@@ -19,7 +20,7 @@ async function render(input: PdfRenderInput) {
     }
     html = res.body.toString('utf8');
   }
-  const notes: string[] = [];
+  const notes: string[] = input.javascript ? ['[js]'] : [];
   for (const m of html!.matchAll(/<img[^>]*src="([^"]+)"/g)) {
     try {
       notes.push(`[img ${(await input.fetchResource(m[1], { method: 'GET', headers: {} })).status}]`);
