@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import PQueue from 'p-queue';
 import { defineVendor } from '../../core/define.js';
 import { pdfPlanPrice, type PDF_CAPABILITIES } from '../../core/capabilities/pdf.js';
 import type { ImplOf } from '../../core/capabilities/capability.js';
@@ -17,14 +18,28 @@ export default defineVendor({
   name: 'pdf-lib',
   embedded: true,
   regions: ['global'],
-  configSchema: Type.Object({}, { additionalProperties: false, default: {} }),
-  create() {
+  configSchema: Type.Object(
+    {
+      concurrency: Type.Integer({
+        minimum: 1,
+        maximum: 64,
+        default: 2,
+        description: 'Documents worked on at once; the rest wait their turn.',
+      }),
+    },
+    { additionalProperties: false, default: {} }
+  ),
+  create(config) {
+    // pdf-lib parses and writes on the event loop, holding whole documents (up to 50 MB each)
+    // in memory: a bound keeps a burst of merges from taking all of it and every request's turn.
+    const queue = new PQueue({ concurrency: config.concurrency });
+    const run = <T>(signal: AbortSignal, work: () => Promise<T>) => queue.add(work, { signal }) as Promise<T>;
     const merge: ImplOf<Caps['pdf.merge']> = {
-      invoke: (input) => mergePdfs(input),
+      invoke: (input, { signal }) => run(signal, () => mergePdfs(input)),
       price: (_input, output, plan) => pdfPlanPrice(plan, output?.pages),
     };
     const split: ImplOf<Caps['pdf.split']> = {
-      invoke: (input) => splitPdf(input),
+      invoke: (input, { signal }) => run(signal, () => splitPdf(input)),
       price: (_input, output, plan) =>
         pdfPlanPrice(
           plan,
@@ -32,7 +47,7 @@ export default defineVendor({
         ),
     };
     const watermark: ImplOf<Caps['pdf.watermark']> = {
-      invoke: (input) => watermarkPdf(input),
+      invoke: (input, { signal }) => run(signal, () => watermarkPdf(input)),
       price: (_input, output, plan) => pdfPlanPrice(plan, output?.pages),
     };
     return {
@@ -44,6 +59,10 @@ export default defineVendor({
         } catch (e) {
           return { ok: false, error: (e as Error).message };
         }
+      },
+      async close() {
+        queue.clear();
+        await queue.onIdle();
       },
     };
   },

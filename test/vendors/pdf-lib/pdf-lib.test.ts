@@ -8,7 +8,7 @@ import { vendorContext } from '../../helpers/vendor-context.js';
 import { encryptedPdf, makePdf, pageCount, pageTexts, solidPng } from '../../fakes/test-pdfs.js';
 
 async function engine() {
-  const inst = await pdfLibVendor.create({}, vendorContext('pdf-lib'));
+  const inst = await pdfLibVendor.create({ concurrency: 2 }, vendorContext('pdf-lib'));
   const opts = { signal: new AbortController().signal, deadline: Date.now() + 60_000 };
   const caps = inst.capabilities;
   return {
