@@ -3,8 +3,9 @@ import account from './account/index.js';
 import ai from './ai/index.js';
 import byok from './byok/index.js';
 import image from './image/index.js';
+import pdf from './pdf/index.js';
 import scheduling from './scheduling/index.js';
 import storage from './storage/index.js';
 
 /** Areas that ship with the gateway; each is on unless `plugins.<name>: false`. */
-export const builtinAreas: AreaDefinition<any>[] = [account, ai, byok, image, scheduling, storage];
+export const builtinAreas: AreaDefinition<any>[] = [account, ai, byok, image, pdf, scheduling, storage];

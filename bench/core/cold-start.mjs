@@ -19,6 +19,8 @@ const HEAVY = [
   '@imgly/',
   'onnxruntime-node',
   'playwright-core',
+  'pdf-lib',
+  'mustache',
   'twilio',
   'stripe',
 ];

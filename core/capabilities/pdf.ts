@@ -107,13 +107,16 @@ export interface PdfPlan {
   price: number;
   /** Micro-USD a page of output (or of input, for OCR), for the settled price. */
   pagePrice?: number;
+  /** Micro-USD for the call whatever its pages, added to the page price (a per-document fee). */
+  basePrice?: number;
 }
 
-/** The settled price: per page when the plan has a page price, else the flat price. */
+/** The settled price: base plus per page when the plan has a page price (never above `price`), else the flat price. */
 export function pdfPlanPrice(plan: unknown, pages?: number): number {
   const p = plan as PdfPlan | undefined;
   if (!p) return 0;
-  if (pages !== undefined && p.pagePrice !== undefined) return Math.min(p.price, p.pagePrice * pages);
+  if (pages !== undefined && p.pagePrice !== undefined)
+    return Math.min(p.price, (p.basePrice ?? 0) + p.pagePrice * pages);
   return p.price;
 }
 

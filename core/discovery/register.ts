@@ -30,7 +30,7 @@ function successSchema(route: RouteEntry): unknown {
 /** Why a capability has no vendor to call right now, in the words its 503 would use. */
 function unavailableReason(svc: Svc, capability: string): string {
   const ready = svc.vendors.serving(capability).filter((v) => !v.byokOnly);
-  if (!ready.length) return noVendor({ capability }).message;
+  if (!ready.length) return noVendor({ capability, ...svc.router.plannerOptions(capability) }).message;
   return `Every vendor configured for ${capability} (${ready.map((v) => v.id).join(', ')}) is cooling down after failures; calls try them again when the cooldown ends.`;
 }
 

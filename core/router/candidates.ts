@@ -30,13 +30,19 @@ function servesModel(impl: CapabilityImpl | undefined, model: string): boolean {
  * instance (`routes` orders and limits automatic routing only), else the route's targets; the
  * region keeps those serving it, and a pinned instance outside it is a refusal (403).
  */
-function pool(registry: VendorRegistry, capability: string, sel: Selection, docs?: string): RegisteredInstance[] {
+function pool(
+  registry: VendorRegistry,
+  capability: string,
+  sel: Selection,
+  docs?: string,
+  hint?: string
+): RegisteredInstance[] {
   const all = sel.vendor ? registry.configured(capability) : registry.serving(capability);
   let list = all;
   if (sel.vendor) {
     list = all.filter((c) => pins(c, sel.vendor!));
     const configured = all.filter((c) => !c.byokOnly).map((c) => c.id);
-    if (!list.length) throw noVendor({ capability, vendor: sel.vendor, configured, docs });
+    if (!list.length) throw noVendor({ capability, vendor: sel.vendor, configured, docs, hint });
   }
   const inReg = list.filter((c) => inRegion(c.regions, sel.region));
   if (sel.vendor && list.length && !inReg.length) {
@@ -75,7 +81,7 @@ export async function planCandidates<Q, C extends Planned>(
   opts: PlannerOptions,
   call: PlanCall<Q>
 ): Promise<Routed<C>[]> {
-  const list = pool(registry, capability, call, opts.docs);
+  const list = pool(registry, capability, call, opts.docs, opts.hint);
   const creds =
     provider && list.length
       ? await provider.credentials(call.accountId, list)
@@ -95,6 +101,6 @@ export async function planCandidates<Q, C extends Planned>(
       return byok ? { ...p, byok } : p;
     });
   if (!planned.length)
-    throw noVendor({ capability, model, region, param: model ? 'model' : undefined, docs: opts.docs });
+    throw noVendor({ capability, model, region, param: model ? 'model' : undefined, docs: opts.docs, hint: opts.hint });
   return [...planned.filter((p) => p.byok), ...planned.filter((p) => !p.byok)];
 }

@@ -14,6 +14,8 @@ export interface NoVendorFor {
   param?: string;
   /** Where the area documents its vendors; the configuration reference by default. */
   docs?: string;
+  /** What to install or set for a local engine (Chromium for pdf.render), said before the config advice. */
+  hint?: string;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface NoVendorFor {
  */
 export function noVendor(f: NoVendorFor): ApiError {
   const how =
-    `Add one under \`vendors:\` in the config file (see ${f.docs ?? 'docs/configuration.md'})`
+    `${f.hint ? `${f.hint} ` : ''}Add one under \`vendors:\` in the config file (see ${f.docs ?? 'docs/configuration.md'})`
     + `${f.capability.startsWith('ai.') ? ', or register your own key with POST /v1/byok' : ''}.`;
   if (f.vendor) {
     const configured = f.configured?.join(', ') || 'none';

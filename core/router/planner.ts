@@ -38,4 +38,6 @@ export type Planner<Q = any, C extends Planned = Planned> = (req: PlanRequest<Q>
 export interface PlannerOptions {
   /** Where the area documents its vendors, named by no_vendor_available (docs/configuration.md by default). */
   docs?: string;
+  /** A local engine's install advice, named by no_vendor_available (NoVendorFor.hint). */
+  hint?: string;
 }

@@ -105,6 +105,11 @@ export class Router {
     return selectCandidates(this.registry, capability, opts);
   }
 
+  /** What the capability's planner was registered with (docs, hint), for messages made outside a call. */
+  plannerOptions(capability: string): PlannerOptions | undefined {
+    return this.planners.get(capability)?.opts;
+  }
+
   available(capability: string): boolean {
     return this.registry.serving(capability).some((c) => !c.byokOnly && !this.cooldowns.cooling(c.id));
   }
@@ -191,6 +196,7 @@ export class Router {
         model: opts.model,
         region: opts.region,
         docs: this.planners.get(capability)?.opts.docs,
+        hint: this.planners.get(capability)?.opts.hint,
       });
     return steps;
   }
