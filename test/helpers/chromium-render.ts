@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
@@ -56,6 +56,7 @@ export function render(
 }
 
 export interface Served {
+  server: Server;
   port: number;
   base: string;
   /** Paths requested so far, in order. */
@@ -80,7 +81,7 @@ export async function serve(
       })
   );
   const port = (server.address() as AddressInfo).port;
-  return { port, base: `http://127.0.0.1:${port}`, hits };
+  return { server, port, base: `http://127.0.0.1:${port}`, hits };
 }
 
 /**

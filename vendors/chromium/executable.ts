@@ -15,12 +15,12 @@ function executable(path: string): boolean {
 
 /**
  * The browser to drive when the operator named none: CHROME_PATH first (the variable other
- * tools honour), then the usual names in /usr/bin and on PATH. Undefined when there is none:
- * the gateway still boots, it just renders no PDF.
+ * tools honour), then the usual names on PATH (or /usr/bin when PATH is unset). Undefined when
+ * there is none: the gateway still boots, it just renders no PDF.
  */
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.CHROME_PATH && executable(env.CHROME_PATH)) return env.CHROME_PATH;
-  const dirs = ['/usr/bin', ...(env.PATH ?? '').split(delimiter).filter(Boolean)];
+  const dirs = (env.PATH ?? '/usr/bin').split(delimiter).filter(Boolean);
   for (const name of NAMES) {
     for (const dir of dirs) {
       const path = join(dir, name);
