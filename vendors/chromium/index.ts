@@ -35,7 +35,7 @@ export default defineVendor({
       }),
       recycle_after: Type.Integer({
         minimum: 0,
-        default: 500,
+        default: 1000,
         description: 'Restart the browser after this many documents, to bound its memory; 0: never.',
       }),
       args: Type.Array(Type.String(), {

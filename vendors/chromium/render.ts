@@ -1,14 +1,6 @@
-import type { Browser, BrowserContext, Route } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { VendorFailure } from '../../core/define.js';
 import type { PdfOutput, PdfRenderInput } from '../../core/capabilities/pdf.js';
-
-/**
- * The origin an `html` input is served from: a name that cannot resolve (RFC 2606 `.invalid`),
- * answered by the route itself, so the page has no real network base and its relative URLs go
- * nowhere.
- */
-const HTML_ORIGIN = 'http://svc-pdf-render.invalid';
-const HTML_URL = `${HTML_ORIGIN}/`;
 
 /** Request headers not forwarded: the egress sets its own framing, and decoding is Chromium's job only if asked. */
 const DROPPED_REQUEST = new Set(['host', 'connection', 'content-length', 'accept-encoding', 'transfer-encoding']);
@@ -29,38 +21,24 @@ async function pageCount(data: Buffer): Promise<number> {
 }
 
 /**
- * Render one job in a context of its own (no cookie, cache or storage shared with another
- * tenant's job), every request the page makes routed through `input.fetchResource`. The
- * context is closed when the job ends; closing it is also how a timeout or a gone caller
- * stops the work.
+ * One render on a tab (tab.ts) lent to it: every request the page makes goes through
+ * `input.fetchResource` (the tab's route hands them here while the job holds it).
  */
 export class RenderJob {
-  private context?: BrowserContext;
   /** Why the main document was refused: the egress guard's error, rethrown as the job's. */
   private mainError?: unknown;
-  private stopped = false;
 
   constructor(private readonly input: PdfRenderInput) {}
 
-  async run(browser: Browser): Promise<PdfOutput> {
+  async run(page: Page): Promise<PdfOutput> {
     const input = this.input;
-    const context = await browser.newContext({
-      javaScriptEnabled: input.javascript,
-      serviceWorkers: 'block',
-      acceptDownloads: false,
-    });
-    this.context = context;
-    if (this.stopped) await context.close();
-    // WebSockets bypass context.route: close every one before it connects.
-    await context.routeWebSocket(/.*/, (ws) => ws.close());
-    await context.route('**/*', (route) => this.handle(route));
-    const page = await context.newPage();
     try {
-      if (input.html !== undefined) await page.goto(HTML_URL, { waitUntil: 'load' });
+      // `html` is written into the tab's about:blank document: no network base, so its relative
+      // URLs resolve to nothing, and no navigation (a new document costs a renderer swap).
+      if (input.html !== undefined) await page.setContent(input.html, { waitUntil: 'load' });
       else await page.goto(input.url!, { waitUntil: 'load' });
     } catch (e) {
-      if (this.mainError) throw this.mainError;
-      throw e;
+      throw this.mainError ?? e;
     }
     if (this.mainError) throw this.mainError;
     // Web fonts load after `load` when only CSS names them; with scripts off this still runs
@@ -75,16 +53,10 @@ export class RenderJob {
     return { data, pages: await pageCount(data) };
   }
 
-  private async handle(route: Route): Promise<void> {
+  async handle(route: Route): Promise<void> {
     const req = route.request();
     const url = req.url();
     const main = req.isNavigationRequest() && req.frame().parentFrame() === null;
-    if (this.input.html !== undefined && url.startsWith(HTML_ORIGIN)) {
-      if (main && url === HTML_URL) {
-        return route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: this.input.html });
-      }
-      return route.abort('blockedbyclient');
-    }
     if (url.startsWith('data:')) return route.continue();
     try {
       const res = await this.input.fetchResource(url, {
@@ -106,11 +78,5 @@ export class RenderJob {
       if (main && this.input.url !== undefined) this.mainError ??= e;
       await route.abort('blockedbyclient').catch(() => undefined);
     }
-  }
-
-  /** Stop the job: closing its context ends any navigation or print in flight. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.context?.close().catch(() => undefined);
   }
 }
