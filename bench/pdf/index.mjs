@@ -106,7 +106,7 @@ function memory(pids) {
     );
   const node = status(self, 'VmRSS');
   const chrome = sum((p) => status(p, 'VmRSS'), browser);
-  return { node, chrome, total: node + chrome, pss: sum(pss, pids) };
+  return { node, chrome, total: node + chrome, pss: sum(pss, pids), processes: browser.length };
 }
 
 async function pageCount(data) {
@@ -221,7 +221,7 @@ async function main() {
     for (const [n, m] of Object.entries(samples)) {
       process.stdout.write(
         `after ${n} documents: bench process RSS ${mib(m.node)}, Chromium RSS ${mib(m.chrome)} `
-          + `(summed over its processes), total RSS ${mib(m.total)}, total PSS ${mib(m.pss)}\n`
+          + `(summed over its ${m.processes} processes), total RSS ${mib(m.total)}, total PSS ${mib(m.pss)}\n`
       );
     }
     process.stdout.write(
