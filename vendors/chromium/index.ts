@@ -67,10 +67,11 @@ export default defineVendor({
     };
     return {
       capabilities: { 'pdf.render': render },
-      // Healthy when the browser launches here (the first call would launch it anyway).
+      // Healthy while the binary is there. Launching it would be the full proof, but takes
+      // seconds on a busy machine, past what `doctor` gives a check; the first render launches it.
       async health() {
         try {
-          await engine.pool.warm();
+          checkChromium(executablePath);
           return { ok: true };
         } catch (e) {
           return { ok: false, error: (e as Error).message };

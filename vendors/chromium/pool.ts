@@ -33,8 +33,8 @@ export interface Lease {
 }
 
 /**
- * One warm Chromium, launched on the first job, shared by every job (each gets its own
- * context). A browser that crashed or disconnected is dropped and the next job launches a
+ * One warm Chromium, launched on the first job, shared by every job (each on a tab of its
+ * own: tab.ts). A browser that crashed or disconnected is dropped and the next job launches a
  * fresh one; after `recycleAfter` documents the browser is retired (closed once its jobs end)
  * so a long-running gateway's browser memory stays bounded.
  */
@@ -74,13 +74,8 @@ export class BrowserPool {
     return slot;
   }
 
-  /** Launch the browser now if none runs (health checks), without counting a document. */
-  async warm(): Promise<void> {
-    (await this.acquire(false)).release();
-  }
-
-  /** The warm browser for one job; `document`: the job renders one (it counts towards recycling). */
-  async acquire(document = true): Promise<Lease> {
+  /** The warm browser for one job (one document, towards recycling). */
+  async acquire(): Promise<Lease> {
     if (this.closed) throw new Error('the Chromium pool is closed');
     let from = this.current;
     let slot = from ? await from.catch(() => undefined) : undefined;
@@ -95,7 +90,7 @@ export class BrowserPool {
       slot = await from;
     }
     const s = slot;
-    if (document) s.served++;
+    s.served++;
     s.active++;
     if (this.opts.recycleAfter > 0 && s.served >= this.opts.recycleAfter) {
       s.retired = true;
