@@ -11,6 +11,7 @@ import sharp from './sharp/index.js';
 import imglyBackground from './imgly-background/index.js';
 import removeBg from './remove-bg/index.js';
 import pdfLib from './pdf-lib/index.js';
+import chromium from './chromium/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -26,4 +27,5 @@ export const builtinVendors: VendorDefinition<any>[] = [
   imglyBackground,
   removeBg,
   pdfLib,
+  chromium,
 ];
