@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CapabilityImpl } from '../vendor-api.js';
 import type { CapabilitySpec } from '../capability-spec.js';
 import type { Hold, Wallet } from '../wallet/wallet.js';
-import { apiError } from '../errors.js';
+import { ApiError, apiError } from '../errors.js';
 import { classifyGeneric, isGatewayFault, retryAfterOf, type FailureKind } from './failure.js';
 import { credentialValues, failureText } from './scrub.js';
 import type { VendorRegistry, RegisteredInstance } from './registry.js';
@@ -183,6 +183,10 @@ export async function runAttempts<S, R>(
       if (signal?.aborted) throw err; // the caller went away: no failover, nothing charged
       // The gateway's own exception is not the vendor's: no cooldown, no failover, a 500.
       if (isGatewayFault(err)) throw err;
+      // A caller's error the core itself raised inside the call (the egress guard refusing an
+      // address a page asked for, through a fetcher the area handed the adapter): the caller
+      // hears the core's own 4xx; the vendor did nothing wrong, so no cooldown and no failover.
+      if (err instanceof ApiError && err.status < 500) throw err;
       const failure = step.cand.instance.classify?.(err) ?? classifyGeneric(err);
       const { shown, logged } = failureText(err, secretsOf());
       attempts.push({

@@ -1,5 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { builtinVendors } from '../../../vendors/builtin.js';
 import { solidPng, pageCount, pageTexts } from '../../fakes/test-pdfs.js';
 import { pdfApp, serveFiles } from './setup.js';
@@ -78,3 +80,29 @@ t.test('format and orientation: Letter landscape is 792 x 612 points', { skip: m
   const page = (await PDFDocument.load((await download(res.json().pdf_url)).data)).getPage(0);
   t.same([Math.round(page.getWidth()), Math.round(page.getHeight())], [792, 612]);
 });
+
+t.test(
+  "a url whose page redirects to a refused address: the guard's 400 reaches the caller, nothing charged",
+  { skip: missing },
+  async (t) => {
+    // 127.0.0.1 is allowed by name; the redirect goes to `localhost`, a loopback name that is not.
+    const { post, balance } = await pdfApp(t, { egress: { allow_loopback: false, allow_hosts: ['127.0.0.1'] } });
+    const target = createServer((_req, res) => res.end('<p>inside</p>'));
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => target.close(() => resolve())));
+    let reached = 0;
+    target.on('request', () => reached++);
+    const hop = createServer((_req, res) => {
+      res.writeHead(302, { location: `http://localhost:${(target.address() as AddressInfo).port}/` }).end();
+    });
+    await new Promise<void>((resolve) => hop.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => hop.close(() => resolve())));
+    const before = await balance();
+    const res = await post('/v1/pdf/generate', { url: `http://127.0.0.1:${(hop.address() as AddressInfo).port}/` });
+    t.equal(res.statusCode, 400, res.body);
+    t.equal(res.json().error.code, 'validation_failed');
+    t.match(res.json().error.message, /loopback/);
+    t.equal(reached, 0, 'the redirect target was never asked');
+    t.equal(await balance(), before, 'nothing charged');
+  }
+);
