@@ -10,6 +10,7 @@ import minio from './minio/index.js';
 import sharp from './sharp/index.js';
 import imglyBackground from './imgly-background/index.js';
 import removeBg from './remove-bg/index.js';
+import tesseract from './tesseract/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -24,4 +25,5 @@ export const builtinVendors: VendorDefinition<any>[] = [
   sharp,
   imglyBackground,
   removeBg,
+  tesseract,
 ];

@@ -1,0 +1,104 @@
+import { createRequire } from 'node:module';
+import { access, mkdir, readdir, rename, symlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { VendorFailure } from '../../core/define.js';
+import { refused } from './refused.js';
+
+const require = createRequire(import.meta.url);
+const SCOPE = '@tesseract.js-data';
+
+/** Tesseract's codes: `eng`, `chi_sim`, `chi_tra_vert`; anything else could name a path. */
+const CODE = /^[a-z]{3}(_[a-z]+)*$/;
+
+/**
+ * Where a data package keeps its traineddata, best first: the LSTM-only integer model
+ * (what tesseract.js itself downloads for its default engine: smaller, faster to load), then
+ * the full model the package's `index.js` points at. gzip or not, tesseract.js tells by the bytes.
+ */
+const LAYOUTS = ['4.0.0_best_int', '4.0.0'];
+
+/**
+ * The language data of `@tesseract.js-data/<code>` packages, installed with npm: nothing is
+ * downloaded. tesseract.js reads every language from one folder (`langPath`), and each
+ * package keeps its file in a folder of its own, so the files are linked side by side in a
+ * folder under the data dir, once a process for each language.
+ */
+export class LanguageData {
+  private readonly linked = new Map<string, Promise<void>>();
+
+  constructor(readonly folder: string) {}
+
+  /** The `langPath` holding every language in `codes`; a code with no data package is the caller's error. */
+  async prepare(codes: string[]): Promise<string> {
+    for (const code of codes) {
+      if (!CODE.test(code)) throw await unknown(code);
+    }
+    await Promise.all(codes.map((code) => this.link(code)));
+    return this.folder;
+  }
+
+  private link(code: string): Promise<void> {
+    let done = this.linked.get(code);
+    if (!done) {
+      done = linkInto(this.folder, code);
+      // A failure is not remembered: the package may be installed before the next call.
+      done.catch(() => this.linked.delete(code));
+      this.linked.set(code, done);
+    }
+    return done;
+  }
+}
+
+async function linkInto(folder: string, code: string): Promise<void> {
+  const source = await traineddata(code);
+  await mkdir(folder, { recursive: true });
+  // tesseract.js asks for `<code>.traineddata.gz`; a fresh link renamed over the old one, so
+  // two processes sharing the data dir never see a half-made link.
+  const target = join(folder, `${code}.traineddata.gz`);
+  const temp = `${target}.${process.pid}.${Date.now()}`;
+  await symlink(source, temp);
+  await rename(temp, target);
+}
+
+async function traineddata(code: string): Promise<string> {
+  let root: string;
+  try {
+    root = dirname(require.resolve(`${SCOPE}/${code}/package.json`));
+  } catch {
+    throw await unknown(code);
+  }
+  for (const layout of LAYOUTS) {
+    for (const name of [`${code}.traineddata.gz`, `${code}.traineddata`]) {
+      const file = join(root, layout, name);
+      if (await exists(file)) return file;
+    }
+  }
+  throw new Error(`${SCOPE}/${code} is installed but holds no ${code}.traineddata under ${LAYOUTS.join(' or ')}.`);
+}
+
+/** The codes of the data packages Node would find from here. */
+export async function installedLanguages(): Promise<string[]> {
+  const found = new Set<string>();
+  for (const base of require.resolve.paths(`${SCOPE}/eng`) ?? []) {
+    const names = await readdir(join(base, SCOPE)).catch(() => [] as string[]);
+    for (const name of names) if (CODE.test(name)) found.add(name);
+  }
+  return [...found].sort();
+}
+
+async function unknown(code: string): Promise<VendorFailure> {
+  const installed = await installedLanguages();
+  const have = installed.length ? installed.join(', ') : 'none';
+  const shown = JSON.stringify(code.slice(0, 40));
+  return refused(
+    `No OCR language data for ${shown}; installed: ${have}. `
+      + `The operator adds a language with \`npm install ${SCOPE}/<code>\` (Tesseract codes: eng, deu, fra, chi_sim…).`
+  );
+}
+
+function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false
+  );
+}
