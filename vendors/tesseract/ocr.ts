@@ -37,23 +37,23 @@ export async function readPdf(
   // An unknown language is refused before the document is read.
   const langPath = await languages.prepare(codes);
   const doc = await openPdf(input.data);
+  // One page failing stops the others, as the caller going away does (gone already, too).
   const stop = new AbortController();
-  const onAbort = () => stop.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
+  const any = AbortSignal.any([signal, stop.signal]);
   try {
+    any.throwIfAborted();
     if (doc.numPages > settings.maxPages) {
       throw refused(`The PDF has ${doc.numPages} pages; OCR reads at most ${settings.maxPages} (max_pages).`, 413);
     }
     const work: Promise<PageText>[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
-      const page = readPage(doc, n, settings.dpi, codes.join('+'), langPath, recognizer, stop.signal);
+      const page = readPage(doc, n, settings.dpi, codes.join('+'), langPath, recognizer, any);
       page.catch((e) => stop.abort(e));
       work.push(page);
     }
     const pages = await Promise.all(work);
     return { text: pages.map((p) => p.text).join(PAGE_SEPARATOR), pages };
   } finally {
-    signal.removeEventListener('abort', onAbort);
     stop.abort();
     await doc.destroy().catch(() => {});
   }

@@ -44,7 +44,7 @@ export class Recognizer {
           signal.throwIfAborted();
           const image = await draw();
           return await this.untilAborted(slot, signal, async () => {
-            const worker = await this.workerFor(slot, languages, langPath);
+            const worker = await this.workerFor(slot, languages, langPath, signal);
             const { data } = await worker.recognize(image);
             return data.text;
           });
@@ -61,21 +61,27 @@ export class Recognizer {
     return free.find((s) => s.languages === languages) ?? free.find((s) => !s.worker) ?? free[0]!;
   }
 
-  private async workerFor(slot: Slot, languages: string, langPath: string): Promise<Worker> {
+  /**
+   * The slot's worker with `languages` loaded. Checked for an abort after each wait: an aborted
+   * page's worker is being terminated, and a job sent to it fails inside tesseract.js, where
+   * nothing catches it.
+   */
+  private async workerFor(slot: Slot, languages: string, langPath: string, signal: AbortSignal): Promise<Worker> {
     if (this.closed) throw new Error('The OCR engine is closed.');
-    if (slot.worker && slot.languages === languages) return slot.worker;
+    if (slot.worker && slot.languages === languages) return checked(await slot.worker, signal);
     if (slot.worker) {
-      const worker = await slot.worker;
+      const worker = checked(await slot.worker, signal);
       slot.languages = undefined;
       await worker.reinitialize(languages);
       slot.languages = languages;
-      return worker;
+      return checked(worker, signal);
     }
     slot.languages = languages;
-    slot.worker = this.spawn(languages, langPath);
+    const spawned = this.spawn(languages, langPath);
+    slot.worker = spawned;
     // A worker that failed to start is not kept: the next page tries again.
-    slot.worker.catch(() => this.drop(slot));
-    return slot.worker;
+    spawned.catch(() => slot.worker === spawned && this.drop(slot));
+    return checked(await spawned, signal);
   }
 
   private async spawn(languages: string, langPath: string): Promise<Worker> {
@@ -127,4 +133,9 @@ export class Recognizer {
       })
     );
   }
+}
+
+function checked(worker: Worker, signal: AbortSignal): Worker {
+  signal.throwIfAborted();
+  return worker;
 }
