@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PdfOcrInput, PdfOcrOutput } from '../../core/capabilities/pdf.js';
 import { openPdf, rasterise, textLayer, tidy } from './pdf-document.js';
@@ -40,6 +41,9 @@ export async function readPdf(
   // One page failing stops the others, as the caller going away does (gone already, too).
   const stop = new AbortController();
   const any = AbortSignal.any([signal, stop.signal]);
+  // Every scanned page waits on it (its queue entry, its recognition): Node's leak warning is for
+  // listeners without bound, and these are bounded by the page cap.
+  setMaxListeners(2 * settings.maxPages + 10, any);
   try {
     any.throwIfAborted();
     if (doc.numPages > settings.maxPages) {
