@@ -60,7 +60,8 @@ async function linkInto(folder: string, code: string): Promise<void> {
   await rename(temp, target);
 }
 
-async function traineddata(code: string): Promise<string> {
+/** The file holding `code`'s model in its data package; the caller's error when none is installed. */
+export async function traineddata(code: string): Promise<string> {
   let root: string;
   try {
     root = dirname(require.resolve(`${SCOPE}/${code}/package.json`));

@@ -30,6 +30,15 @@ function assets(): { standardFontDataUrl: string; cMapUrl: string; wasmUrl: stri
   return { standardFontDataUrl: dir('standard_fonts'), cMapUrl: dir('cmaps'), wasmUrl: dir('wasm') };
 }
 
+/** Throws, naming the package, when a library OCR loads on its first call is not installed. */
+export function librariesInstalled(): void {
+  const root = dirname(require.resolve('pdfjs-dist/package.json'));
+  require.resolve('pdfjs-dist/legacy/build/pdf.mjs');
+  // pdfjs draws with the @napi-rs/canvas it depends on, found from its own folder.
+  createRequire(join(root, 'package.json')).resolve('@napi-rs/canvas');
+  require.resolve('tesseract.js');
+}
+
 /** The document, or the caller's error when it is too big, encrypted or not a PDF. */
 export async function openPdf(data: Buffer): Promise<PDFDocumentProxy> {
   if (data.length > PDF_MAX_INPUT_BYTES) {
