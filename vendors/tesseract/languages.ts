@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
-import { access, mkdir, readdir, rename, symlink } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, symlink } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { dirname, join } from 'node:path';
-import type { VendorFailure } from '../../core/define.js';
+import { VendorFailure } from '../../core/define.js';
 import { refused } from './refused.js';
 
 const require = createRequire(import.meta.url);
@@ -51,6 +53,7 @@ export class LanguageData {
 
 async function linkInto(folder: string, code: string): Promise<void> {
   const source = await traineddata(code);
+  await checkModel(code, source);
   await mkdir(folder, { recursive: true });
   // tesseract.js asks for `<code>.traineddata.gz`; a fresh link renamed over the old one, so
   // two processes sharing the data dir never see a half-made link.
@@ -75,6 +78,29 @@ export async function traineddata(code: string): Promise<string> {
     }
   }
   throw new Error(`${SCOPE}/${code} is installed but holds no ${code}.traineddata under ${LAYOUTS.join(' or ')}.`);
+}
+
+/**
+ * A file Tesseract cannot initialise from is refused here, not handed to tesseract.js: on a
+ * failed initialisation its worker answers twice, and the second answer throws in the main
+ * thread where nothing catches it (the process would exit). A model starts with its count of
+ * components (int32) and where each starts (int64, little-endian; -1 when absent).
+ */
+export async function checkModel(code: string, file: string): Promise<void> {
+  let data = await readFile(file);
+  if (data[0] === 0x1f && data[1] === 0x8b) data = await promisify(gunzip)(data).catch(() => Buffer.alloc(0));
+  const count = data.length >= 4 ? data.readInt32LE(0) : 0;
+  const header = 4 + 8 * count;
+  let present = 0;
+  let ok = count > 0 && count < 1000 && data.length >= header;
+  for (let i = 0; ok && i < count; i++) {
+    const start = Number(data.readBigInt64LE(4 + 8 * i));
+    if (start !== -1) present++;
+    ok = start === -1 || (start >= header && start < data.length);
+  }
+  if (!ok || !present) {
+    throw new VendorFailure('unavailable', `The OCR language data for ${code} (${file}) is not a Tesseract model.`);
+  }
 }
 
 /** The codes of the data packages Node would find from here. */

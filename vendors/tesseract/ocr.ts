@@ -5,6 +5,7 @@ import { openPdf, rasterise, textLayer, tidy } from './pdf-document.js';
 import type { LanguageData } from './languages.js';
 import type { Recognizer } from './recognizer.js';
 import { refused } from './refused.js';
+import { VendorFailure } from '../../core/define.js';
 
 /**
  * A text layer with fewer letters or digits than this is a scan's (a stray page number, a
@@ -73,14 +74,25 @@ async function readPage(
   signal: AbortSignal
 ): Promise<PageText> {
   signal.throwIfAborted();
-  const page = await doc.getPage(n);
+  const page = await doc.getPage(n).catch((e) => Promise.reject(pageFailure(n, e, signal)));
   try {
-    const layer = await textLayer(page);
+    const layer = await textLayer(page).catch((e) => Promise.reject(pageFailure(n, e, signal)));
     if (layer.replace(/[^\p{L}\p{N}]/gu, '').length >= MIN_TEXT_LAYER_CHARS)
       return { text: layer, source: 'text_layer' };
-    const text = await recognizer.recognize(() => rasterise(doc, page, dpi), languages, langPath, signal);
+    const draw = () => rasterise(doc, page, dpi).catch((e) => Promise.reject(pageFailure(n, e, signal)));
+    const text = await recognizer.recognize(draw, languages, langPath, signal);
     return { text: tidy(text), source: 'ocr' };
   } finally {
     page.cleanup();
   }
+}
+
+/**
+ * pdfjs failing on one page is that page's broken content: the caller's document. An abort
+ * and the gateway's own bug (a TypeError…) stay what they are.
+ */
+function pageFailure(n: number, e: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted || e instanceof VendorFailure) return e;
+  if (e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError) return e;
+  return refused(`Page ${n} of the PDF cannot be read: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
 }

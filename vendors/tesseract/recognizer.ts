@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { Worker } from 'tesseract.js';
+import { VendorFailure } from '../../core/define.js';
 
 /** One Tesseract worker thread and the languages it has loaded. */
 interface Slot {
@@ -44,9 +45,13 @@ export class Recognizer {
           signal.throwIfAborted();
           const image = await draw();
           return await this.untilAborted(slot, signal, async () => {
-            const worker = await this.workerFor(slot, languages, langPath, signal);
-            const { data } = await worker.recognize(image);
-            return data.text;
+            try {
+              const worker = await this.workerFor(slot, languages, langPath, signal);
+              const { data } = await worker.recognize(image);
+              return data.text;
+            } catch (e) {
+              throw signal.aborted ? e : engineFailure(e);
+            }
           });
         } finally {
           slot.busy = false;
@@ -138,4 +143,13 @@ export class Recognizer {
 function checked(worker: Worker, signal: AbortSignal): Worker {
   signal.throwIfAborted();
   return worker;
+}
+
+/**
+ * tesseract.js rejects with bare strings (a worker's message): one that cannot start or read is
+ * this engine unavailable, not the caller's document.
+ */
+function engineFailure(e: unknown): unknown {
+  if (e instanceof Error) return e;
+  return new VendorFailure('unavailable', `Tesseract failed: ${String(e)}`);
 }
