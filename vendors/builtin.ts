@@ -12,6 +12,7 @@ import imglyBackground from './imgly-background/index.js';
 import removeBg from './remove-bg/index.js';
 import pdfLib from './pdf-lib/index.js';
 import chromium from './chromium/index.js';
+import tesseract from './tesseract/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -28,4 +29,5 @@ export const builtinVendors: VendorDefinition<any>[] = [
   removeBg,
   pdfLib,
   chromium,
+  tesseract,
 ];

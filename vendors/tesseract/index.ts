@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { defineVendor } from '../../core/define.js';
+import { pdfPlanPrice, type PDF_CAPABILITIES, type PdfOcrInput } from '../../core/capabilities/pdf.js';
+import type { ImplOf } from '../../core/capabilities/capability.js';
+import { LanguageData, traineddata } from './languages.js';
+import { readPdf } from './ocr.js';
+import { librariesInstalled } from './pdf-document.js';
+import { Recognizer } from './recognizer.js';
+
+type Caps = typeof PDF_CAPABILITIES;
+
+/**
+ * The embedded OCR engine: a PDF's text layer read with pdfjs-dist, and the pages without one
+ * rasterised and recognised by Tesseract (tesseract.js, its wasm build in worker threads) in
+ * the gateway's own process, with language data from `@tesseract.js-data/<code>` npm packages:
+ * nothing is downloaded. Priced by the PDF area's plan, per page read.
+ */
+export default defineVendor({
+  name: 'tesseract',
+  embedded: true,
+  regions: ['global'],
+  configSchema: Type.Object(
+    {
+      concurrency: Type.Integer({
+        minimum: 1,
+        maximum: 64,
+        default: 1,
+        description: 'Pages recognised at once, one Tesseract worker thread (~100 MB) each.',
+      }),
+      dpi: Type.Integer({
+        minimum: 72,
+        maximum: 600,
+        default: 300,
+        description: 'Resolution scanned pages are rasterised at for recognition; Tesseract reads best at 300.',
+      }),
+      max_pages: Type.Integer({
+        minimum: 1,
+        default: 50,
+        description: 'Most pages a PDF sent to OCR may have; more is refused (413).',
+      }),
+    },
+    { additionalProperties: false, default: {} }
+  ),
+  create(config, ctx) {
+    const recognizer = new Recognizer(config.concurrency, ctx.log);
+    const languages = new LanguageData(join(ctx.dataDir, 'tesseract', 'lang'));
+    const settings = { dpi: config.dpi, maxPages: config.max_pages };
+    const ocr: ImplOf<Caps['pdf.ocr']> = {
+      invoke: (input: PdfOcrInput, { signal }) => readPdf(input, settings, languages, recognizer, signal),
+      price: (_input, output, plan) => pdfPlanPrice(plan, output?.pages.length),
+    };
+    return {
+      capabilities: { 'pdf.ocr': ocr },
+      // Healthy when the libraries and English data are installed: found, not loaded (pdfjs alone
+      // takes over a second to load, and `doctor` gives a check 500 ms); nothing is written.
+      async health() {
+        try {
+          librariesInstalled();
+          await traineddata('eng');
+          return { ok: true };
+        } catch (e) {
+          return { ok: false, error: (e as Error).message };
+        }
+      },
+      close: () => recognizer.close(),
+    };
+  },
+});
