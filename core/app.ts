@@ -169,7 +169,13 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   }
 
   const masterKey = loadMasterKey(config.master_key, config.data_dir);
-  const wallet = new Wallet(database.db, database.sync, config.wallet.hold_grace_seconds * 1000, database.owned);
+  const wallet = new Wallet(
+    database.db,
+    database.sync,
+    config.wallet.hold_grace_seconds * 1000,
+    database.owned,
+    log.child({ part: 'wallet' })
+  );
   const keys = new KeyStore(database.db);
   // Key revocation, rotation and tier changes reach every node's key cache at once.
   keys.onInvalidate = (accountId) =>

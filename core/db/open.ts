@@ -20,6 +20,11 @@ export interface SyncSqlite {
   run(sqlText: string, parameters: readonly unknown[]): number;
   /** Runs `fn` in one transaction (BEGIN IMMEDIATE … COMMIT, ROLLBACK if it throws). */
   transaction<T>(fn: () => T): T;
+  /**
+   * `fn` runs before any statement on the connection (Kysely's too) while no transaction is
+   * open: the wallet writes the charges it has queued, so nothing reads around them.
+   */
+  beforeStatements(fn: () => void): void;
 }
 
 export interface Database {
@@ -48,8 +53,12 @@ export interface Database {
  */
 function cachingStatements(conn: SQLite.Database, max = 500) {
   const cache = new Map<string, SQLite.Statement>();
+  let before: (() => void) | undefined;
   return {
-    close: () => conn.close(),
+    close: () => {
+      before?.(); // what is queued is written before the connection goes
+      conn.close();
+    },
     sync(): SyncSqlite {
       const tx = conn.transaction((fn: () => unknown) => fn());
       return {
@@ -59,9 +68,13 @@ function cachingStatements(conn: SQLite.Database, max = 500) {
         get: (q, p) => this.prepare(q).get(...p),
         run: (q, p) => this.prepare(q).run(...p).changes,
         transaction: <T>(fn: () => T) => tx.immediate(fn) as T,
+        beforeStatements: (fn) => {
+          before = fn;
+        },
       };
     },
     prepare(sqlText: string) {
+      if (before && !conn.inTransaction) before();
       let st = cache.get(sqlText);
       if (!st) {
         st = conn.prepare(sqlText);

@@ -68,27 +68,6 @@ export function syncSettle(
   });
 }
 
-/**
- * Charge a hold kept in memory (memory-holds.ts): its amount is still in the balance, so this
- * is one take and the ledger row. `othersHeld`: the account's other holds in memory, which the
- * charge must leave alone (a charge above the hold takes what is left beside them, no more).
- */
-export function syncCharge(
-  db: SyncSqlite,
-  hold: SettledHold,
-  want: number,
-  meta: SettleMeta,
-  othersHeld: number
-): { charged: number; balance: number } {
-  return db.transaction(() => {
-    const before = syncBalance(db, hold.accountId);
-    const charged = Math.max(0, Math.min(want, before - othersHeld));
-    if (charged > 0) db.run(CHARGE, [charged, Date.now(), hold.accountId]);
-    ledger(db, hold, charged, meta);
-    return { charged, balance: before - charged };
-  });
-}
-
 function ledger(db: SyncSqlite, hold: SettledHold, charged: number, meta: SettleMeta): void {
   db.run(ENTRY, [
     newId('led'),
@@ -125,5 +104,35 @@ export function syncRelease(db: SyncSqlite, hold: { holdId: string; accountId: s
   db.transaction(() => {
     if (db.run(UNHOLD, [hold.holdId]) !== 1) return;
     db.run(GIVE, [hold.amount, Date.now(), hold.accountId]);
+  });
+}
+
+/** A charge of a hold kept in memory, decided at its settle (charge-queue.ts). */
+export interface Charge extends SettledHold, SettleMeta {
+  charged: number;
+  /** When it was settled: the ledger row's time. */
+  at: number;
+}
+
+/**
+ * Write charges decided against the balance column minus the account's other holds: they fit
+ * in the column, so each is a plain take, with its ledger row, all in one transaction.
+ */
+export function syncChargeMany(db: SyncSqlite, charges: readonly Charge[]): void {
+  db.transaction(() => {
+    for (const c of charges) {
+      if (c.charged > 0) db.run(CHARGE, [c.charged, c.at, c.accountId]);
+      db.run(ENTRY, [
+        newId('led'),
+        c.accountId,
+        -c.charged,
+        'usage',
+        c.ref ?? c.holdId,
+        c.capability,
+        c.vendor ?? null,
+        c.quantity ?? null,
+        c.at,
+      ]);
+    }
   });
 }

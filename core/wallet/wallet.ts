@@ -3,8 +3,9 @@ import { newId } from '../ids.js';
 import { apiError } from '../errors.js';
 import { formatUsd } from './money.js';
 import type { SyncSqlite } from '../db/open.js';
-import { syncBalance, syncCharge, syncRelease, syncReserve, syncSettle } from './sync-wallet.js';
+import { syncBalance, syncRelease, syncReserve, syncSettle } from './sync-wallet.js';
 import { MemoryHolds } from './memory-holds.js';
+import { ChargeQueue } from './charge-queue.js';
 
 /**
  * How long a hold taken without a deadline (a chat batch, which refreshes it at every poll)
@@ -43,25 +44,37 @@ export class Wallet {
    * `holdGraceMs`: how long after its call's deadline a hold is still the call's to settle
    * (the answer is being read, the settle is on its way); after that releaseExpired gives it back.
    * `memoryHolds`: this process alone writes the SQLite file (owner-lock.ts), so the holds of
-   * calls with a deadline are kept in memory (memory-holds.ts), not written.
+   * calls with a deadline are kept in memory (memory-holds.ts), not written, and their charges
+   * are written after the response (charge-queue.ts).
    */
   constructor(
     private readonly db: Kysely<any>,
     private readonly sync?: SyncSqlite,
     private readonly holdGraceMs = DEFAULT_HOLD_GRACE_MS,
-    memoryHolds = false
+    memoryHolds = false,
+    log?: { error(obj: object, msg: string): void }
   ) {
-    this.holds = memoryHolds && sync ? new MemoryHolds() : undefined;
+    if (!memoryHolds || !sync) return;
+    this.holds = new MemoryHolds();
+    this.queue = new ChargeQueue(
+      sync,
+      (accountId, micros) => {
+        const hit = this.cached.get(accountId);
+        if (hit) hit.micros -= micros;
+      },
+      (err, n) => log?.error({ err, charges: n }, 'could not write wallet charges: those calls go uncharged')
+    );
   }
 
   private readonly holds?: MemoryHolds;
+  private readonly queue?: ChargeQueue;
 
   /**
    * What `accountId`'s holds kept in memory amount to: part of the `balance_micros` column but
    * not of the balance, as a hold written to `wallet_holds` is taken from the column.
    */
   held(accountId: string): number {
-    return this.holds?.held(accountId) ?? 0;
+    return this.holds ? this.holds.held(accountId) + this.queue!.pending(accountId) : 0;
   }
 
   private syncFree(): SyncSqlite | undefined {
@@ -184,7 +197,7 @@ export class Wallet {
     // A hold without a deadline (a chat batch's) outlives a restart: it stays a row.
     if (sync && this.holds && deadline !== undefined) {
       // Synchronous from the read to the add: no other reserve can come between them.
-      if (this.column(sync, accountId) - this.holds.held(accountId) < amount)
+      if (this.column(sync, accountId) - this.held(accountId) < amount)
         throw await this.insufficient(this.db, accountId, amount);
       this.holds.add(hold.holdId, accountId, amount, expiresAt);
       return hold;
@@ -271,8 +284,10 @@ export class Wallet {
   private async charge(hold: Hold, want: number, meta: { vendor?: string; ref?: string; quantity?: number }) {
     const sync = this.syncFree();
     if (sync) {
-      const { charged, balance } = syncCharge(sync, hold, want, meta, this.held(hold.accountId));
-      this.remember(hold.accountId, balance);
+      // The column first: reading it may write queued charges, which moves `held`.
+      const column = this.column(sync, hold.accountId);
+      const charged = Math.max(0, Math.min(want, column - this.held(hold.accountId)));
+      this.queue!.add({ ...meta, ...hold, charged, at: Date.now() });
       return charged;
     }
     return this.writing(hold.accountId, () =>

@@ -105,3 +105,20 @@ t.test('a restart forgets the holds kept in memory: nothing is charged for them'
   // PostgreSQL: the row outlives the process until the sweep gives it back past its expiry.
   t.equal(await next.svc.wallet.balance(a.account_id), DIALECT === 'sqlite' ? TRIAL : TRIAL - 700_000);
 });
+
+t.test('a charge not yet written counts as held: nothing can spend it meanwhile', async (t) => {
+  const { app } = await makeApp(t);
+  const a = await activate(app);
+  const w = app.svc.wallet;
+  const hold = await w.reserve(a.account_id, TRIAL, 'test.run', soon());
+  t.equal(await w.settle(hold, TRIAL), TRIAL);
+  // SQLite: the charge waits for the next turn of the event loop (charge-queue.ts).
+  t.equal(w.held(a.account_id), DIALECT === 'sqlite' ? TRIAL : 0, 'pending until written');
+  t.equal(await w.balance(a.account_id), 0);
+  await t.rejects(w.reserve(a.account_id, 1, 'test.run', soon()), { code: 'insufficient_balance' });
+  await new Promise((r) => setImmediate(r));
+  t.equal(w.held(a.account_id), 0, 'written');
+  t.equal(await w.balance(a.account_id), 0);
+  await w.credit(a.account_id, 1_000, 'admin', null);
+  t.equal(await w.balance(a.account_id), 1_000, 'exact after the write');
+});
