@@ -21,6 +21,13 @@ export class MemoryHolds {
     return this.byAccount.get(accountId) ?? 0;
   }
 
+  /** How many of `accountId`'s calls hold money here (a walk over them all: for tests and tools). */
+  count(accountId: string): number {
+    let n = 0;
+    for (const h of this.byId.values()) if (h.accountId === accountId) n++;
+    return n;
+  }
+
   has(holdId: string): boolean {
     return this.byId.has(holdId);
   }

@@ -138,6 +138,11 @@ export class Wallet {
     return (rows[0] ? Number(rows[0].balance_micros) : 0) - this.held(accountId);
   }
 
+  /** How many holds of `accountId` are kept in memory (rows in `wallet_holds` are the others). */
+  holdsInMemory(accountId: string): number {
+    return this.holds?.count(accountId) ?? 0;
+  }
+
   /** The `balance_micros` column on the free SQLite connection, kept a moment (see `cached`). */
   private column(sync: SyncSqlite, accountId: string): number {
     const hit = this.cached.get(accountId);
