@@ -137,7 +137,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   }
   for (const [cap, route] of Object.entries(config.routes)) vendors.setRoute(cap, route.targets, route.strategy);
 
-  const database = await openDatabase(config.database.url, { poolSize: config.database.pool_size });
+  const database = await openDatabase(config.database.url, { poolSize: config.database.pool_size, owner: true });
   try {
     for (const m of coreModules) await migrateModule(database, m.name, m.migrations);
     for (const a of areas) if (a.def.migrations) await migrateModule(database, a.def.name, a.def.migrations);
@@ -169,7 +169,13 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   }
 
   const masterKey = loadMasterKey(config.master_key, config.data_dir);
-  const wallet = new Wallet(database.db, database.sync, config.wallet.hold_grace_seconds * 1000);
+  const wallet = new Wallet(
+    database.db,
+    database.sync,
+    config.wallet.hold_grace_seconds * 1000,
+    database.owned,
+    log.child({ part: 'wallet' })
+  );
   const keys = new KeyStore(database.db);
   // Key revocation, rotation and tier changes reach every node's key cache at once.
   keys.onInvalidate = (accountId) =>

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import SQLite from 'better-sqlite3';
 import { Checkpointer } from '../sqlite/checkpointer.js';
+import { lockDatabaseFile, type OwnerLock } from '../sqlite/owner-lock.js';
 import { createPrivateFile, PRIVATE_DIR } from '../data-dir.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -19,6 +20,11 @@ export interface SyncSqlite {
   run(sqlText: string, parameters: readonly unknown[]): number;
   /** Runs `fn` in one transaction (BEGIN IMMEDIATE … COMMIT, ROLLBACK if it throws). */
   transaction<T>(fn: () => T): T;
+  /**
+   * `fn` runs before any statement on the connection (Kysely's too) while no transaction is
+   * open: the wallet writes the charges it has queued, so nothing reads around them.
+   */
+  beforeStatements(fn: () => void): void;
 }
 
 export interface Database {
@@ -33,6 +39,11 @@ export interface Database {
    * pay for Kysely's connection mutex and several promises each. Use it only when `free()`.
    */
   sync?: SyncSqlite;
+  /**
+   * SQLite only: this process owns the file (`owner`: a lock no other gateway can take, or a
+   * private `:memory:` database), so state of the file may be kept in its memory.
+   */
+  owned?: boolean;
 }
 
 /**
@@ -42,8 +53,12 @@ export interface Database {
  */
 function cachingStatements(conn: SQLite.Database, max = 500) {
   const cache = new Map<string, SQLite.Statement>();
+  let before: (() => void) | undefined;
   return {
-    close: () => conn.close(),
+    close: () => {
+      before?.(); // what is queued is written before the connection goes
+      conn.close();
+    },
     sync(): SyncSqlite {
       const tx = conn.transaction((fn: () => unknown) => fn());
       return {
@@ -53,9 +68,13 @@ function cachingStatements(conn: SQLite.Database, max = 500) {
         get: (q, p) => this.prepare(q).get(...p),
         run: (q, p) => this.prepare(q).run(...p).changes,
         transaction: <T>(fn: () => T) => tx.immediate(fn) as T,
+        beforeStatements: (fn) => {
+          before = fn;
+        },
       };
     },
     prepare(sqlText: string) {
+      if (before && !conn.inTransaction) before();
       let st = cache.get(sqlText);
       if (!st) {
         st = conn.prepare(sqlText);
@@ -80,15 +99,24 @@ export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export async function openDatabase(
   url: string,
-  opts: { poolSize?: number; walLimitBytes?: number } = {}
+  opts: { poolSize?: number; walLimitBytes?: number; owner?: boolean } = {}
 ): Promise<Database> {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length) || ':memory:';
+    let lock: OwnerLock | undefined;
     if (file !== ':memory:') {
       mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR });
+      // Before anything is opened or migrated: a second gateway stops here (owner-lock.ts).
+      if (opts.owner) lock = lockDatabaseFile(file);
       createPrivateFile(file);
     }
-    const conn = new SQLite(file);
+    let conn: SQLite.Database;
+    try {
+      conn = new SQLite(file);
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
     // WAL lets readers run beside the one writer; busy_timeout waits out a writer from a
     // second process (migrate, doctor) instead of failing at once.
     conn.pragma('journal_mode = WAL');
@@ -109,8 +137,9 @@ export async function openDatabase(
     const close = async () => {
       await checkpoints?.close();
       await db.destroy();
+      lock?.release();
     };
-    return { db, dialect: 'sqlite', close, sync: statements.sync() };
+    return { db, dialect: 'sqlite', close, sync: statements.sync(), owned: opts.owner === true };
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
     // Loaded only for PostgreSQL, so a SQLite gateway starts without it.

@@ -4,6 +4,8 @@ import { apiError } from '../errors.js';
 import { formatUsd } from './money.js';
 import type { SyncSqlite } from '../db/open.js';
 import { syncBalance, syncRelease, syncReserve, syncSettle } from './sync-wallet.js';
+import { MemoryHolds } from './memory-holds.js';
+import { ChargeQueue } from './charge-queue.js';
 
 /**
  * How long a hold taken without a deadline (a chat batch, which refreshes it at every poll)
@@ -41,12 +43,39 @@ export class Wallet {
   /**
    * `holdGraceMs`: how long after its call's deadline a hold is still the call's to settle
    * (the answer is being read, the settle is on its way); after that releaseExpired gives it back.
+   * `memoryHolds`: this process alone writes the SQLite file (owner-lock.ts), so the holds of
+   * calls with a deadline are kept in memory (memory-holds.ts), not written, and their charges
+   * are written after the response (charge-queue.ts).
    */
   constructor(
     private readonly db: Kysely<any>,
     private readonly sync?: SyncSqlite,
-    private readonly holdGraceMs = DEFAULT_HOLD_GRACE_MS
-  ) {}
+    private readonly holdGraceMs = DEFAULT_HOLD_GRACE_MS,
+    memoryHolds = false,
+    log?: { error(obj: object, msg: string): void }
+  ) {
+    if (!memoryHolds || !sync) return;
+    this.holds = new MemoryHolds();
+    this.queue = new ChargeQueue(
+      sync,
+      (accountId, micros) => {
+        const hit = this.cached.get(accountId);
+        if (hit) hit.micros -= micros;
+      },
+      (err, n) => log?.error({ err, charges: n }, 'could not write wallet charges: those calls go uncharged')
+    );
+  }
+
+  private readonly holds?: MemoryHolds;
+  private readonly queue?: ChargeQueue;
+
+  /**
+   * What `accountId`'s holds kept in memory amount to: part of the `balance_micros` column but
+   * not of the balance, as a hold written to `wallet_holds` is taken from the column.
+   */
+  held(accountId: string): number {
+    return this.holds ? this.holds.held(accountId) + this.queue!.pending(accountId) : 0;
+  }
 
   private syncFree(): SyncSqlite | undefined {
     return this.sync?.free() ? this.sync : undefined;
@@ -100,17 +129,27 @@ export class Wallet {
     this.balanceQuery ??= this.db.selectFrom('wallets').select('balance_micros').where('account_id', '=', '').compile();
     const sync = trx === this.db ? this.syncFree() : undefined;
     if (sync) {
-      const hit = this.cached.get(accountId);
-      if (hit && hit.until > Date.now()) return hit.micros;
-      const micros = syncBalance(sync, accountId);
-      this.remember(accountId, micros);
-      return micros;
+      return this.column(sync, accountId) - this.held(accountId);
     }
     const { rows } = await trx.executeQuery<{ balance_micros: number }>({
       ...this.balanceQuery,
       parameters: [accountId],
     });
-    return rows[0] ? Number(rows[0].balance_micros) : 0;
+    return (rows[0] ? Number(rows[0].balance_micros) : 0) - this.held(accountId);
+  }
+
+  /** How many holds of `accountId` are kept in memory (rows in `wallet_holds` are the others). */
+  holdsInMemory(accountId: string): number {
+    return this.holds?.count(accountId) ?? 0;
+  }
+
+  /** The `balance_micros` column on the free SQLite connection, kept a moment (see `cached`). */
+  private column(sync: SyncSqlite, accountId: string): number {
+    const hit = this.cached.get(accountId);
+    if (hit && hit.until > Date.now()) return hit.micros;
+    const micros = syncBalance(sync, accountId);
+    this.remember(accountId, micros);
+    return micros;
   }
 
   async credit(
@@ -160,8 +199,16 @@ export class Wallet {
     const hold: Hold = { holdId: newId('hold'), accountId, amount, capability };
     const expiresAt = (deadline ?? Date.now() + STALE_HOLD_MS) + this.holdGraceMs;
     const sync = this.syncFree();
+    // A hold without a deadline (a chat batch's) outlives a restart: it stays a row.
+    if (sync && this.holds && deadline !== undefined) {
+      // Synchronous from the read to the add: no other reserve can come between them.
+      if (this.column(sync, accountId) - this.held(accountId) < amount)
+        throw await this.insufficient(this.db, accountId, amount);
+      this.holds.add(hold.holdId, accountId, amount, expiresAt);
+      return hold;
+    }
     if (sync) {
-      const held = syncReserve(sync, hold.holdId, accountId, amount, capability, expiresAt);
+      const held = syncReserve(sync, hold.holdId, accountId, amount, capability, expiresAt, this.held(accountId));
       this.forget(accountId);
       if (!held) throw await this.insufficient(this.db, accountId, amount);
       return hold;
@@ -197,9 +244,10 @@ export class Wallet {
   ): Promise<number> {
     assertMicros(actual, 'settle');
     const want = Math.max(0, Math.round(actual));
+    if (this.holds?.remove(hold.holdId)) return this.charge(hold, want, meta);
     const sync = this.syncFree();
     if (sync) {
-      const { charged, balance } = syncSettle(sync, hold, want, meta);
+      const { charged, balance } = syncSettle(sync, hold, want, meta, this.held(hold.accountId));
       this.remember(hold.accountId, balance);
       return charged;
     }
@@ -234,8 +282,41 @@ export class Wallet {
     );
   }
 
+  /**
+   * Charge a hold kept in memory, already removed (the once-only guard). Should the charge fail,
+   * the hold is gone all the same: the call costs nothing, as when the sweep gives a hold back.
+   */
+  private async charge(hold: Hold, want: number, meta: { vendor?: string; ref?: string; quantity?: number }) {
+    const sync = this.syncFree();
+    if (sync) {
+      // The column first: reading it may write queued charges, which moves `held`.
+      const column = this.column(sync, hold.accountId);
+      const charged = Math.max(0, Math.min(want, column - this.held(hold.accountId)));
+      this.queue!.add({ ...meta, ...hold, charged, at: Date.now() });
+      return charged;
+    }
+    return this.writing(hold.accountId, () =>
+      this.db.transaction().execute(async (q) => {
+        const charged = await this.takeUpTo(q, hold.accountId, want);
+        await this.entry(
+          q,
+          hold.accountId,
+          -charged,
+          'usage',
+          meta.ref ?? hold.holdId,
+          hold.capability,
+          meta.vendor,
+          meta.quantity
+        );
+        return charged;
+      })
+    );
+  }
+
   /** Give a hold back in full (the call failed or was never made). */
   async release(hold: Hold): Promise<void> {
+    // A hold in memory was never taken from the balance column: forgetting it gives it back.
+    if (this.holds?.remove(hold.holdId)) return;
     const sync = this.syncFree();
     if (sync) {
       syncRelease(sync, hold);
@@ -261,6 +342,7 @@ export class Wallet {
    * behind. False: it is gone.
    */
   async refresh(hold: Hold): Promise<boolean> {
+    if (this.holds?.extend(hold.holdId, Date.now() + STALE_HOLD_MS + this.holdGraceMs)) return true;
     const r = await this.db
       .updateTable('wallet_holds')
       .set({ expires_at: Date.now() + STALE_HOLD_MS + this.holdGraceMs })
@@ -275,6 +357,7 @@ export class Wallet {
    * hold's release is once-only.
    */
   async releaseExpired(now = Date.now()): Promise<number> {
+    const dropped = this.holds?.dropExpired(now) ?? 0;
     const rows = await this.db.selectFrom('wallet_holds').selectAll().where('expires_at', '<', now).execute();
     for (const r of rows)
       await this.release({
@@ -283,7 +366,7 @@ export class Wallet {
         amount: Number(r.amount_micros),
         capability: r.capability,
       });
-    return rows.length;
+    return dropped + rows.length;
   }
 
   /**
@@ -307,7 +390,7 @@ export class Wallet {
       .updateTable('wallets')
       .set({ balance_micros: sql`balance_micros - ${micros}`, updated_at: Date.now() })
       .where('account_id', '=', accountId)
-      .where('balance_micros', '>=', micros)
+      .where('balance_micros', '>=', micros + this.held(accountId))
       .executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }

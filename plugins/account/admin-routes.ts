@@ -18,14 +18,16 @@ import { checkCents } from './topup-service.js';
 
 type IdReq = FastifyRequest<{ Params: { account_id: string } }>;
 
-function wire(r: any) {
+// The wallet's holds kept in memory are still in the balance column: the balance shown
+// leaves them out, as it leaves out the holds written to the database.
+function wire(svc: Svc, r: any) {
   return {
     account_id: r.account_id,
     kind: r.kind,
     status: r.status,
     tier: r.tier,
     region: r.region,
-    balance_usd: microsToUsd(Number(r.balance_micros ?? 0)),
+    balance_usd: microsToUsd(Number(r.balance_micros ?? 0) - svc.wallet.held(r.account_id)),
     created_at: iso(Number(r.created_at)),
   };
 }
@@ -74,7 +76,12 @@ export function registerAdminRoutes(app: FastifyInstance): void {
         .orderBy('a.account_id', 'desc')
         .limit(req.query.limit + 1)
         .execute();
-      return pageOf(rows, req.query.limit, (r) => ({ t: Number(r.created_at), id: r.account_id }), wire);
+      return pageOf(
+        rows,
+        req.query.limit,
+        (r) => ({ t: Number(r.created_at), id: r.account_id }),
+        (r) => wire(svc, r)
+      );
     }
   );
 
@@ -96,7 +103,7 @@ export function registerAdminRoutes(app: FastifyInstance): void {
       const note = req.body.note ? `admin: ${req.body.note}` : 'admin';
       await svc.wallet.credit(req.params.account_id, usdToMicros(req.body.amount_usd), 'admin', note);
       req.log.info({ account_id: req.params.account_id, amount_usd: req.body.amount_usd }, 'admin credit');
-      return wire(await loadAccount(svc, req.params.account_id));
+      return wire(svc, await loadAccount(svc, req.params.account_id));
     }
   );
 
@@ -131,7 +138,7 @@ export function registerAdminRoutes(app: FastifyInstance): void {
         // Cached key lookups carry the status: drop them so the change applies to the next request.
         svc.keys.invalidateAccount(a.account_id);
         req.log.info({ account_id: a.account_id, status: to }, `admin ${action}`);
-        return wire(await loadAccount(svc, a.account_id));
+        return wire(svc, await loadAccount(svc, a.account_id));
       }
     );
   }

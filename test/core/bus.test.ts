@@ -1,7 +1,7 @@
 import t from 'tap';
 import { buildApp } from '../../core/app.js';
 import { LocalBus } from '../../core/bus/bus.js';
-import { makeApp, activate } from '../helpers/app.js';
+import { makeApp, activate, ONE_NODE_ONLY } from '../helpers/app.js';
 
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -18,7 +18,7 @@ t.test('local bus delivers to subscribers until they unsubscribe', async (t) => 
   await bus.close();
 });
 
-t.test('two nodes on one database and one Redis', async (t) => {
+t.test('two nodes on one database and one Redis', { skip: ONE_NODE_ONLY }, async (t) => {
   const first = await makeApp(t, { redis: { url: REDIS_URL }, tiers: { free: { rate_per_minute: 1, burst: 4 } } });
   const a = first.app;
   t.equal(a.svc.bus.kind, 'redis');

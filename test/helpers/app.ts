@@ -15,6 +15,13 @@ import type { Tap } from './tap.js';
  */
 export const PG_URL = process.env.SVC_TEST_DATABASE_URL;
 export const DIALECT = PG_URL ? 'postgres' : 'sqlite';
+/**
+ * `skip` for tests of several nodes on one database: on SQLite one gateway owns the file
+ * (core/sqlite/owner-lock.ts), so they run with SVC_TEST_DATABASE_URL only.
+ */
+export const ONE_NODE_ONLY = PG_URL
+  ? false
+  : 'several nodes on one database need PostgreSQL (one gateway owns a SQLite file)';
 
 function merge(a: any, b: any): any {
   if (!b || typeof b !== 'object' || Array.isArray(b)) return b === undefined ? a : b;

@@ -8,16 +8,17 @@ import { Wallet } from '../../../core/wallet/wallet.js';
 // same books; this runs one script through each and compares. (On PostgreSQL there is only
 // the Kysely path, which the rest of the wallet suite covers.)
 
-async function script(w: Wallet, acct: string) {
-  const a = await w.reserve(acct, 300_000, 'test.run');
+// `deadline`: a call's holds, which the gateway's wallet keeps in memory on SQLite.
+async function script(w: Wallet, acct: string, deadline?: number) {
+  const a = await w.reserve(acct, 300_000, 'test.run', deadline);
   await w.settle(a, 120_000, { vendor: 'v', ref: 'r1', quantity: 7 });
-  const b = await w.reserve(acct, 50_000, 'test.run');
+  const b = await w.reserve(acct, 50_000, 'test.run', deadline);
   await w.release(b);
   await w.release(b); // twice: nothing more back
-  const c = await w.reserve(acct, 10_000, 'test.run');
+  const c = await w.reserve(acct, 10_000, 'test.run', deadline);
   const charged = await w.settle(c, 4_900_000 + 10_000, { vendor: 'v' }); // above the hold: what the balance allows
   const again = await w.settle(c, 1, {});
-  await t.rejects(w.reserve(acct, 10_000_000, 'test.run'), { code: 'insufficient_balance' });
+  await t.rejects(w.reserve(acct, 10_000_000, 'test.run', deadline), { code: 'insufficient_balance' });
   return { charged, again, balance: await w.balance(acct) };
 }
 
@@ -57,6 +58,19 @@ t.test('the synchronous SQLite path and the Kysely path keep the same books', as
   const r2 = await script(plain, two.account_id);
   t.same(r1, r2);
   t.same(r1, { charged: 4_880_000, again: 0, balance: 0 });
+  t.same(await books(app.svc.db, one.account_id), await books(app.svc.db, two.account_id));
+});
+
+t.test('holds kept in memory (calls with a deadline) keep the same books as rows', async (t) => {
+  const { app } = await makeApp(t);
+  if (app.svc.dialect !== 'sqlite') return t.pass('PostgreSQL has only the Kysely path');
+  const one = await activate(app);
+  const two = await activate(app);
+  const deadline = Date.now() + 60_000;
+  const r1 = await script(app.svc.wallet, one.account_id, deadline);
+  const r2 = await script(new Wallet(app.svc.db), two.account_id, deadline);
+  t.same(r1, { charged: 4_880_000, again: 0, balance: 0 });
+  t.same(r1, r2);
   t.same(await books(app.svc.db, one.account_id), await books(app.svc.db, two.account_id));
 });
 

@@ -166,7 +166,9 @@ t.test('a client that disconnects aborts the vendor call and pays only for the t
   ctrl.abort();
   await until('the vendor response to close', () => oa.openResponses === 0, 3000);
   t.pass('the vendor call was aborted');
-  const noHolds = async () => (await app.svc.db.selectFrom('wallet_holds').selectAll().execute()).length === 0;
+  const noHolds = async () =>
+    (await app.svc.db.selectFrom('wallet_holds').selectAll().execute()).length === 0
+    && app.svc.wallet.holdsInMemory(accountId) === 0;
   await until('every hold to be settled or released', noHolds, 3000);
   t.equal(before - (await app.svc.wallet.balance(accountId)), 8, '2 output tokens and the input, not the reservation');
 });

@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freshDatabaseUrl } from '../../helpers/app.js';
+import { freshDatabaseUrl, ONE_NODE_ONLY } from '../../helpers/app.js';
 import { startGateway } from '../../helpers/gateway-process.js';
 import { receiver } from './receiver.js';
 import { until } from '../../helpers/wait.js';
@@ -13,6 +13,7 @@ t.setTimeout(400_000);
 
 t.test(
   `two gateway processes on one database: ${MESSAGES} queue messages and a cron job every second for ${CRON_SECONDS} s`,
+  { skip: ONE_NODE_ONLY },
   async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-two-'));
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import { buildApp } from '../../../core/app.js';
 import { activate, errorOf } from './helpers.js';
 import { listeningApp } from '../../helpers/listening-app.js';
 import { createBucket, presign, s3Client } from '../../helpers/storage-api.js';
-import { makeApp, type Activated } from '../../helpers/app.js';
+import { makeApp, ONE_NODE_ONLY, type Activated } from '../../helpers/app.js';
 
 // A suspended account loses the S3 endpoint with its API keys: SigV4 credentials, presigned
 // URLs, POST forms and its public buckets all answer AccessDenied, and work again on resume.
@@ -98,6 +98,7 @@ t.test('suspension closes every S3 path of the account (and only its own); resum
 
 t.test(
   "two nodes on one database and one Redis: a suspension on one node closes the other node's S3 at once",
+  { skip: ONE_NODE_ONLY },
   async (t) => {
     const first = await makeApp(t, { admin_key: ADMIN, redis: { url: REDIS_URL } });
     const a = first.app;
