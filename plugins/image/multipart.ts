@@ -40,9 +40,23 @@ function param(header: string, key: string): string | undefined {
  */
 function nextDelimiter(body: Buffer, delimiter: Buffer, from: number): number {
   for (let at = body.indexOf(CRLF_DASHES, from); at >= 0; at = body.indexOf(CRLF_DASHES, at + 1)) {
-    if (body.compare(delimiter, 0, delimiter.length, at, at + delimiter.length) === 0) return at;
+    if (
+      body.compare(delimiter, 0, delimiter.length, at, at + delimiter.length) === 0
+      && endsLine(body, at + delimiter.length)
+    )
+      return at;
   }
   return -1;
+}
+
+/**
+ * A delimiter is a line of its own: `--` (the close) or transport padding and CRLF follow it.
+ * Anything else is content that happens to start like the boundary (`--b0undy`), as busboy reads it.
+ */
+function endsLine(body: Buffer, pos: number): boolean {
+  if (body[pos] === 0x2d && body[pos + 1] === 0x2d) return true;
+  while (body[pos] === 0x20 || body[pos] === 0x09) pos++;
+  return body[pos] === 0x0d && body[pos + 1] === 0x0a;
 }
 
 /**
@@ -53,17 +67,15 @@ function nextDelimiter(body: Buffer, delimiter: Buffer, from: number): number {
 export function splitMultipart(body: Buffer, contentType: string): FormPart[] {
   const delimiter = Buffer.from(`\r\n--${boundaryOf(contentType)}`);
   // The first delimiter may open the body without the CRLF before it (no preamble).
-  let at = body.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2))
-    ? -2
-    : nextDelimiter(body, delimiter, 0);
+  const opens = body.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2));
+  let at = opens && endsLine(body, delimiter.length - 2) ? -2 : nextDelimiter(body, delimiter, 0);
   if (at === -1) throw malformed('no part starts with the boundary');
   const parts: FormPart[] = [];
   for (;;) {
     let pos = at + delimiter.length;
     if (body[pos] === 0x2d && body[pos + 1] === 0x2d) return parts; // `--`: the close delimiter
-    // Transport padding (spaces, tabs) may follow a delimiter before its CRLF.
+    // Transport padding (spaces, tabs) may follow a delimiter before its CRLF (endsLine checked it).
     while (body[pos] === 0x20 || body[pos] === 0x09) pos++;
-    if (body[pos] !== 0x0d || body[pos + 1] !== 0x0a) throw malformed('a boundary line does not end in CRLF');
     const headersAt = pos + 2;
     const headersEnd = body.indexOf(HEADER_END, headersAt);
     if (headersEnd === -1 || headersEnd - headersAt > MAX_HEADER_BYTES) throw malformed("a part's headers do not end");
