@@ -62,10 +62,19 @@ t.test('multipart upload: the same result as JSON, fields as form fields or one 
   t.equal(ops.statusCode, 200, ops.body);
   t.match(ops.json(), { width: 400, height: 800 });
 
+  const kept = await send('/v1/image/process', [
+    ['keep_metadata', 'true'],
+    ['width', '200'],
+    ['input', { bytes: input, filename: 'a.jpg' }],
+  ]);
+  t.equal(kept.statusCode, 200, kept.body);
+  const keptBytes = Buffer.from(await (await fetch(kept.json().image_url)).arrayBuffer());
+  t.match(await exifr.gps(keptBytes), { latitude: Number }, 'keep_metadata=true as a form field keeps GPS');
+
   const meta = await send('/v1/image/metadata', [['input', { bytes: input, filename: 'a.jpg' }]]);
   t.equal(meta.statusCode, 200, meta.body);
   t.match(meta.json(), { width: 800, height: 400, mime: 'image/jpeg', exif: { latitude: Number } });
-  t.equal(await results(), 3, 'the three results, nothing for metadata');
+  t.equal(await results(), 4, 'the four results, nothing for metadata');
 });
 
 t.test('multipart idempotency: a replay needs the same image, another image under the key is 409', async (t) => {
