@@ -91,6 +91,12 @@ declare module 'fastify' {
       reply: import('fastify').FastifyReply,
       stored: { status: number; body: string }
     ) => boolean;
+    /**
+     * For an idempotent route that takes part of its request outside `req.body` (an uploaded
+     * file): a digest of that part, hashed with the body so another file under the same key
+     * is 409. Called only when the request carries a key.
+     */
+    idempotencyExtra?: (req: import('fastify').FastifyRequest) => string | undefined;
     /** Discovery id of this operation (`account.topup`). */
     operation?: string;
     /** Vendor capability the operation needs, for discovery's `available`. */

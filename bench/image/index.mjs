@@ -1,7 +1,8 @@
 // The image bench: POST /v1/image/process resizing a 1600-px JPEG to 400 px through the gateway
-// against raw sharp doing the same pipeline in this process, at the same concurrency, in
-// alternating rounds; then the p99 of a small resize while 40-MP resizes run against its p99
-// when idle, same run. Run it with `npm run bench -- image`; see BENCHMARKS.md.
+// (a multipart upload; the JSON/base64 body is printed beside it) against raw sharp doing the
+// same pipeline in this process, at the same concurrency, in alternating rounds; then the p99
+// of a small resize while 40-MP resizes run against its p99 when idle, same run. Run it with
+// `npm run bench -- image`; see BENCHMARKS.md.
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,16 +54,30 @@ function rawResize(input) {
 }
 
 function processBody(input, width) {
-  return JSON.stringify({ input: { base64: input.toString('base64') }, width, format: 'jpeg', quality: QUALITY });
+  return {
+    body: JSON.stringify({ input: { base64: input.toString('base64') }, width, format: 'jpeg', quality: QUALITY }),
+    type: 'application/json',
+  };
+}
+
+/** The same request as a multipart upload, serialized once as fetch's FormData sends it: the image as a file part. */
+async function processForm(input, width) {
+  const fd = new FormData();
+  fd.append('width', String(width));
+  fd.append('format', 'jpeg');
+  fd.append('quality', String(QUALITY));
+  fd.append('input', new Blob([input], { type: 'image/jpeg' }), 'input.jpg');
+  const req = new Request('http://localhost/', { method: 'POST', body: fd });
+  return { body: Buffer.from(await req.arrayBuffer()), type: req.headers.get('content-type') };
 }
 
 /** POST one process call; throws on anything but a 200 with an image_url. */
-async function post(pool, key, body) {
+async function post(pool, key, { body, type }) {
   const res = await pool.request({
     method: 'POST',
     path: '/v1/image/process',
     body,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    headers: { 'content-type': type, authorization: `Bearer ${key}` },
   });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`/v1/image/process answered ${res.statusCode}: ${text.slice(0, 300)}`);
@@ -106,7 +121,7 @@ async function main() {
         .map((l) => fmt(l, 2))
         .join(' ')}; `
       + `sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}, `
-      + `${sharp.concurrency()} threads); resize 1600→${WIDTH} JPEG q${QUALITY}, ${CONNECTIONS} at once, `
+      + `${sharp.concurrency()} threads); resize 1600→${WIDTH} JPEG q${QUALITY} (multipart upload), ${CONNECTIONS} at once, `
       + `${ROUNDS} rounds × ${DURATION_S} s a side; p99 of a 256→64 resize on ${SMALL_CONNECTIONS} connections, `
       + `${PHASE_S} s idle / ${PHASE_S} s beside ${BIG_CONNECTIONS} 40-MP resizes, 2 rounds\n`
   );
@@ -131,11 +146,13 @@ async function main() {
   const pool = new Pool(gw.base, { connections, keepAliveTimeout: 60_000 });
   try {
     const key = await activate(gw.base);
-    const mediumBody = processBody(medium, WIDTH);
-    const smallBody = processBody(small, 64);
-    const bigBody = processBody(big, WIDTH);
+    const mediumJson = processBody(medium, WIDTH);
+    const mediumBody = await processForm(medium, WIDTH);
+    const smallBody = await processForm(small, 64);
+    const bigBody = await processForm(big, WIDTH);
     // Every request must really give the image asked for before it is timed.
     for (const [body, w] of [
+      [mediumJson, WIDTH],
       [mediumBody, WIDTH],
       [smallBody, 64],
       [bigBody, WIDTH],
@@ -147,22 +164,34 @@ async function main() {
     if (rawOut.width !== WIDTH || rawOut.format !== 'jpeg') throw new Error(`raw sharp made ${JSON.stringify(rawOut)}`);
 
     const gwOnce = () => post(pool, key, mediumBody);
+    const jsonOnce = () => post(pool, key, mediumJson);
     const rawOnce = () => rawResize(medium);
     const gwCpu = () => cpuSeconds(gw.child.pid);
     await throughput(CONNECTIONS, 2, gwOnce, gwCpu);
     await throughput(CONNECTIONS, 2, rawOnce, selfCpu);
     const g = [];
     const r = [];
+    const j = [];
+    const s = (x) => `${fmt(x.rate, 1)} images/s (${fmt(x.cpuMs, 1)} ms CPU/image)`;
     // Alternate, so a neighbour's burst of CPU lands on both sides rather than one.
     for (let i = 0; i < ROUNDS; i++) {
       g.push(await throughput(CONNECTIONS, DURATION_S, gwOnce, gwCpu));
       r.push(await throughput(CONNECTIONS, DURATION_S, rawOnce, selfCpu));
-      const s = (x) => `${fmt(x.rate, 1)} images/s (${fmt(x.cpuMs, 1)} ms CPU/image)`;
-      process.stdout.write(`round ${i + 1}: gateway ${s(g[i])}, raw sharp ${s(r[i])}\n`);
+      j.push(await throughput(CONNECTIONS, DURATION_S, jsonOnce, gwCpu));
+      process.stdout.write(
+        `round ${i + 1}: gateway (multipart) ${s(g[i])}, raw sharp ${s(r[i])}, gateway (JSON base64) ${s(j[i])}\n`
+      );
     }
     const mean = (xs, f) => xs.reduce((acc, x) => acc + f(x), 0) / xs.length;
     const gRate = mean(g, (x) => x.rate);
     const rRate = mean(r, (x) => x.rate);
+    const jRate = mean(j, (x) => x.rate);
+    process.stdout.write(
+      `JSON base64 body (not a target): ${fmt(jRate, 1)} images/s (${fmt(
+        mean(j, (x) => x.cpuMs),
+        1
+      )} ms CPU/image) → ${fmt(jRate / rRate, 2)}× raw sharp\n`
+    );
 
     // Small resizes alone, then beside 40-MP resizes, twice, so a slow spell lands on both.
     const idle = [];

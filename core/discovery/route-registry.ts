@@ -35,8 +35,14 @@ export class RouteRegistry {
   private readonly byId = new Map<string, RouteEntry>();
 
   add(route: Pick<RouteOptions, 'method' | 'url' | 'schema' | 'config'>): void {
-    const schema = (route.schema ?? {}) as RouteEntry['schema'];
+    let schema = (route.schema ?? {}) as RouteEntry['schema'];
     if (schema.hide) return;
+    // A body with a schema per media type (JSON and a multipart upload): discovery, its examples
+    // and the SDK describe the JSON one, the spec's wire; OpenAPI lists every form from the route.
+    const json = (schema.body as { content?: Record<string, { schema: unknown }> } | undefined)?.content?.[
+      'application/json'
+    ];
+    if (json) schema = { ...schema, body: json.schema };
     const config = (route.config ?? {}) as FastifyContextConfig;
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD');
     for (const method of methods) {

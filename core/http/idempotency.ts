@@ -148,8 +148,9 @@ export function installIdempotency(app: FastifyInstance): void {
     const db = app.svc.db;
     const accountId = req.principal.accountId;
     const endpoint = `${req.method} ${req.routeOptions.url}`;
+    const extra = req.routeOptions.config.idempotencyExtra?.(req);
     const bodyHash = createHash('sha256')
-      .update(`${canonical(req.params)}|${canonical(req.body ?? null)}`)
+      .update(`${canonical(req.params)}|${canonical(req.body ?? null)}${extra === undefined ? '' : `|${extra}`}`)
       .digest('hex');
     const ttl = app.svc.config.limits.idempotency_ttl_seconds * 1000;
     const pk = (q: any) =>

@@ -120,6 +120,9 @@ export class ResultStore {
         bucket,
         key,
         body: stream,
+        // A result held whole (an image, a PDF) is handed over as it is: a store may take the
+        // bytes without reading a stream of them (local-storage, up to its inline size).
+        ...(Buffer.isBuffer(body) ? { data: body } : {}),
         content_type: opts.contentType,
         content_disposition: contentDisposition,
         content_length: Buffer.isBuffer(body) ? body.length : undefined,

@@ -97,11 +97,45 @@ export const ProcessBody = Type.Object(
     height: Type.Optional(Side),
     format: Type.Optional(Format),
     quality: Type.Optional(Quality),
+    keep_metadata: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: "Keep the input's EXIF (camera, capture time, GPS position) in the output; default: stripped.",
+      })
+    ),
     idempotency_key: Type.Optional(IdempotencyKey),
   },
   { ...strict, description: 'Top-level width/height/format/quality: a resize and a convert after the operations.' }
 );
 export type ProcessBodyT = Static<typeof ProcessBody>;
+
+/** A form's file part, as OpenAPI 3.1 describes binary data; never in a validated body (form.ts keeps the bytes). */
+const FilePart = (description: string) =>
+  Type.Optional(Type.String({ contentMediaType: 'application/octet-stream', description }));
+const OPTIONS = Type.Optional(
+  Type.String({
+    contentMediaType: 'application/json',
+    description: 'Every other field as one JSON object, instead of (not as well as) separate form fields.',
+  })
+);
+
+/**
+ * The multipart/form-data form of a JSON body: the image as a file part (`input`, or `file`),
+ * the other fields as form fields (numbers and booleans as text, lists as JSON) or one JSON
+ * `options` part. Validated without the file parts, which form.ts takes out.
+ */
+function formOf<T extends typeof ProcessBody | typeof MetadataBody>(body: T) {
+  const { input: _input, ...fields } = body.properties;
+  return Type.Object(
+    {
+      input: FilePart('The image bytes (a file part, with a filename).'),
+      file: FilePart('The same as `input`, under the name Stripe and Cloudinary uploads use; send one of the two.'),
+      options: OPTIONS,
+      ...fields,
+    },
+    { ...strict, description: 'multipart/form-data: the image as a file part, the other fields as form fields.' }
+  );
+}
 
 export const ImageOpResult = Type.Object({
   image_url: Type.String({ description: 'URL of the result (kept for the result retention period).' }),
@@ -114,6 +148,9 @@ export type ImageOpResultT = Static<typeof ImageOpResult>;
 
 export const MetadataBody = Type.Object({ input: ImageRef, idempotency_key: Type.Optional(IdempotencyKey) }, strict);
 export type MetadataBodyT = Static<typeof MetadataBody>;
+
+export const ProcessForm = formOf(ProcessBody);
+export const MetadataForm = formOf(MetadataBody);
 
 export const ImageMetadata = Type.Object({
   width: Type.Integer(),

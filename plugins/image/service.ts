@@ -11,6 +11,7 @@ import type {
   ImageProcessOutput,
 } from '../../core/capabilities/image.js';
 import type { ImageConfigT } from './config.js';
+import { uploadedImage } from './form.js';
 import { imageBytes } from './input.js';
 import type { ImageOpResultT, MetadataBodyT, OperationT, ProcessBodyT } from './schemas.js';
 
@@ -94,10 +95,16 @@ export class ImageService {
     return out.filter((s) => s === REMOVE || s.length || out.length === 1);
   }
 
+  /** The image of the request: a multipart upload's file part, else the body's ImageRef. */
+  private input(req: FastifyRequest, ref: ProcessBodyT['input'] | undefined): Promise<Buffer> | Buffer {
+    return uploadedImage(req) ?? imageBytes(ref ?? {}, this.svc.egress, 'input');
+  }
+
   async process(req: FastifyRequest, body: ProcessBodyT): Promise<ImageOpResultT> {
     const ops = operationList(body);
     this.need(req, ['image.process', ...ops.filter((o) => o.op === REMOVE).map(() => 'image.remove_background')]);
-    let data = await imageBytes(body.input, this.svc.egress, 'input');
+    let data = await this.input(req, body.input);
+    const keep = body.keep_metadata === true;
     const segs = await this.segments(ops);
     let out: ImageProcessOutput | undefined;
     for (const [i, seg] of segs.entries()) {
@@ -116,7 +123,7 @@ export class ImageService {
         out = (
           await this.svc.router.call<ImageProcessInput, ImageProcessOutput>(
             'image.process',
-            { data, operations },
+            { data, operations, ...(keep ? { keep_metadata: true } : {}) },
             this.options(req)
           )
         ).output;
@@ -133,7 +140,7 @@ export class ImageService {
 
   async metadata(req: FastifyRequest, body: MetadataBodyT): Promise<ImageMetadataOutput> {
     this.need(req, ['image.metadata']);
-    const data = await imageBytes(body.input, this.svc.egress, 'input');
+    const data = await this.input(req, body.input);
     return (
       await this.svc.router.call<ImageMetadataInput, ImageMetadataOutput>('image.metadata', { data }, this.options(req))
     ).output;

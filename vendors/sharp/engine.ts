@@ -25,19 +25,53 @@ export function refused(message: string, status: 413 | 422 = 422): VendorFailure
 export const SMALL_INPUT_BYTES = 512 * 1024;
 
 /**
+ * Inputs whose header declares more pixels than this (a 40-MP scan, a panorama; a 12-MP phone
+ * photo is below) are huge work: seconds of a core each. Their lane has a core fewer than the
+ * machine, so a burst of them leaves one core to the event loop and the small lane (bench/image's
+ * small-request p99 beside 40-MP resizes).
+ */
+export const HUGE_INPUT_PIXELS = 16_000_000;
+
+/** Which queue an image waits in: see SMALL_INPUT_BYTES and HUGE_INPUT_PIXELS. */
+export type Lane = 'small' | 'large' | 'huge';
+
+type Metadata = Awaited<ReturnType<Sharp['metadata']>>;
+
+/**
  * sharp, loaded on the first image call (not at boot: most gateways never process one), and
- * queues that bound how many images are worked on at once (one for large inputs, one slot for
- * small ones and header reads). libvips does the pixel work on
- * libuv's thread pool, off the event loop; the queue keeps a burst of 40-MP resizes from
- * holding every thread and all the memory at once, so other requests are still answered.
+ * queues that bound how many images are worked on at once: one slot for small inputs and header
+ * reads, `concurrency` for large ones, a core fewer for huge ones. libvips does the pixel work on
+ * libuv's thread pool, off the event loop; the queues keep a burst of 40-MP resizes from
+ * holding every thread, core and all the memory at once, so other requests are still answered.
  */
 export class SharpEngine {
   private lib?: Promise<SharpFn>;
-  private readonly queue: PQueue;
-  private readonly small = new PQueue({ concurrency: 1 });
+  private readonly lanes: Record<Lane, PQueue>;
+  /** Headers read to pick a lane, so the work does not read them again. */
+  private readonly headers = new WeakMap<Buffer, Metadata>();
 
   constructor(concurrency: number) {
-    this.queue = new PQueue({ concurrency: concurrency || Math.max(1, availableParallelism()) });
+    const cores = Math.max(1, availableParallelism());
+    const large = concurrency || cores;
+    this.lanes = {
+      small: new PQueue({ concurrency: 1 }),
+      large: new PQueue({ concurrency: large }),
+      huge: new PQueue({ concurrency: Math.max(1, Math.min(large, cores - 1)) }),
+    };
+  }
+
+  /** The lane of an input: small by its bytes, else huge or large by the pixels its header declares. */
+  async laneOf(data: Buffer): Promise<Lane> {
+    if (data.length <= SMALL_INPUT_BYTES) return 'small';
+    if (data.length > IMAGE_MAX_INPUT_BYTES) return 'large'; // refused by the probe, in its lane
+    const sharp = await this.sharp();
+    // Not an image, or a broken header: the work's probe says so, with the right error.
+    const meta = await sharp(data, DECODE)
+      .metadata()
+      .catch(() => undefined);
+    if (!meta) return 'large';
+    this.headers.set(data, meta);
+    return (meta.width ?? 0) * (meta.height ?? 0) > HUGE_INPUT_PIXELS ? 'huge' : 'large';
   }
 
   sharp(): Promise<SharpFn> {
@@ -46,12 +80,12 @@ export class SharpEngine {
   }
 
   /**
-   * Run `work` when a slot of its lane is free (`small`: the small-input lane); a caller gone
+   * Run `work` when a slot of its lane is free; a caller gone
    * while it waits never starts it.
    */
-  async run<T>(signal: AbortSignal, small: boolean, work: (sharp: SharpFn) => Promise<T>): Promise<T> {
+  async run<T>(signal: AbortSignal, lane: Lane, work: (sharp: SharpFn) => Promise<T>): Promise<T> {
     const sharp = await this.sharp();
-    return (small ? this.small : this.queue).add(
+    return this.lanes[lane].add(
       async () => {
         try {
           return await work(sharp);
@@ -68,7 +102,7 @@ export class SharpEngine {
     if (data.length > IMAGE_MAX_INPUT_BYTES) {
       throw refused(`The ${what} is ${data.length} bytes, over the cap of ${IMAGE_MAX_INPUT_BYTES} bytes.`, 413);
     }
-    const meta = await sharp(data, DECODE).metadata();
+    const meta = this.headers.get(data) ?? (await sharp(data, DECODE).metadata());
     if (!meta.format || !DECODED.has(meta.format)) {
       throw refused(
         `The ${what} is ${meta.format ?? 'an unknown'} data; JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF is decoded.`
@@ -81,9 +115,9 @@ export class SharpEngine {
   }
 
   async close(): Promise<void> {
-    this.queue.clear();
-    this.small.clear();
-    await Promise.all([this.queue.onIdle(), this.small.onIdle()]);
+    const lanes = Object.values(this.lanes);
+    for (const q of lanes) q.clear();
+    await Promise.all(lanes.map((q) => q.onIdle()));
   }
 }
 

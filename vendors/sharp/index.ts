@@ -7,7 +7,7 @@ import {
   type ImageProcessInput,
 } from '../../core/capabilities/image.js';
 import type { ImplOf } from '../../core/capabilities/capability.js';
-import { SharpEngine, SMALL_INPUT_BYTES } from './engine.js';
+import { SharpEngine } from './engine.js';
 import { processImage } from './pipeline.js';
 import { readMetadata } from './metadata.js';
 
@@ -27,7 +27,8 @@ export default defineVendor({
       concurrency: Type.Integer({
         minimum: 0,
         default: 0,
-        description: 'Images worked on at once; 0: one a CPU core.',
+        description:
+          'Large images worked on at once; 0: one a CPU core. Huge ones (over 16 MP) get a core fewer, small ones a slot of their own.',
       }),
     },
     { additionalProperties: false, default: {} }
@@ -35,13 +36,13 @@ export default defineVendor({
   create(config) {
     const engine = new SharpEngine(config.concurrency);
     const process: ImplOf<Caps['image.process']> = {
-      invoke: (input: ImageProcessInput, { signal }) =>
-        engine.run(signal, input.data.length <= SMALL_INPUT_BYTES, (sharp) => processImage(engine, sharp, input)),
+      invoke: async (input: ImageProcessInput, { signal }) =>
+        engine.run(signal, await engine.laneOf(input.data), (sharp) => processImage(engine, sharp, input)),
       price: (_input, _output, plan) => planPrice(plan),
     };
     const metadata: ImplOf<Caps['image.metadata']> = {
       invoke: (input: ImageMetadataInput, { signal }) =>
-        engine.run(signal, true, (sharp) => readMetadata(engine, sharp, input)),
+        engine.run(signal, 'small', (sharp) => readMetadata(engine, sharp, input)),
       price: (_input, _output, plan) => planPrice(plan),
     };
     return {

@@ -79,7 +79,9 @@ function encode(p: Sharp, format: ImageFormat, quality?: number): Sharp {
  * before resize, composite last), so each pixel operation is a pipeline of its own over the
  * previous one's raw pixels; the first one also decodes and orients (and keeps sharp's
  * shrink-on-load for a first resize), the last one also encodes. Nothing of the input's
- * metadata is written: outputs carry no EXIF, GPS included.
+ * metadata is written (outputs carry no EXIF, GPS included) unless `keep_metadata` asks for
+ * its EXIF: then the steps between pass a PNG (lossless, stored, EXIF kept) instead of raw
+ * pixels, which carry no metadata. The orientation tag is not kept: the pixels are oriented.
  */
 export async function processImage(
   engine: SharpEngine,
@@ -93,12 +95,16 @@ export async function processImage(
   // AVIF is HEIF with AV1 inside: written back as AVIF; HEIC (HEVC) is not one of the four.
   const inputFormat = meta.format === 'heif' && meta.compression === 'av1' ? 'avif' : meta.format!;
   const { format, quality } = encoding(input.operations, inputFormat);
+  const keep = input.keep_metadata === true;
   let size = { width, height };
   let raw: Raw | undefined;
-  const start = (): Sharp =>
-    raw
-      ? sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } })
-      : sharp(input.data, DECODE).autoOrient();
+  let step: Buffer | undefined;
+  const start = (): Sharp => {
+    if (step) return sharp(step, DECODE).keepExif();
+    if (raw) return sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } });
+    const p = sharp(input.data, DECODE).autoOrient();
+    return keep ? p.keepExif() : p;
+  };
   for (const [i, op] of pixelOps.entries()) {
     let p = start();
     if (op.op === 'resize') {
@@ -113,6 +119,12 @@ export async function processImage(
       p = p.composite([await watermarkLayer(engine, sharp, op, size)]);
     }
     if (i === pixelOps.length - 1) return finish(encode(p, format, quality), format);
+    if (keep) {
+      const out = await p.png({ compressionLevel: 0 }).toBuffer({ resolveWithObject: true });
+      step = out.data;
+      size = { width: out.info.width, height: out.info.height };
+      continue;
+    }
     const out = await p.raw().toBuffer({ resolveWithObject: true });
     raw = { data: out.data, width: out.info.width, height: out.info.height, channels: out.info.channels };
     size = { width: raw.width, height: raw.height };

@@ -107,3 +107,42 @@ t.test('discovery and OpenAPI list both routes with their prices (times the mark
   const doc = (await app.inject({ url: '/v1/openapi.json' })).json();
   t.ok(doc.paths['/v1/image/process']?.post && doc.paths['/v1/image/metadata']?.post);
 });
+
+t.test('keep_metadata: GPS and camera tags kept only when asked, the pixels oriented, the tag not kept', async (t) => {
+  const { post } = await imageApp(t);
+  // Orientation 6: stored 300×150, shown 150×300.
+  const input = b64(await jpegWithGps(300, 150, 6));
+  const result = async (body: Record<string, unknown>) => {
+    const res = await post('/v1/image/process', { input: { base64: input }, ...body });
+    t.equal(res.statusCode, 200, res.body);
+    return Buffer.from(await (await fetch(res.json().image_url)).arrayBuffer());
+  };
+  for (const body of [{ width: 75 }, { width: 75, keep_metadata: false }]) {
+    const out = await result(body);
+    t.equal(await exifr.gps(out).catch(() => undefined), undefined, `${JSON.stringify(body)}: no GPS`);
+    t.notOk((await sharp(out).metadata()).exif, 'no EXIF at all');
+  }
+  const chains = [
+    { width: 75, keep_metadata: true },
+    { width: 75, format: 'png', keep_metadata: true },
+    // Several pixel steps: the EXIF travels between them too.
+    {
+      operations: [
+        { op: 'rotate', angle: 180 },
+        { op: 'watermark', text: 'x' },
+        { op: 'resize', width: 75 },
+      ],
+      keep_metadata: true,
+    },
+  ];
+  for (const body of chains) {
+    const out = await result(body);
+    const gps = await exifr.gps(out);
+    t.match(gps, { latitude: Number, longitude: Number }, `${JSON.stringify(body)}: GPS kept`);
+    t.ok(Math.abs(gps.latitude - 51.4667) < 0.001, 'the same position');
+    t.equal((await exifr.parse(out, ['Make'])).Make, 'TestCam', 'camera tags kept');
+    const meta = await sharp(out).metadata();
+    t.match(meta, { width: 75, height: 150 }, 'oriented as shown');
+    t.not(meta.orientation, 6, 'no orientation tag that would turn it again');
+  }
+});

@@ -1,4 +1,7 @@
+import { availableParallelism } from 'node:os';
 import t from 'tap';
+import sharp from 'sharp';
+import { pngBomb } from '../../fakes/test-images.js';
 import { SharpEngine } from '../../../vendors/sharp/engine.js';
 import { until } from '../../helpers/wait.js';
 
@@ -11,7 +14,7 @@ t.test('at most `concurrency` images at once; the next starts when one is done',
   let peak = 0;
   const gates: Array<() => void> = [];
   const work = () =>
-    engine.run(signal, false, async () => {
+    engine.run(signal, 'large', async () => {
       running++;
       peak = Math.max(peak, running);
       await new Promise<void>((resolve) => gates.push(resolve));
@@ -35,10 +38,10 @@ t.test('at most `concurrency` images at once; the next starts when one is done',
 t.test('a call whose caller went away while it waited never starts', async (t) => {
   const engine = new SharpEngine(1);
   let release!: () => void;
-  const first = engine.run(new AbortController().signal, false, () => new Promise<void>((r) => (release = r)));
+  const first = engine.run(new AbortController().signal, 'large', () => new Promise<void>((r) => (release = r)));
   const gone = new AbortController();
   let started = false;
-  const second = engine.run(gone.signal, false, async () => {
+  const second = engine.run(gone.signal, 'large', async () => {
     started = true;
   });
   await until('the first to start', () => release !== undefined);
@@ -52,11 +55,11 @@ t.test('a call whose caller went away while it waited never starts', async (t) =
 t.test('a small input does not wait behind large ones that hold every slot', async (t) => {
   const engine = new SharpEngine(1);
   let release!: () => void;
-  const large = engine.run(new AbortController().signal, false, () => new Promise<void>((r) => (release = r)));
-  const queued = engine.run(new AbortController().signal, false, async () => 'large 2');
+  const large = engine.run(new AbortController().signal, 'large', () => new Promise<void>((r) => (release = r)));
+  const queued = engine.run(new AbortController().signal, 'large', async () => 'large 2');
   await until('the large one to start', () => release !== undefined);
   t.equal(
-    await engine.run(new AbortController().signal, true, async () => 'small'),
+    await engine.run(new AbortController().signal, 'small', async () => 'small'),
     'small',
     'ran while the lane was full'
   );
@@ -67,15 +70,54 @@ t.test('a small input does not wait behind large ones that hold every slot', asy
 t.test("a bug in the gateway's own code stays a TypeError (500), not the caller's 422", async (t) => {
   const engine = new SharpEngine(1);
   await t.rejects(
-    engine.run(new AbortController().signal, false, async () => {
+    engine.run(new AbortController().signal, 'large', async () => {
       throw new TypeError('x is not a function');
     }),
     TypeError
   );
   await t.rejects(
-    engine.run(new AbortController().signal, false, async () => {
+    engine.run(new AbortController().signal, 'large', async () => {
       throw new Error('Input buffer contains unsupported image format');
     }),
     { name: 'VendorFailure', kind: 'client_error', status: 422 }
   );
+});
+
+t.test('huge inputs (by the pixels their header declares) get a core fewer than the large lane', async (t) => {
+  const engine = new SharpEngine(2);
+  t.teardown(() => engine.close());
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } })
+    .png()
+    .toBuffer();
+  t.equal(await engine.laneOf(png), 'small');
+  const pad = Buffer.alloc(600 * 1024);
+  // Past the small lane's bytes; what decides is the header: 20 MP against 64 pixels.
+  const flat = await sharp({ create: { width: 5000, height: 4000, channels: 3, background: '#000' } })
+    .png({ compressionLevel: 9 })
+    .toBuffer();
+  t.equal(await engine.laneOf(Buffer.concat([flat, pad])), 'huge');
+  t.equal(await engine.laneOf(Buffer.concat([pngBomb(), pad])), 'large', 'over the pixel cap: the probe refuses it');
+  t.equal(await engine.laneOf(Buffer.concat([png, pad])), 'large');
+  t.equal(await engine.laneOf(Buffer.concat([Buffer.from('not an image'), pad])), 'large', 'the probe refuses it');
+
+  const slots = Math.max(1, Math.min(2, availableParallelism() - 1));
+  let running = 0;
+  let peak = 0;
+  const gates: Array<() => void> = [];
+  const signal = new AbortController().signal;
+  const calls = [0, 1, 2].map(() =>
+    engine.run(signal, 'huge', async () => {
+      peak = Math.max(peak, ++running);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      running--;
+    })
+  );
+  await until('the lane to fill', () => gates.length === slots);
+  t.equal(running, slots, `${slots} at once on ${availableParallelism()} cores`);
+  for (let done = 0; done < 3; done++) {
+    await until('a gate', () => gates.length > 0);
+    gates.shift()!();
+  }
+  await Promise.all(calls);
+  t.equal(peak, slots);
 });

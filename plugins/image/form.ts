@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TObject } from '@sinclair/typebox';
+import { apiError } from '../../core/errors.js';
+import { IMAGE_MAX_INPUT_BYTES } from '../../core/capabilities/image.js';
+import { splitMultipart } from './multipart.js';
+
+/** The names a form's image may travel under: ours, and Stripe's and Cloudinary's `file`. */
+export const FILE_FIELDS = ['input', 'file'] as const;
+/** The part that may carry every other field as one JSON object. */
+export const OPTIONS_FIELD = 'options';
+
+/** The image of a multipart request, kept beside its body: the body holds only the fields the schema validates. */
+const uploads = new WeakMap<FastifyRequest, Buffer>();
+
+export function uploadedImage(req: FastifyRequest): Buffer | undefined {
+  return uploads.get(req);
+}
+
+/**
+ * What an idempotency key's body hash adds for a multipart request: the image's digest, so a
+ * retry with another image under the same key is refused. Computed only when a key is sent.
+ */
+export function uploadDigest(req: FastifyRequest): string | undefined {
+  const bytes = uploads.get(req);
+  return bytes && createHash('sha256').update(bytes).digest('hex');
+}
+
+function bad(param: string, message: string) {
+  return apiError('validation_failed', `${param} ${message}.`, { param, details: { errors: [{ param, message }] } });
+}
+
+/**
+ * A text field as the JSON value its schema wants: form fields are strings, so numbers,
+ * booleans and (for lists such as `operations`) JSON are read from them. A string that is
+ * not what the schema wants is left as it is, for the validator to refuse with its message.
+ */
+function coerce(schema: TObject, name: string, text: string): unknown {
+  const type = (schema.properties[name] as { type?: string } | undefined)?.type;
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(text.trim())) return Number(text);
+  if (type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+  if (type === 'array' || type === 'object') {
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw bad(name, 'is not valid JSON');
+    }
+  }
+  return text;
+}
+
+/**
+ * The body of a multipart/form-data request to an image route: one file part (`input` or
+ * `file`), the other fields as form fields or as one JSON `options` part. Returns the fields
+ * as the JSON body would have them, without `input`, for `fields` (the form's schema) to
+ * validate; the image's bytes are kept for uploadedImage.
+ */
+export function formBody(req: FastifyRequest, raw: Buffer, fields: TObject): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  let image: Buffer | undefined;
+  for (const p of splitMultipart(raw, String(req.headers['content-type']))) {
+    if ((FILE_FIELDS as readonly string[]).includes(p.name)) {
+      if (p.filename === undefined) throw bad(p.name, 'must be a file part (with a filename), not a text field');
+      if (image) throw bad(p.name, 'is a second image: send one file part, `input` or `file`');
+      if (p.data.length > IMAGE_MAX_INPUT_BYTES)
+        throw apiError(
+          'payload_too_large',
+          `${p.name} is ${p.data.length} bytes, over the cap of ${IMAGE_MAX_INPUT_BYTES} bytes an image.`,
+          { param: p.name, details: { max_bytes: IMAGE_MAX_INPUT_BYTES } }
+        );
+      image = p.data;
+      continue;
+    }
+    const entries: Array<[string, unknown]> = [];
+    if (p.name === OPTIONS_FIELD) {
+      let options: unknown;
+      try {
+        options = JSON.parse(p.data.toString('utf8'));
+      } catch {
+        throw bad(OPTIONS_FIELD, 'is not valid JSON');
+      }
+      if (!options || typeof options !== 'object' || Array.isArray(options))
+        throw bad(OPTIONS_FIELD, 'must be a JSON object of the request fields');
+      entries.push(...Object.entries(options));
+    } else if (p.filename !== undefined)
+      throw bad(p.name, `is a file part; only ${FILE_FIELDS.join(' or ')} takes one`);
+    else entries.push([p.name, coerce(fields, p.name, p.data.toString('utf8'))]);
+    for (const [k, v] of entries) {
+      if ((FILE_FIELDS as readonly string[]).includes(k)) throw bad(k, 'must be sent as a file part');
+      if (Object.hasOwn(body, k)) throw bad(k, 'is given twice');
+      // `__proto__` as a plain key, never a prototype: the JSON parser's rule, kept for forms.
+      Object.defineProperty(body, k, { value: v, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  if (!image) throw bad('input', 'is required: send the image as a file part named `input` (or `file`)');
+  uploads.set(req, image);
+  return body;
+}
+
+/** In this scope (the image routes), multipart/form-data bodies are read whole under the route's cap and split. */
+export function acceptImageForms(scope: FastifyInstance, fields: (req: FastifyRequest) => TObject): void {
+  scope.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (req, raw, done) => {
+    try {
+      done(null, formBody(req, raw as Buffer, fields(req)));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
+}
