@@ -86,17 +86,19 @@ t.test(
   { skip: missing },
   async (t) => {
     // 127.0.0.1 is allowed by name; the redirect goes to `localhost`, a loopback name that is not.
-    const { post, balance } = await pdfApp(t, { egress: { allow_loopback: false, allow_hosts: ['127.0.0.1'] } });
+    const { post, balance } = await pdfApp(t, {
+      egress: { allow_private: false, allow_loopback: false, allow_hosts: ['127.0.0.1'] },
+    });
     const target = createServer((_req, res) => res.end('<p>inside</p>'));
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-    t.teardown(() => new Promise<void>((resolve) => target.close(() => resolve())));
+    t.teardown(() => new Promise<void>((resolve) => (target.close(() => resolve()), target.closeAllConnections())));
     let reached = 0;
     target.on('request', () => reached++);
     const hop = createServer((_req, res) => {
       res.writeHead(302, { location: `http://localhost:${(target.address() as AddressInfo).port}/` }).end();
     });
     await new Promise<void>((resolve) => hop.listen(0, '127.0.0.1', resolve));
-    t.teardown(() => new Promise<void>((resolve) => hop.close(() => resolve())));
+    t.teardown(() => new Promise<void>((resolve) => (hop.close(() => resolve()), hop.closeAllConnections())));
     const before = await balance();
     const res = await post('/v1/pdf/generate', { url: `http://127.0.0.1:${(hop.address() as AddressInfo).port}/` });
     t.equal(res.statusCode, 400, res.body);
