@@ -1,4 +1,5 @@
 import { capabilities, capability } from './capability.js';
+import { WATERMARK_POSITIONS } from './image.js';
 
 // The PDF contracts: `pdf.render` (HTML or a URL to a PDF, a browser's work), `pdf.merge`,
 // `pdf.split`, `pdf.watermark` (document edits) and `pdf.ocr` (text out of a PDF). The area
@@ -10,17 +11,8 @@ export const PDF_FORMATS = ['A4', 'Letter', 'Legal'] as const;
 export type PdfFormat = (typeof PDF_FORMATS)[number];
 export const PDF_ORIENTATIONS = ['portrait', 'landscape'] as const;
 export type PdfOrientation = (typeof PDF_ORIENTATIONS)[number];
-export const PDF_POSITIONS = [
-  'center',
-  'top',
-  'bottom',
-  'left',
-  'right',
-  'top_left',
-  'top_right',
-  'bottom_left',
-  'bottom_right',
-] as const;
+// The same nine places an image watermark takes, so both areas' callers learn one list.
+export const PDF_POSITIONS = WATERMARK_POSITIONS;
 export type PdfPosition = (typeof PDF_POSITIONS)[number];
 
 /** Limits (api-conventions.md, Limits). */
