@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 // The lease on an idempotency claim (issue 13): a claim whose owner stopped renewing it is
 // taken over by a retry; one whose owner is alive is not. The two-process kill -9 case is in
-// test/core/node-death.test.ts.
+// test/core/node-death.soak.ts.
 
 const claimRow = (app: FastifyInstance, key: string) =>
   app.svc.db.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirstOrThrow();

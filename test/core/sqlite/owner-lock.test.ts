@@ -4,7 +4,7 @@ import { makeApp, DIALECT } from '../../helpers/app.js';
 
 // One gateway owns a SQLite file (its wallet keeps holds in memory): a second one on the same
 // file is refused at boot, saying why; on PostgreSQL several nodes share one database.
-// (A killed owner leaves no lock behind: test/core/node-death.test.ts restarts on its file.)
+// (A killed owner leaves no lock behind: test/core/node-death.soak.ts restarts on its file.)
 
 t.test('a second gateway on the database: refused on SQLite, welcome on PostgreSQL', async (t) => {
   const first = await makeApp(t);
