@@ -75,6 +75,11 @@ export class PdfWorkers {
     }
   }
 
+  /** Threads running now. */
+  get alive(): number {
+    return this.threads.filter(Boolean).length;
+  }
+
   /** Every thread ended; requests under way fail, documents open are gone. */
   async close(): Promise<void> {
     this.closed = true;
