@@ -28,7 +28,8 @@ export default defineVendor({
         maximum: 64,
         default: 1,
         description:
-          'Pages recognised at once, one Tesseract worker thread (~100 MB) each; as many threads read and draw PDFs.',
+          'Pages recognised at once, one Tesseract worker thread (~100 MB) each; as many pdfjs threads '
+          + '(~60 MB each) open, read and draw the PDFs.',
       }),
       dpi: Type.Integer({
         minimum: 72,

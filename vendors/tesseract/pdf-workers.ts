@@ -70,7 +70,7 @@ export class PdfWorkers {
       const pages = await this.send<number>(thread, doc, { op: 'open', data: bytes.buffer }, signal, [bytes.buffer]);
       return this.file(thread, doc, pages);
     } catch (e) {
-      this.release(thread, doc);
+      void this.release(thread, doc);
       throw signal.aborted || e instanceof VendorFailure ? e : openFailure(e);
     }
   }
