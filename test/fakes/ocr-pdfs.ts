@@ -50,3 +50,24 @@ export async function passwordPdf(): Promise<Buffer> {
   ctx.trailerInfo.ID = ctx.obj([bytes(3), bytes(3)]);
   return Buffer.from(await doc.save({ useObjectStreams: false }));
 }
+
+/**
+ * A scanned A4 letter: one page whose only content is a 300-dpi JPEG of lines of text (what an
+ * office scanner makes, ~0.8 MB). pdfjs decodes such a picture in one synchronous call.
+ */
+export async function scannedA4(): Promise<Buffer> {
+  const [width, height] = [2480, 3508];
+  const lines = Array.from(
+    { length: 60 },
+    (_, i) =>
+      `<text x="150" y="${200 + i * 55}" font-size="40" font-family="DejaVu Sans">`
+      + `Line ${i + 1} of a scanned letter: the quick brown fox jumps over the lazy dog</text>`
+  );
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">`
+    + `<rect width="100%" height="100%" fill="white"/>${lines.join('')}</svg>`;
+  const jpeg = await sharp(Buffer.from(svg)).jpeg({ quality: 80 }).toBuffer();
+  const doc = await PDFDocument.create();
+  doc.addPage([595, 842]).drawImage(await doc.embedJpg(jpeg), { x: 0, y: 0, width: 595, height: 842 });
+  return Buffer.from(await doc.save());
+}

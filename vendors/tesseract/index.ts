@@ -6,6 +6,7 @@ import type { ImplOf } from '../../core/capabilities/capability.js';
 import { LanguageData, traineddata } from './languages.js';
 import { readPdf } from './ocr.js';
 import { librariesInstalled } from './pdf-document.js';
+import { PdfWorkers } from './pdf-workers.js';
 import { Recognizer } from './recognizer.js';
 
 type Caps = typeof PDF_CAPABILITIES;
@@ -26,7 +27,9 @@ export default defineVendor({
         minimum: 1,
         maximum: 64,
         default: 1,
-        description: 'Pages recognised at once, one Tesseract worker thread (~100 MB) each.',
+        description:
+          'Pages recognised at once, one Tesseract worker thread (~100 MB) each; as many pdfjs threads '
+          + '(~60 MB each) open, read and draw the PDFs.',
       }),
       dpi: Type.Integer({
         minimum: 72,
@@ -44,10 +47,11 @@ export default defineVendor({
   ),
   create(config, ctx) {
     const recognizer = new Recognizer(config.concurrency, ctx.log);
+    const pdf = new PdfWorkers(config.concurrency, ctx.log);
     const languages = new LanguageData(join(ctx.dataDir, 'tesseract', 'lang'));
     const settings = { dpi: config.dpi, maxPages: config.max_pages };
     const ocr: ImplOf<Caps['pdf.ocr']> = {
-      invoke: (input: PdfOcrInput, { signal }) => readPdf(input, settings, languages, recognizer, signal),
+      invoke: (input: PdfOcrInput, { signal }) => readPdf(input, settings, languages, pdf, recognizer, signal),
       price: (_input, output, plan) => pdfPlanPrice(plan, output?.pages.length),
     };
     return {
@@ -63,7 +67,11 @@ export default defineVendor({
           return { ok: false, error: (e as Error).message };
         }
       },
-      close: () => recognizer.close(),
+      // Pages under way finish (and draw) first, then the PDF threads end.
+      close: async () => {
+        await recognizer.close();
+        await pdf.close();
+      },
     };
   },
 });

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
-import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PdfOcrInput, PdfOcrOutput } from '../../core/capabilities/pdf.js';
-import { openPdf, rasterise, textLayer, tidy } from './pdf-document.js';
+import { tidy } from './pdf-document.js';
+import type { PdfFile, PdfWorkers } from './pdf-workers.js';
 import type { LanguageData } from './languages.js';
 import type { Recognizer } from './recognizer.js';
 import { refused } from './refused.js';
@@ -26,19 +26,21 @@ export type PageText = PdfOcrOutput['pages'][number];
 /**
  * Each page's text layer first (cheap, exact); the pages without one are rasterised and
  * recognised, all of a document's scans queued at once so `concurrency` workers share them,
- * each page's text landing at its own index. The first page to fail stops the others.
+ * each page's text landing at its own index. The first page to fail stops the others. pdfjs's
+ * work (opening, text, drawing) runs in `pdf`'s worker threads, Tesseract's in `recognizer`'s.
  */
 export async function readPdf(
   input: PdfOcrInput,
   settings: OcrSettings,
   languages: LanguageData,
+  pdf: PdfWorkers,
   recognizer: Recognizer,
   signal: AbortSignal
 ): Promise<PdfOcrOutput> {
   const codes = input.languages.length ? [...new Set(input.languages)] : ['eng'];
   // An unknown language is refused before the document is read.
   const langPath = await languages.prepare(codes);
-  const doc = await openPdf(input.data);
+  const doc = await pdf.open(input.data, signal);
   // One page failing stops the others, as the caller going away does (gone already, too).
   const stop = new AbortController();
   const any = AbortSignal.any([signal, stop.signal]);
@@ -47,11 +49,11 @@ export async function readPdf(
   setMaxListeners(2 * settings.maxPages + 10, any);
   try {
     any.throwIfAborted();
-    if (doc.numPages > settings.maxPages) {
-      throw refused(`The PDF has ${doc.numPages} pages; OCR reads at most ${settings.maxPages} (max_pages).`, 413);
+    if (doc.pages > settings.maxPages) {
+      throw refused(`The PDF has ${doc.pages} pages; OCR reads at most ${settings.maxPages} (max_pages).`, 413);
     }
     const work: Promise<PageText>[] = [];
-    for (let n = 1; n <= doc.numPages; n++) {
+    for (let n = 1; n <= doc.pages; n++) {
       const page = readPage(doc, n, settings.dpi, codes.join('+'), langPath, recognizer, any);
       page.catch((e) => stop.abort(e));
       work.push(page);
@@ -60,12 +62,12 @@ export async function readPdf(
     return { text: pages.map((p) => p.text).join(PAGE_SEPARATOR), pages };
   } finally {
     stop.abort();
-    await doc.destroy().catch(() => {});
+    await doc.close();
   }
 }
 
 async function readPage(
-  doc: PDFDocumentProxy,
+  doc: PdfFile,
   n: number,
   dpi: number,
   languages: string,
@@ -74,17 +76,11 @@ async function readPage(
   signal: AbortSignal
 ): Promise<PageText> {
   signal.throwIfAborted();
-  const page = await doc.getPage(n).catch((e) => Promise.reject(pageFailure(n, e, signal)));
-  try {
-    const layer = await textLayer(page).catch((e) => Promise.reject(pageFailure(n, e, signal)));
-    if (layer.replace(/[^\p{L}\p{N}]/gu, '').length >= MIN_TEXT_LAYER_CHARS)
-      return { text: layer, source: 'text_layer' };
-    const draw = () => rasterise(doc, page, dpi).catch((e) => Promise.reject(pageFailure(n, e, signal)));
-    const text = await recognizer.recognize(draw, languages, langPath, signal);
-    return { text: tidy(text), source: 'ocr' };
-  } finally {
-    page.cleanup();
-  }
+  const layer = tidy(await doc.text(n, signal).catch((e) => Promise.reject(pageFailure(n, e, signal))));
+  if (layer.replace(/[^\p{L}\p{N}]/gu, '').length >= MIN_TEXT_LAYER_CHARS) return { text: layer, source: 'text_layer' };
+  const draw = () => doc.render(n, dpi, signal).catch((e) => Promise.reject(pageFailure(n, e, signal)));
+  const text = await recognizer.recognize(draw, languages, langPath, signal);
+  return { text: tidy(text), source: 'ocr' };
 }
 
 /**

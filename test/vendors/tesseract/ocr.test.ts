@@ -1,10 +1,12 @@
 import t from 'tap';
+import pino from 'pino';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { readPdf } from '../../../vendors/tesseract/ocr.js';
 import { LanguageData } from '../../../vendors/tesseract/languages.js';
+import { PdfWorkers } from '../../../vendors/tesseract/pdf-workers.js';
 import type { Recognizer } from '../../../vendors/tesseract/recognizer.js';
 import { pdfOf } from '../../fakes/ocr-pdfs.js';
 
@@ -13,6 +15,9 @@ import { pdfOf } from '../../fakes/ocr-pdfs.js';
 
 const settings = { dpi: 300, maxPages: 50 };
 const live = new AbortController().signal;
+// One PDF thread for the file: pdfjs loads once.
+const pdf = new PdfWorkers(1, pino({ level: 'silent' }));
+t.teardown(() => pdf.close());
 
 async function languages(t: Tap) {
   const dir = await mkdtemp(join(tmpdir(), 'ocr-walk-'));
@@ -41,7 +46,7 @@ const refuse = {
 
 t.test('a text layer is the text, page by page, with no recognition', async (t) => {
   const data = await pdfOf([{ text: 'Invoice 2026-001\nTotal: 42.00 EUR' }, { text: 'Page two says goodbye' }]);
-  const out = await readPdf({ data, languages: ['eng'] }, settings, await languages(t), refuse, live);
+  const out = await readPdf({ data, languages: ['eng'] }, settings, await languages(t), pdf, refuse, live);
   t.same(out.pages, [
     { text: 'Invoice 2026-001\nTotal: 42.00 EUR', source: 'text_layer' },
     { text: 'Page two says goodbye', source: 'text_layer' },
@@ -56,7 +61,7 @@ t.test('pages without text, or a negligible layer, are recognised; each stays at
   page.drawText('7', { x: 340, y: 10, size: 8, font: await doc.embedFont(StandardFonts.Helvetica) });
   const data = Buffer.from(await doc.save());
   const { recognizer, asked } = fakeRecognizer();
-  const out = await readPdf({ data, languages: ['eng'] }, settings, await languages(t), recognizer, live);
+  const out = await readPdf({ data, languages: ['eng'] }, settings, await languages(t), pdf, recognizer, live);
   t.same(
     out.pages.map((p) => p.source),
     ['text_layer', 'ocr', 'text_layer', 'ocr']
@@ -71,20 +76,23 @@ t.test('no language asked means English; repeated ones are asked once', async (t
   const data = await pdfOf([{ scan: 'x' }]);
   const { recognizer, asked } = fakeRecognizer();
   const langs = await languages(t);
-  await readPdf({ data, languages: [] }, settings, langs, recognizer, live);
-  await readPdf({ data, languages: ['eng', 'eng'] }, settings, langs, recognizer, live);
+  await readPdf({ data, languages: [] }, settings, langs, pdf, recognizer, live);
+  await readPdf({ data, languages: ['eng', 'eng'] }, settings, langs, pdf, recognizer, live);
   t.same(asked, ['eng', 'eng']);
 });
 
 t.test('more pages than max_pages: 413 naming the cap, before any page is read', async (t) => {
   const data = await pdfOf([{ scan: 'a' }, { scan: 'b' }, { scan: 'c' }]);
   const { recognizer, asked } = fakeRecognizer();
-  await t.rejects(readPdf({ data, languages: [] }, { dpi: 300, maxPages: 2 }, await languages(t), recognizer, live), {
-    name: 'VendorFailure',
-    kind: 'client_error',
-    status: 413,
-    message: /3 pages; OCR reads at most 2 \(max_pages\)/,
-  });
+  await t.rejects(
+    readPdf({ data, languages: [] }, { dpi: 300, maxPages: 2 }, await languages(t), pdf, recognizer, live),
+    {
+      name: 'VendorFailure',
+      kind: 'client_error',
+      status: 413,
+      message: /3 pages; OCR reads at most 2 \(max_pages\)/,
+    }
+  );
   t.same(asked, []);
 });
 
@@ -100,7 +108,7 @@ t.test('dpi sets the raster handed to recognition', async (t) => {
     },
   } as unknown as Recognizer;
   const langs = await languages(t);
-  await readPdf({ data, languages: [] }, { dpi: 300, maxPages: 1 }, langs, recognizer, live);
-  await readPdf({ data, languages: [] }, { dpi: 100, maxPages: 1 }, langs, recognizer, live);
+  await readPdf({ data, languages: [] }, { dpi: 300, maxPages: 1 }, langs, pdf, recognizer, live);
+  await readPdf({ data, languages: [] }, { dpi: 100, maxPages: 1 }, langs, pdf, recognizer, live);
   t.same(sizes, ['1500x300', '500x100']);
 });
