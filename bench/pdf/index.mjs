@@ -232,15 +232,25 @@ async function main() {
     for (let i = 1; i <= DOCS; i++) {
       const out = await warm.generate(html);
       if (out.pages !== 2) throw new Error(`document ${i} came out with ${out.pages} pages, not 2`);
-      if (i === EARLY || i === DOCS) samples[i] = memory(warm.gw.child.pid);
+      // Every tenth, so the trend shows: a plateau, or growth a document.
+      if (i % EARLY === 0 || i === DOCS) samples[i] = memory(warm.gw.child.pid);
     }
     await warm.close();
-    for (const [n, m] of Object.entries(samples)) {
+    for (const n of [EARLY, DOCS]) {
+      const m = samples[n];
       process.stdout.write(
         `after ${n} documents: gateway RSS ${mib(m.node)}, Chromium RSS ${mib(m.chrome)} `
           + `(summed over its ${m.processes} processes), total RSS ${mib(m.total)}, total PSS ${mib(m.pss)}\n`
       );
     }
+    const trend = (f) =>
+      Object.values(samples)
+        .map((m) => fmt(f(m) / 1048576))
+        .join(' ');
+    process.stdout.write(
+      `MiB after ${Object.keys(samples).join(', ')} documents: gateway RSS ${trend((m) => m.node)}; `
+        + `Chromium RSS ${trend((m) => m.chrome)}; total PSS ${trend((m) => m.pss)}\n`
+    );
     process.stdout.write(`bench pdf: load at the end ${load()}\n`);
 
     const mean = (xs, f) => xs.reduce((acc, x) => acc + f(x), 0) / xs.length;
