@@ -1,18 +1,15 @@
-// The PDF bench: a 2-page HTML document rendered by the chromium engine's warm pool against a
-// cold `chromium.launch()` a document (same Chromium, flags, HTML and print options), in
-// alternating rounds; then the memory of the pool after 50 and after 500 documents. Run it with
-// `npm run bench -- pdf`; see BENCHMARKS.md.
-//
-// The warm side is the engine itself (dist/vendors/chromium), called as the router calls it.
-// `warmSide()` is the one place that knows that: when POST /v1/pdf/generate is on the branch,
-// a side that starts the gateway (bench/core/processes.mjs startGateway) and posts `{ html }`
-// replaces it, with `pids()` the gateway's process and its browser's.
+// The PDF bench: a 2-page HTML document through the gateway's POST /v1/pdf/generate (its warm
+// Chromium pool) against a cold `chromium.launch()` a document in this process (same Chromium,
+// flags, HTML and print options), in alternating rounds; then the memory of a fresh gateway and
+// its browser after 50 and after 500 documents. Run it with `npm run bench -- pdf`; see BENCHMARKS.md.
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PDFDocument } from 'pdf-lib';
 import { chromium } from 'playwright-core';
+import { Pool } from 'undici';
+import { activate, cleanup, startGateway, stop } from '../core/processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = (p) => import(pathToFileURL(join(root, 'dist', p)).href);
@@ -21,6 +18,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DOCS = Number(process.env.BENCH_PDF_DOCS ?? 500);
 const EARLY = Math.round(DOCS / 10);
 const EXECUTABLE = process.env.CHROME_PATH || '/usr/bin/chromium';
+// What the chromium engine prints with (vendors/chromium/render.ts): the cold side prints alike.
 const PRINT = {
   format: 'A4',
   printBackground: true,
@@ -29,6 +27,10 @@ const PRINT = {
 
 const fmt = (n, d = 0) => n.toFixed(d);
 const mib = (b) => `${fmt(b / 1048576, 1)} MiB`;
+const load = () =>
+  loadavg()
+    .map((l) => fmt(l, 2))
+    .join(' ');
 
 function line(name, figure, anchor, ratio, goal, ok) {
   process.stdout.write(
@@ -48,29 +50,31 @@ function twoPageHtml() {
   </style></head><body><h1>Invoice</h1><table>${rows.join('')}</table></body></html>`;
 }
 
-// /proc: this process's tree (the bench and the browsers it started), for CPU and memory.
+// /proc: a process tree's CPU and memory (the gateway and its browser; this process and the
+// browsers it launched).
 function stat(pid) {
   const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return s.slice(s.lastIndexOf(')') + 2).split(' ');
 }
-function descendants(pid) {
+function descendants(pid, skip = new Set()) {
   const kids = [];
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry) || skip.has(Number(entry))) continue;
     try {
-      if (Number(stat(entry)[1]) === pid) kids.push(Number(entry), ...descendants(Number(entry)));
+      if (Number(stat(entry)[1]) === pid) kids.push(Number(entry), ...descendants(Number(entry), skip));
     } catch {}
   }
   return kids;
 }
-/** CPU seconds of the bench process and every browser it started, the exited ones included (reaped: cutime). */
-function treeCpu() {
+/**
+ * CPU seconds of `pid` and its descendants, the exited ones included (reaped: cutime, cstime);
+ * `skip` leaves a subtree out (the gateway's, when this process's cold browsers are counted).
+ */
+function treeCpu(pid, skip) {
   let ticks = 0;
-  const self = stat(process.pid);
-  ticks += Number(self[11]) + Number(self[12]) + Number(self[13]) + Number(self[14]);
-  for (const pid of descendants(process.pid)) {
+  for (const p of [pid, ...descendants(pid, skip)]) {
     try {
-      const f = stat(pid);
+      const f = stat(p);
       ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
     } catch {}
   }
@@ -81,63 +85,74 @@ function status(pid, key) {
   return m ? Number(m[1]) * 1024 : 0;
 }
 function pss(pid) {
-  try {
-    const m = /^Pss:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
+  const m = /^Pss:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
 }
-/** Node's RSS, the browsers' summed RSS and the whole tree's PSS (shared pages counted once). */
-function memory(pids) {
-  const [self, ...browser] = pids;
-  const sum = (f, list) =>
-    list.reduce(
-      (a, p) =>
-        a
-        + (() => {
-          try {
-            return f(p);
-          } catch {
-            return 0;
-          }
-        })(),
-      0
-    );
-  const node = status(self, 'VmRSS');
+const sum = (f, pids) =>
+  pids.reduce((a, p) => {
+    try {
+      return a + f(p);
+    } catch {
+      return a; // exited between the listing and the read
+    }
+  }, 0);
+/** The gateway's RSS, its browser's summed RSS and the whole tree's PSS (shared pages counted once). */
+function memory(gatewayPid) {
+  const browser = descendants(gatewayPid);
+  const node = status(gatewayPid, 'VmRSS');
   const chrome = sum((p) => status(p, 'VmRSS'), browser);
-  return { node, chrome, total: node + chrome, pss: sum(pss, pids), processes: browser.length };
+  return { node, chrome, total: node + chrome, pss: sum(pss, [gatewayPid, ...browser]), processes: browser.length };
 }
 
 async function pageCount(data) {
   return (await PDFDocument.load(data)).getPageCount();
 }
 
-/** The gateway's engine with the defaults but for recycling: off, so growth shows and is not reset. */
-async function warmSide() {
-  const vendor = (await dist('vendors/chromium/index.js')).default;
-  const log = (await import('pino')).default({ level: 'warn' });
-  const inst = await vendor.create(
-    { executable_path: EXECUTABLE, concurrency: 2, timeout_seconds: 30, recycle_after: 0, args: [] },
-    { instanceId: 'chromium', fetch, publicUrl: 'http://127.0.0.1', dataDir: '/tmp', log }
-  );
-  const fetchResource = async (url) => {
-    throw new Error(`the bench page makes no request (${url})`);
-  };
-  const signal = new AbortController().signal;
+/**
+ * The gateway from dist with the defaults but for its renderer's recycling, off: the memory
+ * target is about the pool's own growth, which a restart every 1000 documents would hide.
+ */
+async function gatewaySide() {
+  const gw = await startGateway(root, {
+    config: [
+      'wallet: { trial_credit_usd: 100000 }',
+      'vendors:',
+      `  - { id: chromium, use: chromium, config: { executable_path: ${JSON.stringify(EXECUTABLE)}, recycle_after: 0 } }`,
+    ],
+  });
+  const pool = new Pool(gw.base, { connections: 2, keepAliveTimeout: 60_000 });
+  const key = await activate(gw.base);
   return {
+    gw,
+    /** POST /v1/pdf/generate, then GET the pdf_url it answers: the document in the client's hand. */
     async generate(html) {
-      const input = { html, format: 'A4', orientation: 'portrait', javascript: false, fetchResource };
-      const out = await inst.capabilities['pdf.render'].invoke(input, { signal, deadline: Date.now() + 60_000 });
-      return { pages: out.pages, bytes: out.data.length };
+      const res = await pool.request({
+        method: 'POST',
+        path: '/v1/pdf/generate',
+        body: JSON.stringify({ html }),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`/v1/pdf/generate answered ${res.statusCode}: ${text.slice(0, 300)}`);
+      const out = JSON.parse(text);
+      const url = new URL(out.pdf_url);
+      if (url.origin !== gw.base) throw new Error(`pdf_url ${out.pdf_url} is not on the gateway (${gw.base})`);
+      const file = await pool.request({ method: 'GET', path: url.pathname + url.search });
+      const data = Buffer.from(await file.body.arrayBuffer());
+      if (file.statusCode !== 200 || data.length !== out.bytes)
+        throw new Error(`pdf_url answered ${file.statusCode} with ${data.length} bytes, not ${out.bytes}`);
+      return { pages: out.pages, bytes: data.length, data };
     },
-    pids: () => [process.pid, ...descendants(process.pid)],
-    close: () => inst.close(),
+    cpu: () => treeCpu(gw.child.pid),
+    close: async () => {
+      await pool.close();
+      await stop(gw.child);
+    },
   };
 }
 
 /** A browser launched for one document and closed after it: what a renderer without a pool does. */
-async function coldSide() {
+async function coldSide(skip) {
   const { CHROMIUM_FLAGS } = await dist('vendors/chromium/pool.js');
   return {
     async generate(html) {
@@ -151,25 +166,28 @@ async function coldSide() {
         const page = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
         await page.setContent(html, { waitUntil: 'load' });
         const data = await page.pdf(PRINT);
-        return { pages: await pageCount(data), bytes: data.length };
+        return { pages: await pageCount(data), bytes: data.length, data };
       } finally {
         await browser.close();
       }
     },
+    // This process and the browsers it launched, not the gateway's tree (idle while the cold side runs).
+    cpu: () => treeCpu(process.pid, skip()),
   };
 }
 
-/** Documents a second and CPU a document (bench process and browsers) over `seconds`, one at a time. */
+/** Documents a second and CPU a document over `seconds`, one document at a time. */
 async function throughput(side, html, seconds) {
-  const c0 = treeCpu();
+  const c0 = side.cpu();
   const t0 = performance.now();
   let n = 0;
   while (performance.now() - t0 < seconds * 1000) {
-    await side.generate(html);
+    const out = await side.generate(html);
+    if (out.pages !== 2) throw new Error(`a document came out with ${out.pages} pages, not 2`);
     n++;
   }
   const wall = (performance.now() - t0) / 1000;
-  return { rate: n / wall, cpuMs: ((treeCpu() - c0) * 1000) / Math.max(1, n) };
+  return { rate: n / wall, cpuMs: ((side.cpu() - c0) * 1000) / Math.max(1, n) };
 }
 
 async function main() {
@@ -179,63 +197,68 @@ async function main() {
       .then(async (b) => [b.version(), await b.close()])
   )[0];
   process.stdout.write(
-    `bench pdf: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, `
-      + `load ${loadavg()
-        .map((l) => fmt(l, 2))
-        .join(' ')}; Chromium ${version} (${EXECUTABLE}); `
-      + `2-page A4 HTML, one document at a time, ${ROUNDS} rounds × ${DURATION_S} s a side; `
-      + `memory after ${EARLY} and ${DOCS} documents\n`
+    `bench pdf: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${load()}; `
+      + `Chromium ${version} (${EXECUTABLE}); 2-page A4 HTML, one document at a time, `
+      + `${ROUNDS} rounds × ${DURATION_S} s a side; gateway memory after ${EARLY} and ${DOCS} documents\n`
   );
   const html = twoPageHtml();
-  const warm = await warmSide();
-  const cold = await coldSide();
+  let warm = await gatewaySide();
+  const cold = await coldSide(() => new Set([warm.gw.child.pid]));
   try {
     // Both sides must really make the 2-page document before anything is timed.
     for (const [name, side] of [
-      ['warm', warm],
+      ['gateway', warm],
       ['cold', cold],
     ]) {
       const out = await side.generate(html);
-      if (out.pages !== 2) throw new Error(`${name} made ${out.pages} pages, not 2`);
+      const pages = await pageCount(out.data);
+      if (out.pages !== 2 || pages !== 2) throw new Error(`${name} made ${out.pages} (read: ${pages}) pages, not 2`);
     }
     await throughput(warm, html, 1);
     const w = [];
     const c = [];
+    const s = (x) => `${fmt(x.rate, 2)} documents/s (${fmt(x.cpuMs)} ms CPU/document)`;
     // Alternate, so a neighbour's burst of CPU lands on both sides rather than one.
     for (let i = 0; i < ROUNDS; i++) {
       w.push(await throughput(warm, html, DURATION_S));
       c.push(await throughput(cold, html, DURATION_S));
-      const s = (x) => `${fmt(x.rate, 2)} documents/s (${fmt(x.cpuMs)} ms CPU/document)`;
-      process.stdout.write(`round ${i + 1}: warm pool ${s(w[i])}, cold launch ${s(c[i])}\n`);
+      process.stdout.write(`round ${i + 1}: gateway ${s(w[i])}, cold launch ${s(c[i])}\n`);
     }
     await warm.close();
 
-    // A fresh pool for the memory run, so "after 50" and "after 500" count from its first document.
-    const pool = await warmSide();
+    // A fresh gateway for the memory run, so "after 50" and "after 500" count from its first document.
+    warm = await gatewaySide();
     const samples = {};
     for (let i = 1; i <= DOCS; i++) {
-      await pool.generate(html);
-      if (i === EARLY || i === DOCS) samples[i] = memory(pool.pids());
+      const out = await warm.generate(html);
+      if (out.pages !== 2) throw new Error(`document ${i} came out with ${out.pages} pages, not 2`);
+      // Every tenth, so the trend shows: a plateau, or growth a document.
+      if (i % EARLY === 0 || i === DOCS) samples[i] = memory(warm.gw.child.pid);
     }
-    await pool.close();
-    for (const [n, m] of Object.entries(samples)) {
+    await warm.close();
+    for (const n of [EARLY, DOCS]) {
+      const m = samples[n];
       process.stdout.write(
-        `after ${n} documents: bench process RSS ${mib(m.node)}, Chromium RSS ${mib(m.chrome)} `
+        `after ${n} documents: gateway RSS ${mib(m.node)}, Chromium RSS ${mib(m.chrome)} `
           + `(summed over its ${m.processes} processes), total RSS ${mib(m.total)}, total PSS ${mib(m.pss)}\n`
       );
     }
+    const trend = (f) =>
+      Object.values(samples)
+        .map((m) => fmt(f(m) / 1048576))
+        .join(' ');
     process.stdout.write(
-      `bench pdf: load at the end ${loadavg()
-        .map((l) => fmt(l, 2))
-        .join(' ')}\n`
+      `MiB after ${Object.keys(samples).join(', ')} documents: gateway RSS ${trend((m) => m.node)}; `
+        + `Chromium RSS ${trend((m) => m.chrome)}; total PSS ${trend((m) => m.pss)}\n`
     );
+    process.stdout.write(`bench pdf: load at the end ${load()}\n`);
 
     const mean = (xs, f) => xs.reduce((acc, x) => acc + f(x), 0) / xs.length;
     const wRate = mean(w, (x) => x.rate);
     const cRate = mean(c, (x) => x.rate);
     line(
       'warm-vs-cold',
-      `${fmt(wRate, 2)} documents/s (${fmt(mean(w, (x) => x.cpuMs))} ms CPU/document)`,
+      `${fmt(wRate, 2)} documents/s (${fmt(mean(w, (x) => x.cpuMs))} ms CPU/document, gateway)`,
       `${fmt(cRate, 2)} documents/s (${fmt(mean(c, (x) => x.cpuMs))} ms CPU/document, cold launch)`,
       wRate / cRate,
       '≥ 10×',
@@ -245,7 +268,7 @@ async function main() {
     const late = samples[DOCS].total;
     line(
       `rss-${DOCS}-vs-${EARLY}`,
-      `${mib(late)} after ${DOCS} documents (process + Chromium RSS)`,
+      `${mib(late)} after ${DOCS} documents (gateway + Chromium RSS)`,
       `${mib(early)} after ${EARLY}`,
       late / early,
       '≤ 1.10×',
@@ -257,9 +280,13 @@ async function main() {
 }
 
 main().then(
-  () => process.exit(0),
+  () => {
+    cleanup();
+    process.exit(0);
+  },
   (e) => {
     process.stderr.write(`bench pdf: ${e?.stack ?? e}\n`);
+    cleanup();
     process.exit(1);
   }
 );

@@ -63,15 +63,26 @@ t.test('concurrency bounds the documents rendered at once', async (t) => {
 
 t.test('a job past timeout_seconds fails with a timeout kind; the next job runs', async (t) => {
   const inst = await instance(t, { timeout_seconds: 1, concurrency: 1 });
+  const fetchResource: ResourceFetcher = async () => EMPTY;
+  // The 1-s budget (the schema's least) is every job's, and a job on a fresh tab pays for a
+  // renderer process's start, which takes over a second on a loaded 2-core machine. So a
+  // scriptless tab is made warm first (a try that ran out of time under load is tried again),
+  // the held job runs with scripts (a tab of its own, closed when it fails), and the job after
+  // it reuses the warm tab: its budget then covers a print, not a process start.
+  for (;;) {
+    const warm = await render(inst, { html: '<p>warm</p>', fetchResource }).catch((e) => e);
+    if (!(warm instanceof Error)) break;
+    if ((warm as { kind?: string }).kind !== 'timeout') throw warm;
+  }
   const held = holdingFetcher();
   const started = Date.now();
-  await t.rejects(render(inst, { html: HELD_PAGE(0), fetchResource: held.fetchResource }), {
+  await t.rejects(render(inst, { html: HELD_PAGE(0), fetchResource: held.fetchResource, javascript: true }), {
     name: 'VendorFailure',
     kind: 'timeout',
   });
   t.ok(Date.now() - started < 10_000, 'it gave up near the timeout');
   held.releaseAll();
-  const out = await render(inst, { html: '<p>after</p>', fetchResource: held.fetchResource });
+  const out = await render(inst, { html: '<p>after</p>', fetchResource });
   t.equal(out.pages, 1, 'the queue slot was freed');
 });
 
