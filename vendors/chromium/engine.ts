@@ -23,7 +23,7 @@ export class ChromiumEngine {
   private readonly idle: Tab[] = [];
 
   constructor(private readonly opts: EngineOptions) {
-    this.pool = new BrowserPool(opts);
+    this.pool = new BrowserPool({ ...opts, launchTimeoutMs: opts.timeoutMs });
     this.queue = new PQueue({ concurrency: opts.concurrency });
   }
 

@@ -17,6 +17,8 @@ export interface PoolOptions {
   args: string[];
   /** Documents a browser renders before it is replaced (0: never). */
   recycleAfter: number;
+  /** Longest a launch may take (Playwright's own default is 3 minutes). */
+  launchTimeoutMs?: number;
 }
 
 interface Slot {
@@ -60,6 +62,8 @@ export class BrowserPool {
       headless: true,
       chromiumSandbox: false,
       args: [...CHROMIUM_FLAGS, ...this.opts.args],
+      // Jobs share a launch, so no one job's abort may cancel it: a bound of its own instead.
+      timeout: this.opts.launchTimeoutMs ?? 30_000,
     });
   }
 
