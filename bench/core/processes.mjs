@@ -135,7 +135,7 @@ export async function startBare(root) {
 }
 
 /**
- * The node flags of the CLI's shebang (`#!/usr/bin/env -S node --max-semi-space-size=8`):
+ * The node flags of the CLI's shebang (`#!/usr/bin/env -S node --max-semi-space-size=8 …`):
  * `npx svc-gateway` runs with them, so the bench does too.
  */
 export function binNodeFlags(bin) {
