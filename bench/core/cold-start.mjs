@@ -21,6 +21,9 @@ const HEAVY = [
   'playwright-core',
   'pdf-lib',
   'mustache',
+  'pdfjs-dist',
+  'tesseract.js',
+  '@napi-rs/',
   'twilio',
   'stripe',
 ];
