@@ -1,8 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { activate } from '../../helpers/app.js';
-import { listeningApp } from '../../helpers/listening-app.js';
+import { resultAreaApp } from '../../helpers/result-area-app.js';
 import type { Tap } from '../../helpers/tap.js';
 
 /** Stand-ins for the chromium and tesseract engines (test-only vendors, loaded by path as a third-party one is). */
@@ -20,28 +19,14 @@ export const STAND_INS = {
 
 /** A listening gateway (result URLs work with fetch) and an activated account. */
 export async function pdfApp(t: Tap, overrides: Record<string, any> = {}) {
-  const { app, base } = await listeningApp(t, overrides);
-  const a = await activate(app);
-  const post = (url: string, payload: unknown, auth = a.auth) =>
-    app.inject({ method: 'POST', url, headers: auth, payload: payload as any });
-  const balance = () => app.svc.wallet.balance(a.account_id);
-  const results = async (accountId = a.account_id) =>
-    Number(
-      (
-        await app.svc.db
-          .selectFrom('results')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('account_id', '=', accountId)
-          .executeTakeFirstOrThrow()
-      ).n
-    );
+  const area = await resultAreaApp(t, overrides);
   /** The bytes behind a result URL. */
   const download = async (url: string) => {
     const res = await fetch(url);
     if (!res.ok) throw new Error(`GET ${url}: ${res.status}`);
     return { type: res.headers.get('content-type'), data: Buffer.from(await res.arrayBuffer()) };
   };
-  return { app, base, ...a, post, balance, results, download };
+  return { ...area, download };
 }
 
 /**
