@@ -33,10 +33,14 @@ function alive(pid: number): boolean {
  * wrapper the gateway must not outlive, while `node dist/bin/svc-gateway.js &` from a script
  * that then exits is a deliberate way to leave it running. The timer does not keep the process alive.
  */
-export function exitWithNpm(onOrphaned: () => void, env: NodeJS.ProcessEnv = process.env, everyMs = 500): void {
-  const parent = process.ppid;
-  if (!env.npm_command || parent <= 1) return;
-  const grandparent = parentOf(parent);
+export function exitWithNpm(
+  onOrphaned: () => void,
+  env: NodeJS.ProcessEnv = process.env,
+  everyMs = 500,
+  parents = npmParents(env)
+): void {
+  if (!parents) return;
+  const { parent, grandparent } = parents;
   const npmAlive = () => {
     const now = parentOf();
     if (now === undefined) return alive(parent);
@@ -48,4 +52,15 @@ export function exitWithNpm(onOrphaned: () => void, env: NodeJS.ProcessEnv = pro
     onOrphaned();
   }, everyMs);
   timer.unref();
+}
+
+/**
+ * The parent and grandparent to watch, read when called: at the very start of `serve`, while npm
+ * surely lives. Read after the start-up (it takes seconds), npm may already be gone, the parent
+ * adopted by pid 1, and a grandparent of 1 is taken for npm running as a container's pid 1.
+ */
+export function npmParents(env: NodeJS.ProcessEnv = process.env): { parent: number; grandparent?: number } | undefined {
+  const parent = process.ppid;
+  if (!env.npm_command || parent <= 1) return undefined;
+  return { parent, grandparent: parentOf(parent) };
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createServer, type AddressInfo } from 'node:net';
 import { configFromFlags, type Command } from './command.js';
-import { exitWithNpm } from '../parent-watch.js';
+import { exitWithNpm, npmParents } from '../parent-watch.js';
 
 export interface ServeFlags {
   config?: string;
@@ -44,6 +44,7 @@ function announce(app: FastifyInstance, url: string, dataDir: string): void {
 
 /** Run the gateway until SIGINT/SIGTERM; then stop accepting, finish in-flight calls, close the database. */
 export async function serve(flags: ServeFlags): Promise<FastifyInstance> {
+  const parents = npmParents();
   const [{ config, baseDir }, { buildApp }] = await Promise.all([configFromFlags(flags), import('../../core/app.js')]);
   if (config.server.port === 0) {
     // Port 0 (any free port): pick it before the app is built, so public_url, and every URL
@@ -85,7 +86,7 @@ export async function serve(flags: ServeFlags): Promise<FastifyInstance> {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
-  exitWithNpm(() => void stop('npm exited'));
+  exitWithNpm(() => void stop('npm exited'), process.env, 500, parents);
   return app;
 }
 
