@@ -3,6 +3,7 @@ import PQueue from 'p-queue';
 import type { Sharp, SharpOptions } from 'sharp';
 import { VendorFailure } from '../../core/define.js';
 import { IMAGE_MAX_INPUT_BYTES, IMAGE_MAX_INPUT_PIXELS } from '../../core/capabilities/image.js';
+import { type Header, quickHeader } from './header.js';
 
 type SharpFn = (input?: Buffer | SharpOptions, options?: SharpOptions) => Sharp;
 
@@ -35,8 +36,6 @@ export const HUGE_INPUT_PIXELS = 16_000_000;
 /** Which queue an image waits in: see SMALL_INPUT_BYTES and HUGE_INPUT_PIXELS. */
 export type Lane = 'small' | 'large' | 'huge';
 
-type Metadata = Awaited<ReturnType<Sharp['metadata']>>;
-
 /**
  * sharp, loaded on the first image call (not at boot: most gateways never process one), and
  * queues that bound how many images are worked on at once: one slot for small inputs and header
@@ -48,7 +47,7 @@ export class SharpEngine {
   private lib?: Promise<SharpFn>;
   private readonly lanes: Record<Lane, PQueue>;
   /** Headers read to pick a lane, so the work does not read them again. */
-  private readonly headers = new WeakMap<Buffer, Metadata>();
+  private readonly headers = new WeakMap<Buffer, Header>();
 
   constructor(concurrency: number) {
     const cores = Math.max(1, availableParallelism());
@@ -66,12 +65,18 @@ export class SharpEngine {
     if (data.length > IMAGE_MAX_INPUT_BYTES) return 'large'; // refused by the probe, in its lane
     const sharp = await this.sharp();
     // Not an image, or a broken header: the work's probe says so, with the right error.
-    const meta = await sharp(data, DECODE)
-      .metadata()
-      .catch(() => undefined);
+    const meta = await this.header(sharp, data).catch(() => undefined);
     if (!meta) return 'large';
     this.headers.set(data, meta);
-    return (meta.width ?? 0) * (meta.height ?? 0) > HUGE_INPUT_PIXELS ? 'huge' : 'large';
+    const pixels = (meta.width ?? 0) * (meta.height ?? 0);
+    // Over the cap: the probe refuses it at once, so it need not wait behind huge work.
+    if (pixels > IMAGE_MAX_INPUT_PIXELS) return 'small';
+    return pixels > HUGE_INPUT_PIXELS ? 'huge' : 'large';
+  }
+
+  /** The input's header: read in JavaScript for a plain JPEG or PNG, else by sharp (header.ts). */
+  private async header(sharp: SharpFn, data: Buffer): Promise<Header> {
+    return (await quickHeader(data)) ?? sharp(data, DECODE).metadata();
   }
 
   sharp(): Promise<SharpFn> {
@@ -102,12 +107,13 @@ export class SharpEngine {
     if (data.length > IMAGE_MAX_INPUT_BYTES) {
       throw refused(`The ${what} is ${data.length} bytes, over the cap of ${IMAGE_MAX_INPUT_BYTES} bytes.`, 413);
     }
-    const meta = this.headers.get(data) ?? (await sharp(data, DECODE).metadata());
+    const meta = this.headers.get(data) ?? (await this.header(sharp, data));
     if (!meta.format || !DECODED.has(meta.format)) {
       throw refused(
         `The ${what} is ${meta.format ?? 'an unknown'} data; JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF is decoded.`
       );
     }
+    if ((meta.width ?? 0) * (meta.height ?? 0) > IMAGE_MAX_INPUT_PIXELS) throw overCap();
     const swapped = (meta.orientation ?? 1) >= 5;
     const width = swapped ? meta.height! : meta.width!;
     const height = swapped ? meta.width! : meta.height!;
@@ -121,13 +127,15 @@ export class SharpEngine {
   }
 }
 
+function overCap(): VendorFailure {
+  return refused(`The image is over the cap of ${IMAGE_MAX_INPUT_PIXELS / 1e6} megapixels.`, 413);
+}
+
 /** sharp's errors are about the input (or the operations asked of it); the caps are 413. */
 function mapped(e: unknown): unknown {
   if (e instanceof VendorFailure || (e as Error)?.name === 'AbortError') return e;
   const message = String((e as Error)?.message ?? e).split('\n')[0];
-  if (/exceeds pixel limit/i.test(message)) {
-    return refused(`The image is over the cap of ${IMAGE_MAX_INPUT_PIXELS / 1e6} megapixels.`, 413);
-  }
+  if (/exceeds pixel limit/i.test(message)) return overCap();
   // The gateway's own bug (a TypeError…) stays one: the router answers 500 and cools nothing down.
   if (e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError) return e;
   return refused(`The image cannot be processed: ${message}`);
