@@ -28,7 +28,7 @@ export default defineVendor({
         minimum: 0,
         default: 0,
         description:
-          'Large images worked on at once; 0: one a CPU core. Huge ones (over 16 MP) get a core fewer, small ones a slot of their own.',
+          'Large images worked on at once; 0: the CPU cores and one more, at most UV_THREADPOOL_SIZE − 1. Huge ones (over 16 MP) get a core fewer, small ones a slot of their own.',
       }),
     },
     { additionalProperties: false, default: {} }
