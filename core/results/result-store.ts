@@ -126,6 +126,8 @@ export class ResultStore {
         content_type: opts.contentType,
         content_disposition: contentDisposition,
         content_length: Buffer.isBuffer(body) ? body.length : undefined,
+        // Its row below is committed without a sync: the object need not wait for one either.
+        durable: false,
       },
       { accountId, vendor: this.settings.vendor, charge: false, timeoutMs: 3_600_000 }
     );

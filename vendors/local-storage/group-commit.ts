@@ -44,6 +44,8 @@ export type Applied = { was: Replaced | null; failed?: undefined } | { failed: C
 
 interface Pending {
   op: IndexOp;
+  /** Answered only once a sync covers it (a store with fsync, and a put that did not waive it). */
+  sync: boolean;
   done?: Applied;
   resolve(r: Applied): void;
   reject(e: Error): void;
@@ -109,10 +111,14 @@ export class GroupCommit {
     this.run = (ops) => tx.immediate(ops);
   }
 
-  /** Commit `op` with this turn of the event loop's others; resolves once it is durable. */
-  apply(op: IndexOp): Promise<Applied> {
+  /**
+   * Commit `op` with this turn of the event loop's others; resolves once it is durable, or
+   * once it is committed when `sync` is false (the WAL is then synced by a later change's sync
+   * or checkpoint).
+   */
+  apply(op: IndexOp, sync = true): Promise<Applied> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ op, resolve, reject });
+      this.queue.push({ op, sync: sync && this.durable, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.commit());
@@ -132,13 +138,16 @@ export class GroupCommit {
       for (const p of batch) p.reject(e as Error);
       return;
     }
-    if (!this.durable) {
-      for (const [i, p] of batch.entries()) p.resolve(done[i]);
-      return;
+    let waiting = false;
+    for (const [i, p] of batch.entries()) {
+      if (!p.sync) p.resolve(done[i]);
+      else {
+        p.done = done[i];
+        this.committed.push(p);
+        waiting = true;
+      }
     }
-    for (const [i, p] of batch.entries()) p.done = done[i];
-    this.committed.push(...batch);
-    if (!this.syncing) this.syncing = this.syncLoop();
+    if (waiting && !this.syncing) this.syncing = this.syncLoop();
   }
 
   /** Sync the WAL until no commit waits: each sync covers the commits made before it began. */

@@ -121,10 +121,13 @@ export class ObjectIndex {
     return (inclusive ? s.from : s.after).all(account, bucket, key, limit);
   }
 
-  /** Commit a change (durably, with `sync`); the row it replaced or removed, or why a condition refused it. */
-  apply(op: IndexOp): Promise<Applied> {
+  /**
+   * Commit a change (durably when the store syncs and `sync` is not false); the row it replaced
+   * or removed, or why a condition refused it.
+   */
+  apply(op: IndexOp, sync = true): Promise<Applied> {
     this.open();
-    return this.writer!.apply(op);
+    return this.writer!.apply(op, sync);
   }
 
   /** Syncs of the WAL so far (group commit: many changes share one). */

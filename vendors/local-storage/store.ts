@@ -116,6 +116,7 @@ export class FileStore {
     // A small object needs no path: only a large one becomes a file.
     this.layout.check(input.account, input.bucket, input.key);
     const version = this.nextName();
+    const sync = this.fsync && input.durable !== false;
     let tmp: string | undefined;
     let fh: FileHandle | undefined;
     let dataFile: string | undefined;
@@ -133,7 +134,7 @@ export class FileStore {
                   return (fh = await open(tmp, 'wx', PRIVATE_FILE));
                 },
               },
-              { syncEvery: this.fsync ? SYNC_EVERY : undefined }
+              { syncEvery: sync ? SYNC_EVERY : undefined }
             );
       const row = {
         key: input.key,
@@ -144,21 +145,24 @@ export class FileStore {
         version,
       };
       if (!got.inline) {
-        if (this.fsync) await fh!.datasync();
+        if (sync) await fh!.datasync();
         await fh!.close();
         fh = undefined;
         dataFile = `${this.layout.objectPaths(input.account, input.bucket, input.key).stem}.${version}.v`;
         await this.renameInto(tmp!, dataFile);
       }
       const data = got.inline ? (got.inline.length === 1 ? got.inline[0] : Buffer.concat(got.inline)) : null;
-      const done = await this.index.apply({
-        kind: 'put',
-        account: input.account,
-        bucket: input.bucket,
-        ...row,
-        data,
-        condition: input.condition,
-      });
+      const done = await this.index.apply(
+        {
+          kind: 'put',
+          account: input.account,
+          bucket: input.bucket,
+          ...row,
+          data,
+          condition: input.condition,
+        },
+        sync
+      );
       if (done.failed) {
         if (dataFile) await rm(dataFile, { force: true });
         return { precondition_failed: done.failed };

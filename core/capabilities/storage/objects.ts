@@ -48,6 +48,13 @@ export interface PutInput extends ObjectRef {
    * served without a signature). Vendors that keep no such metadata may ignore it.
    */
   content_disposition?: string;
+  /**
+   * `false`: the put may be answered once the object is committed, before it is synced to disk.
+   * The result store asks this: a result's row in the gateway's database is itself committed
+   * without a sync (SQLite's synchronous = NORMAL), so a power cut loses both or neither. A
+   * crash of the process still loses nothing. Vendors that always sync ignore it.
+   */
+  durable?: boolean;
 }
 
 /**

@@ -400,3 +400,25 @@ t.test('list agrees with a sorted model: prefixes, delimiters, pages, multi-byte
     }
   }
 });
+
+t.test('a put that waives durability (a result) is answered once committed, with no sync of its own', async (t) => {
+  const { dir, store } = fresh(t);
+  const lax = (key: string, body: Buffer) =>
+    store.put({ account: A, bucket: 'bk1', key, body: Readable.from([body]), content_type: 'x/y', durable: false });
+  await put(store, 'first', 'x');
+  const before = store.syncs;
+  t.equal(before, 1, 'a durable put syncs');
+  await lax('small', Buffer.from('inline'));
+  await lax('large', Buffer.alloc(INLINE_MAX + 10, 5));
+  t.equal(store.syncs, before, 'neither an inline nor a file put waited for a sync');
+  for (const [key, size] of [
+    ['small', 6],
+    ['large', INLINE_MAX + 10],
+  ] as const) {
+    const g = await store.get({ account: A, bucket: 'bk1', key });
+    t.equal(g && 'body' in g ? (await buffer(g.body)).length : -1, size, `${key} is committed and readable`);
+  }
+  await put(store, 'after', 'y');
+  t.equal(store.syncs, before + 1, 'the next durable put syncs the WAL, the lax ones included');
+  t.ok(existsSync(join(dir, 'objects')), 'the store is on disk');
+});
