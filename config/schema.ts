@@ -130,7 +130,8 @@ export const CoreConfigSchema = Type.Object(
         poll_ms: Type.Integer({
           minimum: 10,
           default: 200,
-          description: 'How often an idle node looks for due jobs, expired leases and jobs other nodes enqueued.',
+          description:
+            'How often an idle node looks for due jobs, expired leases and jobs other nodes enqueued (on SQLite, the only node: expired leases).',
         }),
         lease_ms: Type.Integer({
           minimum: 100,

@@ -183,7 +183,10 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   const unsubscribeKeys = await bus.subscribe('keys.invalidate', (m) =>
     keys.dropAccount((m as { accountId: string }).accountId)
   );
-  const jobs = new JobsEngine(database.db, database.dialect, config.jobs, log.child({ part: 'jobs' }));
+  // One gateway owns a SQLite file (owner-lock.ts): its engine is the only one on the database.
+  const jobs = new JobsEngine(database.db, database.dialect, config.jobs, log.child({ part: 'jobs' }), {
+    soleNode: database.dialect === 'sqlite',
+  });
   const router = new Router(vendors, wallet, capabilities, config.wallet.markup, log.child({ part: 'router' }));
   const svc: Svc = {
     config,

@@ -62,11 +62,18 @@ export class JobsEngine {
   private lastPurge = 0;
   private lastReap = 0;
 
+  /**
+   * `soleNode`: no other engine uses this database (a SQLite file, which one gateway owns:
+   * core/sqlite/owner-lock.ts). Every job is then enqueued here, so a kind found empty sleeps
+   * until its next known job or its own wake, not the poll interval: an idle node makes one
+   * statement a poll (the reap of expired leases) instead of one for every kind.
+   */
   constructor(
     readonly db: Kysely<any>,
     dialect: DialectName,
     private readonly cfg: JobsConfig,
-    private readonly log: Logger
+    private readonly log: Logger,
+    private readonly opts: { soleNode?: boolean } = {}
   ) {
     this.store = new JobStore(db, dialect);
   }
@@ -198,17 +205,19 @@ export class JobsEngine {
         const rows = await this.store.claim(kind, want, this.owner, k.leaseMs, now);
         if (rows.length === want) more = true;
         else {
-          k.idleUntil = now + this.cfg.poll_ms;
+          k.idleUntil = this.opts.soleNode ? Infinity : now + this.cfg.poll_ms;
           empty.push(kind);
         }
         for (const row of rows) this.launch(row, k, Date.now());
       }
       // Kinds that ran dry: when is their next job due? (Busy kinds are woken by finishing jobs.)
-      if (!more && empty.length) {
+      // A sole node reads them at once: nothing else would wake a kind it put to sleep.
+      if ((!more || this.opts.soleNode) && empty.length) {
         for (const [kind, next] of await this.store.nextRunAtByKind(empty)) {
           const k = this.kinds.get(kind)!;
+          if (next > now) k.idleUntil = Math.min(k.idleUntil, next);
           // Due now yet not claimed: another node took them; look again at the poll interval.
-          if (next > now && next < k.idleUntil) k.idleUntil = next;
+          else if (this.opts.soleNode) k.idleUntil = now + this.cfg.poll_ms;
         }
       }
       if (now - this.lastPurge > 60_000) {
@@ -283,8 +292,11 @@ export class JobsEngine {
           if (await this.store.bury(row.job_id, this.owner, message)) this.counters.dead++;
         } else {
           const delay = e instanceof JobRetry && e.delayMs !== undefined ? e.delayMs : k.backoff(row.attempts);
-          if (await this.store.retry(row.job_id, this.owner, Date.now() + Math.max(0, delay), message))
+          const at = Date.now() + Math.max(0, delay);
+          if (await this.store.retry(row.job_id, this.owner, at, message)) {
             this.counters.retried++;
+            k.idleUntil = Math.min(k.idleUntil, at);
+          }
         }
       } catch (err) {
         this.log.error(

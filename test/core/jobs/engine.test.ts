@@ -26,10 +26,15 @@ async function databaseUrl(t: any): Promise<string> {
 }
 
 /** An engine on its own connection pool to the database at `url`. */
-async function engine(t: any, url: string, cfg: Partial<JobsConfig> = {}): Promise<JobsEngine> {
+async function engine(
+  t: any,
+  url: string,
+  cfg: Partial<JobsConfig> = {},
+  opts: { soleNode?: boolean } = {}
+): Promise<JobsEngine> {
   const d = await openDatabase(url, { poolSize: 4 });
   await migrateModule(d, 'jobs', jobsMigrations);
-  const e = new JobsEngine(d.db, d.dialect, { ...base, ...cfg }, pino({ level: 'silent' }));
+  const e = new JobsEngine(d.db, d.dialect, { ...base, ...cfg }, pino({ level: 'silent' }), opts);
   t.teardown(async () => {
     await e.stop();
     await d.close();
@@ -321,4 +326,38 @@ t.test('backoff grows exponentially with jitter and a cap', async (t) => {
     const d = backoffMs(3);
     t.ok(d >= 2000 && d <= 4000);
   }
+});
+
+t.test('a sole node idles without a claim a poll, and still runs new, delayed and retried jobs on time', async (t) => {
+  const e = await engine(t, await databaseUrl(t), { poll_ms: 20 }, { soleNode: true });
+  const claim = e.store.claim.bind(e.store);
+  let claims = 0;
+  e.store.claim = (...args: Parameters<typeof claim>) => {
+    claims++;
+    return claim(...args);
+  };
+  const ran: Array<{ id: string; attempt: number; at: number }> = [];
+  const job = async (j: any) => {
+    ran.push({ id: j.id, attempt: j.attempt, at: Date.now() });
+    if (j.payload === 'retry' && j.attempt === 1) throw new JobRetry('again', { delayMs: 250 });
+  };
+  for (const kind of ['a', 'b', 'c']) e.register(kind, job);
+  e.start();
+  await sleep(100);
+  const idle = claims;
+  t.ok(idle <= 3, `one claim a kind at start (${idle})`);
+  await sleep(300);
+  t.equal(claims, idle, 'no claim while idle, where a poll of 20 ms would have made ~45');
+
+  const now = await e.enqueue({ kind: 'a', payload: 'now' });
+  await until('the new job ran', () => ran.some((r) => r.id === now.id), 2000);
+  const t0 = Date.now();
+  const later = await e.enqueue({ kind: 'b', payload: 'later', runAt: t0 + 300 });
+  const retried = await e.enqueue({ kind: 'c', payload: 'retry' });
+  await until('the delayed job ran', () => ran.some((r) => r.id === later.id), 3000);
+  t.ok(ran.find((r) => r.id === later.id)!.at >= t0 + 300, 'not before its time');
+  await until('the retry ran', () => ran.filter((r) => r.id === retried.id).length === 2, 3000);
+  const [first, second] = ran.filter((r) => r.id === retried.id);
+  t.equal(second.attempt, 2);
+  t.ok(second.at - first.at >= 250, `retried after its delay (${second.at - first.at} ms)`);
 });
