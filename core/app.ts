@@ -199,7 +199,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     idempotencyKey: deriveKey(masterKey, 'svc-gateway idempotency salt v1', 'idempotent responses v1'),
     wallet,
     router,
-    results: new ResultStore(database.db, router, log.child({ part: 'results' })),
+    results: new ResultStore(database.db, router, log.child({ part: 'results' }), database.sync),
     vendors,
     rateLimits,
     bus,
