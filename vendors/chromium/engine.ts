@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import { VendorFailure } from '../../core/define.js';
 import type { PdfOutput, PdfRenderInput } from '../../core/capabilities/pdf.js';
-import { BrowserPool, type PoolOptions } from './pool.js';
+import { BrowserPool, type Lease, type PoolOptions } from './pool.js';
 import { RenderJob } from './render.js';
 import { Tab } from './tab.js';
 import type { Browser } from 'playwright-core';
@@ -13,8 +13,10 @@ export interface EngineOptions extends PoolOptions {
 
 /**
  * Jobs in a bounded queue over the warm browser pool. The timeout covers the job from the
- * moment it starts (a launch after a crash included), not its wait in the queue: the caller's
- * own deadline, through `signal`, bounds the wait.
+ * moment it has its browser: not its wait in the queue, nor a launch (the first, or after a
+ * crash), which the pool bounds on its own (`launchTimeoutMs`). The caller's own deadline,
+ * through `signal`, bounds both waits; a launch is shared by the jobs that arrive during it,
+ * so a caller that goes away does not cut it short and the next job finds the browser warm.
  */
 export class ChromiumEngine {
   readonly pool: BrowserPool;
@@ -23,7 +25,8 @@ export class ChromiumEngine {
   private readonly idle: Tab[] = [];
 
   constructor(private readonly opts: EngineOptions) {
-    this.pool = new BrowserPool({ ...opts, launchTimeoutMs: opts.timeoutMs });
+    // A cold start on a loaded machine takes seconds whatever a render's budget: never under 30 s.
+    this.pool = new BrowserPool({ ...opts, launchTimeoutMs: Math.max(30_000, opts.timeoutMs) });
     this.queue = new PQueue({ concurrency: opts.concurrency });
   }
 
@@ -37,23 +40,32 @@ export class ChromiumEngine {
   }
 
   private async within(input: PdfRenderInput, signal: AbortSignal): Promise<PdfOutput> {
-    const lease = await this.pool.acquire();
+    const leased = this.pool.acquire();
+    leased.catch(() => undefined);
+    let lease: Lease | undefined;
     let tab: Tab | undefined;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
+    let startClock: () => void = () => undefined;
     const stopped = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new VendorFailure('timeout', `Rendering the PDF took over ${this.opts.timeoutMs / 1000} s.`)),
-        this.opts.timeoutMs
-      );
+      startClock = () => {
+        timer = setTimeout(
+          () => reject(new VendorFailure('timeout', `Rendering the PDF took over ${this.opts.timeoutMs / 1000} s.`)),
+          this.opts.timeoutMs
+        );
+      };
       onAbort = () => reject(signal.reason ?? new DOMException('The render was aborted.', 'AbortError'));
       signal.addEventListener('abort', onAbort, { once: true });
     });
     stopped.catch(() => undefined);
     let cut = false;
     const work = (async () => {
-      tab = await this.tab(lease.browser, input.javascript);
-      // Cut short while the tab opened (a slow launch): the finally below may have passed it by.
+      const got = await leased.catch((e) => Promise.reject(notStarted(e)));
+      lease = got;
+      if (cut) throw new Error('cut short');
+      startClock();
+      tab = await this.tab(got.browser, input.javascript);
+      // Cut short while the tab opened: the finally below may have passed it by.
       if (cut) throw new Error('cut short');
       tab.user = new RenderJob(input);
       return (tab.user as RenderJob).run(tab.page);
@@ -64,20 +76,28 @@ export class ChromiumEngine {
       done = true;
       return out;
     } catch (e) {
-      throw lease.browser.isConnected() || e instanceof VendorFailure ? e : crashed(e);
+      throw !lease || lease.browser.isConnected() || e instanceof VendorFailure ? e : crashed(e);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort!);
       // A tab whose job failed or was cut short is closed (that also stops its page); only one
       // that finished cleanly is kept. Both happen before the queue slot frees, so the
       // concurrency bound holds for the browser's memory too.
-      if (!done || !tab) {
+      if (!lease) {
+        // Given up while the browser launched: the launch goes on, and its lease is let go when it comes.
+        cut = true;
+        void leased.then(
+          (l) => l.release(),
+          () => undefined
+        );
+        work.catch(() => undefined);
+      } else if (!done || !tab) {
         cut = true;
         await tab?.close();
         await work.catch(() => undefined);
         await tab?.close(); // opened while the job was being cut short
       } else await this.giveBack(tab);
-      lease.release();
+      lease?.release();
     }
   }
 
@@ -109,6 +129,12 @@ export class ChromiumEngine {
     await Promise.all(this.idle.splice(0).map((t) => t.close()));
     await this.pool.close();
   }
+}
+
+/** The browser did not start (a broken install, or a launch past the pool's bound): another vendor may work. */
+function notStarted(e: unknown): VendorFailure {
+  const why = String((e as Error)?.message ?? e).split('\n')[0];
+  return new VendorFailure('unavailable', `Chromium did not start: ${why}`, { cause: e });
 }
 
 /** The browser went away mid-job: another try (here, on a fresh browser, or elsewhere) may work. */

@@ -31,7 +31,9 @@ export default defineVendor({
         minimum: 1,
         maximum: 600,
         default: 30,
-        description: 'Longest one render may take, loading the page and its resources included.',
+        description:
+          'Longest one render may take once it has its browser, loading the page and its resources included '
+          + '(a launch is bounded apart: this, but never under 30 s).',
       }),
       recycle_after: Type.Integer({
         minimum: 0,
