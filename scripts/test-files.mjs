@@ -3,7 +3,7 @@
 // (package.json): `database` for test:pg, `storage` for test:storage-s3. A file outside the
 // list runs exactly the same code either way, so a second run would only cost time (two CI
 // runs of ~140 files on 2 cores). Decided from the sources, not a hand list, and on the safe
-// side: any doubt keeps a file in. Prints one path a line.
+// side: any doubt keeps a file in. Prints one path a line (the compiled one with --built).
 //   database: the file's imports (followed through the repository's own modules) reach
 //             test/helpers/app.ts, the only reader of SVC_TEST_DATABASE_URL.
 //   storage:  they reach test/plugins/storage/helpers.ts (the only reader of SVC_TEST_STORAGE
@@ -74,8 +74,10 @@ function storageDependent(text) {
 }
 
 const mode = process.argv[2];
+// `--built`: the files' compiled twins in .test-build/ (scripts/test-build.mjs), which npm test runs.
+const built = process.argv.includes('--built');
 if (mode !== 'database' && mode !== 'storage') {
-  console.error('usage: node scripts/test-files.mjs database|storage');
+  console.error('usage: node scripts/test-files.mjs database|storage [--built]');
   process.exit(2);
 }
 for (const file of [...testFiles('test')].sort()) {
@@ -84,5 +86,5 @@ for (const file of [...testFiles('test')].sort()) {
     mode === 'database'
       ? files.has(DB_HELPER)
       : files.has(STORAGE_HELPER) && [...files].some((f) => f !== STORAGE_HELPER && storageDependent(source(f)));
-  if (keep) console.log(file);
+  if (keep) console.log(built ? `.test-build/${file.replace(/\.ts$/, '.js')}` : file);
 }

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { distIsFresh } from '../../scripts/build.mjs';
+import { runnable } from './runnable.js';
 
 // How tests start the CLI as a process. From the TypeScript sources (tap's loader travels in
 // process.execArgv) a start transpiles every module again, ~4 s of CPU each time; the build
@@ -17,6 +18,6 @@ export function cliCommand(): string[] {
   args ??=
     process.env.SVC_TEST_FROM_SOURCE !== '1' && distIsFresh(ROOT)
       ? [join(ROOT, 'dist', 'bin', 'svc-gateway.js')]
-      : [...process.execArgv, join(ROOT, 'bin', 'svc-gateway.ts')];
+      : [...process.execArgv, runnable('../../bin/svc-gateway.ts', import.meta.url)];
   return args;
 }

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { distIsFresh } from '../../scripts/build.mjs';
 import { until } from './wait.js';
+import { REPO } from './runnable.js';
 import type { Tap } from './tap.js';
 
 // Third-party vendor packages (test/fixtures/packages/<name>) installed the way an operator's
@@ -14,7 +14,8 @@ import type { Tap } from './tap.js';
 // and `svc-gateway/capabilities` by name, which the package's `exports` map to dist/: the
 // compiled gateway, not the sources the test runs. So dist/ is built first when it is stale.
 
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+// The real checkout, not .test-build/ (whose files are links): the packages are copied from it.
+const ROOT = REPO;
 const PACKAGES = join(ROOT, 'test', 'fixtures', 'packages');
 const LOCK = join(tmpdir(), `svc-dist-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`);
 

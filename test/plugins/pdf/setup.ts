@@ -1,12 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { runnable } from '../../helpers/runnable.js';
 import { resultAreaApp } from '../../helpers/result-area-app.js';
 import type { Tap } from '../../helpers/tap.js';
 
 /** Stand-ins for the chromium and tesseract engines (test-only vendors, loaded by path as a third-party one is). */
-export const STAND_IN_RENDER = fileURLToPath(new URL('./stand-in-render.ts', import.meta.url));
-export const STAND_IN_OCR = fileURLToPath(new URL('./stand-in-ocr.ts', import.meta.url));
+export const STAND_IN_RENDER = runnable('./stand-in-render.ts', import.meta.url);
+export const STAND_IN_OCR = runnable('./stand-in-ocr.ts', import.meta.url);
 
 /** Config for the stand-ins, routed to them alone (a real engine, when registered, is not tried). */
 export const STAND_INS = {

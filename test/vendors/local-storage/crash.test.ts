@@ -2,16 +2,14 @@ import t from 'tap';
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
 import SQLite from 'better-sqlite3';
 import { FileStore } from '../../../vendors/local-storage/store.js';
 import { Layout } from '../../../vendors/local-storage/layout.js';
 import { bodyOf } from './crash-writer.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
+import { runnable } from '../../helpers/runnable.js';
 
 // A process killed (SIGKILL) in the middle of puts: every put it had answered is there, or a
 // later put of the same key is; every object reads back whole, with the ETag of its bytes;
@@ -20,7 +18,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 t.test('killed mid-put: answered puts survive, no object is torn, the index is intact', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-ls-crash-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const child = fork(join(here, 'crash-writer.ts'), [], {
+  const child = fork(runnable('./crash-writer.ts', import.meta.url), [], {
     execArgv: process.execArgv,
     env: { ...process.env, SVC_CRASH_WRITER_DIR: dir },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

@@ -2,13 +2,11 @@ import t from 'tap';
 import { fork, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { FileStore } from '../../../vendors/local-storage/store.js';
 import { Layout } from '../../../vendors/local-storage/layout.js';
 import { tempName } from '../../../vendors/local-storage/temp-sweep.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
+import { runnable } from '../../helpers/runnable.js';
 
 function tempDir(t: { teardown(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'svc-ls-tmp-'));
@@ -18,7 +16,7 @@ function tempDir(t: { teardown(fn: () => void): void }): string {
 
 t.test('a put cut off by kill -9 leaves a temp file; the next store to open removes it', async (t) => {
   const dir = tempDir(t);
-  const child = fork(join(here, 'stalled-writer.ts'), [], {
+  const child = fork(runnable('./stalled-writer.ts', import.meta.url), [], {
     execArgv: process.execArgv,
     env: { ...process.env, SVC_STALLED_WRITER_DIR: dir },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
