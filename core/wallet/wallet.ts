@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import { newId } from '../ids.js';
 import { apiError } from '../errors.js';
 import { formatUsd } from './money.js';
@@ -6,6 +6,10 @@ import type { SyncSqlite } from '../db/open.js';
 import { syncBalance, syncRelease, syncReserve, syncSettle } from './sync-wallet.js';
 import { MemoryHolds } from './memory-holds.js';
 import { ChargeQueue } from './charge-queue.js';
+import { BalanceCache } from './balance-cache.js';
+import { type Db, deleteHold, entry, give, insertHold, type LedgerKind, take } from './kysely-wallet.js';
+
+export type { LedgerKind } from './kysely-wallet.js';
 
 /**
  * How long a hold taken without a deadline (a chat batch, which refreshes it at every poll)
@@ -16,10 +20,6 @@ export const STALE_HOLD_MS = 30 * 60_000;
 /** Margin after a call's deadline before its hold counts as left behind (`wallet.hold_grace_seconds`). */
 export const DEFAULT_HOLD_GRACE_MS = 60_000;
 
-/** How long a balance read on SQLite is reused (see Wallet.cached), and how many are kept. */
-const BALANCE_TTL_MS = 2_000;
-const BALANCE_CACHE_MAX = 10_000;
-
 /** What a reservation holds until it is settled or released. */
 export interface Hold {
   holdId: string;
@@ -27,10 +27,6 @@ export interface Hold {
   amount: number;
   capability: string;
 }
-
-export type LedgerKind = 'trial' | 'topup' | 'usage' | 'tier' | 'admin' | 'refund';
-
-type Db = Kysely<any> | Transaction<any>;
 
 /**
  * The wallet: a balance per account in integer micro-USD, a ledger of every movement, and
@@ -58,10 +54,7 @@ export class Wallet {
     this.holds = new MemoryHolds();
     this.queue = new ChargeQueue(
       sync,
-      (accountId, micros) => {
-        const hit = this.cached.get(accountId);
-        if (hit) hit.micros -= micros;
-      },
+      (accountId, micros) => this.cached.spent(accountId, micros),
       (err, n) => log?.error({ err, charges: n }, 'could not write wallet charges: those calls go uncharged')
     );
   }
@@ -95,34 +88,17 @@ export class Wallet {
   // (the SQL differs by dialect, so Kysely writes it) and then run with each account's id.
   private balanceQuery?: CompiledQuery;
 
-  /**
-   * SQLite only (one node, and every write to `wallets` goes through this class): balances
-   * read on the connection are kept a moment. A read costs a read transaction (file locks on
-   * the WAL index) — a third of the CPU of GET /v1/account/balance. Every write drops the
-   * account's entry before and after it commits, but a settle, which keeps the balance it read
-   * inside its own transaction; what another process might write (nothing of ours does: the
-   * CLI goes through the HTTP API) shows within BALANCE_TTL_MS.
-   */
-  private readonly cached = new Map<string, { micros: number; until: number }>();
-
-  private forget(accountId: string): void {
-    this.cached.delete(accountId);
-  }
+  /** Balances read on SQLite's free connection, kept a moment (balance-cache.ts). */
+  private readonly cached = new BalanceCache();
 
   /** Run a write of `accountId`'s balance with its cached balance dropped around it. */
   private async writing<T>(accountId: string, fn: () => Promise<T> | T): Promise<T> {
-    this.forget(accountId);
+    this.cached.forget(accountId);
     try {
       return await fn();
     } finally {
-      this.forget(accountId);
+      this.cached.forget(accountId);
     }
-  }
-
-  /** Keep a balance read on the connection (outside any Kysely transaction) for BALANCE_TTL_MS. */
-  private remember(accountId: string, micros: number): void {
-    if (this.cached.size >= BALANCE_CACHE_MAX) this.cached.delete(this.cached.keys().next().value!);
-    this.cached.set(accountId, { micros, until: Date.now() + BALANCE_TTL_MS });
   }
 
   async balance(accountId: string, trx: Db = this.db): Promise<number> {
@@ -146,9 +122,9 @@ export class Wallet {
   /** The `balance_micros` column on the free SQLite connection, kept a moment (see `cached`). */
   private column(sync: SyncSqlite, accountId: string): number {
     const hit = this.cached.get(accountId);
-    if (hit && hit.until > Date.now()) return hit.micros;
+    if (hit !== undefined) return hit;
     const micros = syncBalance(sync, accountId);
-    this.remember(accountId, micros);
+    this.cached.set(accountId, micros);
     return micros;
   }
 
@@ -162,12 +138,8 @@ export class Wallet {
     if (!Number.isInteger(micros) || micros < 0)
       throw new Error(`credit must be a non-negative integer of micro-USD, got ${micros}`);
     const run = async (q: Db) => {
-      await q
-        .updateTable('wallets')
-        .set({ balance_micros: sql`balance_micros + ${micros}`, updated_at: Date.now() })
-        .where('account_id', '=', accountId)
-        .execute();
-      await this.entry(q, accountId, micros, kind, ref);
+      await give(q, accountId, micros);
+      await entry(q, accountId, micros, kind, ref);
     };
     await this.writing(accountId, () => (trx === this.db ? this.db.transaction().execute(run) : run(trx)));
   }
@@ -182,8 +154,9 @@ export class Wallet {
     meta: { capability?: string; vendor?: string } = {}
   ): Promise<void> {
     const run = async (q: Db) => {
-      if (!(await this.take(q, accountId, micros))) throw await this.insufficient(q, accountId, micros);
-      await this.entry(q, accountId, -micros, kind, ref, meta.capability, meta.vendor);
+      if (!(await take(q, accountId, micros, this.held(accountId))))
+        throw await this.insufficient(q, accountId, micros);
+      await entry(q, accountId, -micros, kind, ref, meta);
     };
     await this.writing(accountId, () => (trx === this.db ? this.db.transaction().execute(run) : run(trx)));
   }
@@ -209,24 +182,15 @@ export class Wallet {
     }
     if (sync) {
       const held = syncReserve(sync, hold.holdId, accountId, amount, capability, expiresAt, this.held(accountId));
-      this.forget(accountId);
+      this.cached.forget(accountId);
       if (!held) throw await this.insufficient(this.db, accountId, amount);
       return hold;
     }
     await this.writing(accountId, () =>
       this.db.transaction().execute(async (q) => {
-        if (!(await this.take(q, accountId, amount))) throw await this.insufficient(q, accountId, amount);
-        await q
-          .insertInto('wallet_holds')
-          .values({
-            hold_id: hold.holdId,
-            account_id: accountId,
-            amount_micros: amount,
-            capability,
-            created_at: Date.now(),
-            expires_at: expiresAt,
-          })
-          .execute();
+        if (!(await take(q, accountId, amount, this.held(accountId))))
+          throw await this.insufficient(q, accountId, amount);
+        await insertHold(q, hold, expiresAt);
       })
     );
     return hold;
@@ -248,35 +212,22 @@ export class Wallet {
     const sync = this.syncFree();
     if (sync) {
       const { charged, balance } = syncSettle(sync, hold, want, meta, this.held(hold.accountId));
-      this.remember(hold.accountId, balance);
+      this.cached.set(hold.accountId, balance);
       return charged;
     }
     return this.writing(hold.accountId, () =>
       this.db.transaction().execute(async (q) => {
-        const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
-        if (Number(del.numDeletedRows) !== 1) return 0;
+        if (!(await deleteHold(q, hold.holdId))) return 0;
         let charged = want;
         if (want <= hold.amount) {
-          const back = hold.amount - want;
-          if (back > 0)
-            await q
-              .updateTable('wallets')
-              .set({ balance_micros: sql`balance_micros + ${back}`, updated_at: Date.now() })
-              .where('account_id', '=', hold.accountId)
-              .execute();
+          if (hold.amount > want) await give(q, hold.accountId, hold.amount - want);
         } else {
           charged = hold.amount + (await this.takeUpTo(q, hold.accountId, want - hold.amount));
         }
-        await this.entry(
-          q,
-          hold.accountId,
-          -charged,
-          'usage',
-          meta.ref ?? hold.holdId,
-          hold.capability,
-          meta.vendor,
-          meta.quantity
-        );
+        await entry(q, hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, {
+          ...meta,
+          capability: hold.capability,
+        });
         return charged;
       })
     );
@@ -298,16 +249,10 @@ export class Wallet {
     return this.writing(hold.accountId, () =>
       this.db.transaction().execute(async (q) => {
         const charged = await this.takeUpTo(q, hold.accountId, want);
-        await this.entry(
-          q,
-          hold.accountId,
-          -charged,
-          'usage',
-          meta.ref ?? hold.holdId,
-          hold.capability,
-          meta.vendor,
-          meta.quantity
-        );
+        await entry(q, hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, {
+          ...meta,
+          capability: hold.capability,
+        });
         return charged;
       })
     );
@@ -320,18 +265,12 @@ export class Wallet {
     const sync = this.syncFree();
     if (sync) {
       syncRelease(sync, hold);
-      this.forget(hold.accountId);
+      this.cached.forget(hold.accountId);
       return;
     }
     await this.writing(hold.accountId, () =>
       this.db.transaction().execute(async (q) => {
-        const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', hold.holdId).executeTakeFirst();
-        if (Number(del.numDeletedRows) !== 1) return;
-        await q
-          .updateTable('wallets')
-          .set({ balance_micros: sql`balance_micros + ${hold.amount}`, updated_at: Date.now() })
-          .where('account_id', '=', hold.accountId)
-          .execute();
+        if (await deleteHold(q, hold.holdId)) await give(q, hold.accountId, hold.amount);
       })
     );
   }
@@ -376,23 +315,12 @@ export class Wallet {
    */
   private async takeUpTo(q: Db, accountId: string, micros: number): Promise<number> {
     for (let round = 0; round < 5; round++) {
-      if (await this.take(q, accountId, micros)) return micros;
+      if (await take(q, accountId, micros, this.held(accountId))) return micros;
       const left = Math.min(micros, await this.balance(accountId, q));
       if (left <= 0) return 0;
-      if (await this.take(q, accountId, left)) return left;
+      if (await take(q, accountId, left, this.held(accountId))) return left;
     }
     return 0;
-  }
-
-  private async take(q: Db, accountId: string, micros: number): Promise<boolean> {
-    if (micros === 0) return true;
-    const res = await q
-      .updateTable('wallets')
-      .set({ balance_micros: sql`balance_micros - ${micros}`, updated_at: Date.now() })
-      .where('account_id', '=', accountId)
-      .where('balance_micros', '>=', micros + this.held(accountId))
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
   }
 
   private async insufficient(q: Db, accountId: string, micros: number) {
@@ -402,32 +330,6 @@ export class Wallet {
       `Balance ${formatUsd(bal)} USD is below the ${formatUsd(micros)} USD this call reserves. Top up with POST /v1/account/topup.`,
       { details: { balance_usd: bal / 1e6, required_usd: micros / 1e6 } }
     );
-  }
-
-  private async entry(
-    q: Db,
-    accountId: string,
-    micros: number,
-    kind: LedgerKind,
-    ref: string | null,
-    capability?: string,
-    vendor?: string,
-    quantity?: number
-  ) {
-    await q
-      .insertInto('wallet_ledger')
-      .values({
-        entry_id: newId('led'),
-        account_id: accountId,
-        amount_micros: micros,
-        kind,
-        ref,
-        capability: capability ?? null,
-        vendor: vendor ?? null,
-        quantity: quantity ?? null,
-        created_at: Date.now(),
-      })
-      .execute();
   }
 }
 
