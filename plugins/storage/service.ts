@@ -3,7 +3,6 @@ import { presignedExpiry, signedUntil } from '../../core/clock.js';
 import type { Svc } from '../../core/context.js';
 import { apiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import { isUniqueViolation } from '../../core/http/idempotency.js';
 import type { CallOptions } from '../../core/router/router.js';
 import type { StorageConfig } from './config.js';
 import type {
@@ -23,17 +22,12 @@ import { bucketNameProblem, keyProblem, formatBytes } from '../../core/capabilit
 import { UsageMeter } from './usage.js';
 import { PUBLIC_RESULTS_BUCKET, RESULTS_BUCKET } from '../../core/results/result-store.js';
 import { Multipart, UPLOADS_BUCKET } from './multipart.js';
+import { BucketRecords } from './bucket-records.js';
 import type { BucketRow } from './bucket-row.js';
 
 // Re-exported: the routes and handlers take the row from the service that returns it.
 export type { BucketRow };
 import { presignUrl, responseQuery } from '../../core/capabilities/storage/sigv4.js';
-
-function row(r: any): BucketRow {
-  return { ...r, created_at: Number(r.created_at) };
-}
-
-const BUCKET_CACHE_MS = 5000;
 
 /** A put of bytes in memory whose `body` stream is made only if a vendor reads it. */
 /** A conditional write's condition did not hold: nothing was written. */
@@ -82,12 +76,7 @@ export function checkKey(key: string, param = 'key'): void {
 export class StorageService {
   readonly usage: UsageMeter;
   readonly multipart = new Multipart(this);
-  /**
-   * Buckets found recently: every S3 request looks its bucket up, and bucket rows never
-   * change (only appear and go). Only hits are kept, so a new bucket is seen at once; a
-   * bucket deleted through another gateway node may be seen for BUCKET_CACHE_MS more.
-   */
-  private readonly bucketCache = new Map<string, { bucket: BucketRow; until: number }>();
+  private readonly buckets: BucketRecords;
 
   constructor(
     readonly svc: Svc,
@@ -95,6 +84,7 @@ export class StorageService {
     readonly credentials: CredentialStore
   ) {
     this.usage = new UsageMeter(svc.db, config);
+    this.buckets = new BucketRecords(svc.db, config.region);
   }
 
   /** Base URL of the gateway's S3 endpoint. */
@@ -138,67 +128,22 @@ export class StorageService {
       acl: o.acl ?? 'private',
       created_at: Date.now(),
     };
-    try {
-      await this.svc.db.insertInto('storage_buckets').values(b).execute();
-    } catch (e) {
-      if (isUniqueViolation(e))
-        throw apiError('already_exists', `This account already has a bucket named "${name}".`, { param: 'bucket' });
-      throw e;
-    }
+    await this.buckets.insert(b);
     return b;
   }
 
-  async findBucket(accountId: string, name: string): Promise<BucketRow | undefined> {
-    const id = `${accountId}/${name}`;
-    const now = Date.now();
-    const hit = this.bucketCache.get(id);
-    if (hit && hit.until > now) return hit.bucket;
-    const r = await this.svc.db
-      .selectFrom('storage_buckets')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('name', '=', name)
-      .executeTakeFirst();
-    if (!r) return undefined;
-    if (this.bucketCache.size >= 10_000) this.bucketCache.clear();
-    this.bucketCache.set(id, { bucket: row(r), until: now + BUCKET_CACHE_MS });
-    return row(r);
+  findBucket(accountId: string, name: string): Promise<BucketRow | undefined> {
+    return this.buckets.find(accountId, name);
   }
 
   /** The bucket with this id, uncached (for background work that holds ids, not names). */
-  async bucketById(bucketId: string): Promise<BucketRow | undefined> {
-    const r = await this.svc.db
-      .selectFrom('storage_buckets')
-      .selectAll()
-      .where('bucket_id', '=', bucketId)
-      .executeTakeFirst();
-    return r && row(r);
+  bucketById(bucketId: string): Promise<BucketRow | undefined> {
+    return this.buckets.byId(bucketId);
   }
 
-  /**
-   * The read-only view of the account's results (core/results) that their URLs use: the
-   * vendor is the one the result was written to; gone once retention deleted it. In the
-   * public results bucket it is public (unsigned GETs), and only for results saved there.
-   */
-  async resultsBucket(accountId: string, key: string, bucket = RESULTS_BUCKET): Promise<BucketRow | undefined> {
-    const resultId = key.split('/')[0];
-    const r = await this.svc.db
-      .selectFrom('results')
-      .select(['vendor', 'bucket', 'content_disposition', 'created_at', 'delete_at'])
-      .where('result_id', '=', resultId)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    if (!r || r.bucket !== bucket || Number(r.delete_at) <= Date.now()) return undefined;
-    return {
-      bucket_id: resultId,
-      account_id: accountId,
-      name: bucket,
-      vendor: r.vendor,
-      region: this.config.region,
-      created_at: Number(r.created_at),
-      acl: bucket === PUBLIC_RESULTS_BUCKET ? 'public' : 'private',
-      content_disposition: r.content_disposition ?? undefined,
-    };
+  /** The read-only bucket a result's URL reads from (bucket-records.ts); undefined once it is gone. */
+  resultsBucket(accountId: string, key: string, bucket = RESULTS_BUCKET): Promise<BucketRow | undefined> {
+    return this.buckets.results(accountId, key, bucket);
   }
 
   /** The bucket, or 404 (also for another account's bucket of the same name). */
@@ -208,17 +153,8 @@ export class StorageService {
     return b;
   }
 
-  async listBuckets(accountId: string, limit: number, before?: { t: number; id: string }): Promise<BucketRow[]> {
-    let q = this.svc.db.selectFrom('storage_buckets').selectAll().where('account_id', '=', accountId);
-    if (before)
-      q = q.where((eb) =>
-        eb.or([
-          eb('created_at', '<', before.t),
-          eb.and([eb('created_at', '=', before.t), eb('bucket_id', '<', before.id)]),
-        ])
-      );
-    const rows = await q.orderBy('created_at', 'desc').orderBy('bucket_id', 'desc').limit(limit).execute();
-    return rows.map(row);
+  listBuckets(accountId: string, limit: number, before?: { t: number; id: string }): Promise<BucketRow[]> {
+    return this.buckets.list(accountId, limit, before);
   }
 
   /** Delete an empty bucket; false when it still has objects. */
@@ -229,9 +165,7 @@ export class StorageService {
       this.opts(b)
     );
     if (!res.output.deleted) return false;
-    this.bucketCache.delete(`${b.account_id}/${b.name}`);
-    await this.svc.db.deleteFrom('storage_buckets').where('bucket_id', '=', b.bucket_id).execute();
-    await this.svc.db.deleteFrom('storage_bucket_cors').where('bucket_id', '=', b.bucket_id).execute();
+    await this.buckets.delete(b);
     // Unfinished multipart uploads go with the bucket, as in S3 (their parts are stored bytes).
     await this.multipart.dropAll(b);
     return true;
