@@ -4,6 +4,7 @@ import { base62, newId } from '../ids.js';
 import { apiError } from '../errors.js';
 import { requireWithin } from './key-grants.js';
 import type { Principal } from './principal.js';
+import { newestFirst } from '../db/newest-first.js';
 
 // Re-exported: callers take the principal from where keys are looked up.
 export type { Principal };
@@ -176,20 +177,13 @@ export class KeyStore {
   }
 
   async list(accountId: string, limit: number, before?: { t: number; id: string }): Promise<KeyRow[]> {
-    let q = this.db
+    const q = this.db
       .selectFrom('api_keys')
       .select(['key_id', 'label', 'scopes', 'created_at', 'expires_at'])
       .where('account_id', '=', accountId)
       .where('revoked_at', 'is', null)
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', Date.now())]));
-    if (before)
-      q = q.where((eb) =>
-        eb.or([
-          eb('created_at', '<', before.t),
-          eb.and([eb('created_at', '=', before.t), eb('key_id', '<', before.id)]),
-        ])
-      );
-    const rows = await q.orderBy('created_at', 'desc').orderBy('key_id', 'desc').limit(limit).execute();
+    const rows = await newestFirst(q, 'key_id', limit, before).execute();
     return rows.map((r) => ({
       ...r,
       scopes: JSON.parse(r.scopes),

@@ -6,6 +6,7 @@ import { iso } from '../../core/clock.js';
 import { apiError } from '../../core/errors.js';
 import { microsToUsd } from '../../core/wallet/money.js';
 import type { CheckoutInput, CheckoutOutput } from '../../core/capabilities/payments.js';
+import { newestFirst } from '../../core/db/newest-first.js';
 
 // Top-ups: a pending record and a hosted checkout session at a payments vendor; the
 // checkout's outcome moves the record once, out of pending, and a success credits the
@@ -140,15 +141,8 @@ export async function listTopups(
   before?: { t: number; id: string }
 ): Promise<TopupRow[]> {
   await expireDue(svc.db, 'account_id', accountId);
-  let q = svc.db.selectFrom('topups').selectAll().where('account_id', '=', accountId);
-  if (before)
-    q = q.where((eb) =>
-      eb.or([
-        eb('created_at', '<', before.t),
-        eb.and([eb('created_at', '=', before.t), eb('topup_id', '<', before.id)]),
-      ])
-    );
-  return (await q.orderBy('created_at', 'desc').orderBy('topup_id', 'desc').limit(limit).execute()).map(row);
+  const q = svc.db.selectFrom('topups').selectAll().where('account_id', '=', accountId);
+  return (await newestFirst(q, 'topup_id', limit, before).execute()).map(row);
 }
 
 export async function findBySession(svc: Svc, sessionId: string): Promise<TopupRow | undefined> {

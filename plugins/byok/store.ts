@@ -3,6 +3,7 @@ import type { Bus } from '../../core/bus/bus.js';
 import type { CheckCode } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { byokKey, open, seal } from './crypto.js';
+import { newestFirst } from '../../core/db/newest-first.js';
 
 export type ByokState = 'active' | 'invalid' | 'revoked';
 export interface TestResult {
@@ -82,15 +83,11 @@ export class ByokStore {
 
   /** Newest first, `limit` rows after the cursor position. */
   async list(accountId: string, limit: number, after?: { t: number; id: string }): Promise<ByokRow[]> {
-    let q = this.db
+    const q = this.db
       .selectFrom('byok_keys')
       .select(['byok_id', 'account_id', 'provider', 'alias', 'state', 'created_at', 'test_result'])
       .where('account_id', '=', accountId);
-    if (after)
-      q = q.where((eb) =>
-        eb.or([eb('created_at', '<', after.t), eb.and([eb('created_at', '=', after.t), eb('byok_id', '<', after.id)])])
-      );
-    const rows = await q.orderBy('created_at', 'desc').orderBy('byok_id', 'desc').limit(limit).execute();
+    const rows = await newestFirst(q, 'byok_id', limit, after).execute();
     return rows.map(row);
   }
 

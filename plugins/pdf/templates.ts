@@ -4,6 +4,7 @@ import { apiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { CursorPos } from '../../core/http/pagination.js';
 import type { TemplateT } from './schemas.js';
+import { newestFirst } from '../../core/db/newest-first.js';
 
 interface Row {
   template_id: string;
@@ -71,12 +72,8 @@ export class TemplateStore {
 
   /** `limit` rows after the cursor, newest first (the caller asks one more to know if there is a next page). */
   async list(accountId: string, limit: number, cur?: CursorPos): Promise<Row[]> {
-    let q = this.db.selectFrom('pdf_templates').selectAll().where('account_id', '=', accountId);
-    if (cur)
-      q = q.where((eb) =>
-        eb.or([eb('created_at', '<', cur.t), eb.and([eb('created_at', '=', cur.t), eb('template_id', '<', cur.id)])])
-      );
-    return (await q.orderBy('created_at', 'desc').orderBy('template_id', 'desc').limit(limit).execute()) as Row[];
+    const q = this.db.selectFrom('pdf_templates').selectAll().where('account_id', '=', accountId);
+    return (await newestFirst(q, 'template_id', limit, cur).execute()) as Row[];
   }
 
   async remove(accountId: string, id: string): Promise<void> {

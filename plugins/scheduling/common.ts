@@ -8,6 +8,7 @@ import type { SchedulingConfigT } from './config.js';
 import type { AttemptOutcome } from './outbound.js';
 import type { WebhookSecrets } from './secrets.js';
 import type { DeliverySecrets } from './delivery-secrets.js';
+import { newestFirst as page } from '../../core/db/newest-first.js';
 
 /** What every part of the area shares. */
 export interface Deps {
@@ -104,14 +105,5 @@ function wireAttempt(r: any) {
  * of them so pageOf() can tell whether there is more.
  */
 export async function newestFirst(q: any, idColumn: string, cursor: string | undefined, limit: number): Promise<any[]> {
-  const cur = decodeCursor(cursor);
-  if (cur)
-    q = q.where((eb: any) =>
-      eb.or([eb('created_at', '<', cur.t), eb.and([eb('created_at', '=', cur.t), eb(idColumn, '<', cur.id)])])
-    );
-  return q
-    .orderBy('created_at', 'desc')
-    .orderBy(idColumn, 'desc')
-    .limit(limit + 1)
-    .execute();
+  return page(q, idColumn, limit + 1, decodeCursor(cursor)).execute();
 }

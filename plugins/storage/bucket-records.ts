@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../core/http/idempotency.js';
 import { apiError } from '../../core/errors.js';
 import { PUBLIC_RESULTS_BUCKET } from '../../core/results/result-store.js';
 import type { BucketRow } from './bucket-row.js';
+import { newestFirst } from '../../core/db/newest-first.js';
 
 const BUCKET_CACHE_MS = 5000;
 
@@ -91,15 +92,8 @@ export class BucketRecords {
   }
 
   async list(accountId: string, limit: number, before?: { t: number; id: string }): Promise<BucketRow[]> {
-    let q = this.db.selectFrom('storage_buckets').selectAll().where('account_id', '=', accountId);
-    if (before)
-      q = q.where((eb) =>
-        eb.or([
-          eb('created_at', '<', before.t),
-          eb.and([eb('created_at', '=', before.t), eb('bucket_id', '<', before.id)]),
-        ])
-      );
-    const rows = await q.orderBy('created_at', 'desc').orderBy('bucket_id', 'desc').limit(limit).execute();
+    const q = this.db.selectFrom('storage_buckets').selectAll().where('account_id', '=', accountId);
+    const rows = await newestFirst(q, 'bucket_id', limit, before).execute();
     return rows.map(row);
   }
 

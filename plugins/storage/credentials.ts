@@ -5,6 +5,7 @@ import { base62 } from '../../core/ids.js';
 import { apiError } from '../../core/errors.js';
 import { isUniqueViolation } from '../../core/http/idempotency.js';
 import type { CursorPos } from '../../core/http/pagination.js';
+import { newestFirst } from '../../core/db/newest-first.js';
 
 export interface Credential {
   accessKeyId: string;
@@ -128,20 +129,13 @@ export class CredentialStore {
 
   /** Active user credentials, newest first, `limit` of them after the cursor position `before`. */
   async list(accountId: string, limit: number, before?: CursorPos): Promise<CredentialRow[]> {
-    let q = this.db
+    const q = this.db
       .selectFrom('storage_credentials')
       .select(['access_key_id', 'label', 'created_at'])
       .where('account_id', '=', accountId)
       .where('kind', '=', 'user')
       .where('revoked_at', 'is', null);
-    if (before)
-      q = q.where((eb) =>
-        eb.or([
-          eb('created_at', '<', before.t),
-          eb.and([eb('created_at', '=', before.t), eb('access_key_id', '<', before.id)]),
-        ])
-      );
-    const rows = await q.orderBy('created_at', 'desc').orderBy('access_key_id', 'desc').limit(limit).execute();
+    const rows = await newestFirst(q, 'access_key_id', limit, before).execute();
     return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
   }
 

@@ -4,6 +4,7 @@ import type { Hold } from '../../../core/wallet/wallet.js';
 import type { Attempt } from '../../../core/router/router.js';
 import type { CandidatePlan, ChatInput } from '../../../core/capabilities/ai/chat.js';
 import type { ChatResultT } from '../schemas.js';
+import { newestFirst } from '../../../core/db/newest-first.js';
 
 export type BatchState = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
 export const BATCH_STATES: readonly BatchState[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
@@ -79,14 +80,7 @@ export class BatchStore {
   async listFor(accountId: string, limit: number, before?: CursorPos, state?: BatchState): Promise<BatchRow[]> {
     let q = this.db.selectFrom('ai_batches').selectAll().where('account_id', '=', accountId);
     if (state) q = q.where('state', '=', state);
-    if (before)
-      q = q.where((eb) =>
-        eb.or([
-          eb('created_at', '<', before.t),
-          eb.and([eb('created_at', '=', before.t), eb('batch_id', '<', before.id)]),
-        ])
-      );
-    return (await q.orderBy('created_at', 'desc').orderBy('batch_id', 'desc').limit(limit).execute()) as BatchRow[];
+    return (await newestFirst(q, 'batch_id', limit, before).execute()) as BatchRow[];
   }
 
   async move(batchId: string, from: BatchState[], patch: Partial<BatchRow>, step?: number): Promise<boolean> {
