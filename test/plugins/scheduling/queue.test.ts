@@ -31,8 +31,10 @@ t.test('a delayed message becomes visible after its delay; ack removes it', asyn
   const now = await publish(app, a.auth, { queue: 'jobs', payload: { n: 1 } });
   t.equal(now.statusCode, 200);
   t.match(now.json().message_id, /^msg_/);
-  const later = (await publish(app, a.auth, { queue: 'jobs', payload: { n: 2 }, delay_seconds: 0.6 })).json()
-    .message_id;
+  // The delay is long beside what the next few calls take, even on a loaded machine, so the
+  // "not yet" check cannot run past it; then the message is polled for, and must not show early.
+  const publishedAt = Date.now();
+  const later = (await publish(app, a.auth, { queue: 'jobs', payload: { n: 2 }, delay_seconds: 2 })).json().message_id;
   for (let i = 0; i < 5; i++) await publish(app, a.auth, { queue: 'few', payload: { i } });
   t.equal((await receive(app, a.auth, 'few', { max: 3 })).length, 3, 'max is a cap');
   const first = await receive(app, a.auth, 'jobs', { max: 10 });
@@ -43,8 +45,9 @@ t.test('a delayed message becomes visible after its delay; ack removes it', asyn
   );
   t.match(first[0], { receive_count: 1, receipt_handle: /^rh_/ });
   t.equal(await ackAll(app, a.auth, 'jobs', [first[0].receipt_handle]), 1);
-  await sleep(650);
-  const second = await receive(app, a.auth, 'jobs', { max: 10 });
+  let second: any[] = [];
+  await until('the delayed message', async () => (second = await receive(app, a.auth, 'jobs', { max: 10 })).length > 0);
+  t.ok(Date.now() - publishedAt >= 2000, 'not before its delay');
   t.same(
     second.map((m: any) => m.message_id),
     [later]
