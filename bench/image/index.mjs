@@ -1,14 +1,16 @@
 // The image bench: POST /v1/image/process resizing a 1600-px JPEG to 400 px through the gateway
 // (a multipart upload; the JSON/base64 body is printed beside it) against raw sharp doing the
 // same pipeline in this process, at the same concurrency, in alternating rounds; then the p99
-// of a small resize while 40-MP resizes run against its p99 when idle, same run. Run it with
-// `npm run bench -- image`; see BENCHMARKS.md.
+// of a small resize while 40-MP resizes run against its p99 when idle, same run. The
+// throughput calls go through a raw keep-alive client (bench/core/raw-client.mjs), the p99
+// calls through undici. Run it with `npm run bench -- image`; see BENCHMARKS.md.
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { Pool } from 'undici';
 import { activate, cleanup, cpuSeconds, startGateway, stop } from '../core/processes.mjs';
+import { RawConnection, rawRequest } from '../core/raw-client.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
@@ -84,15 +86,25 @@ async function post(pool, key, { body, type }) {
   return JSON.parse(text);
 }
 
-/** `n` loops calling `once` until `seconds` pass; returns how many calls completed and each one's time. */
+/** The same call on a connection of the raw client (throughput: see bench/core/raw-client.mjs). */
+async function postRaw(conn, request) {
+  const res = await conn.send(request);
+  const text = res.body.toString('utf8');
+  if (res.status !== 200) throw new Error(`/v1/image/process answered ${res.status}: ${text.slice(0, 300)}`);
+  const out = JSON.parse(text);
+  if (typeof out.image_url !== 'string') throw new Error(`no image_url in ${text.slice(0, 300)}`);
+  return out;
+}
+
+/** `n` loops calling `once(loop)` until `seconds` pass; returns how many calls completed and each one's time. */
 async function loops(n, seconds, once) {
   const end = performance.now() + seconds * 1000;
   const times = [];
   await Promise.all(
-    Array.from({ length: n }, async () => {
+    Array.from({ length: n }, async (_, loop) => {
       while (performance.now() < end) {
         const t0 = performance.now();
-        await once();
+        await once(loop);
         times.push(performance.now() - t0);
       }
     })
@@ -121,7 +133,7 @@ async function main() {
         .map((l) => fmt(l, 2))
         .join(' ')}; `
       + `sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}, `
-      + `${sharp.concurrency()} threads); resize 1600→${WIDTH} JPEG q${QUALITY} (multipart upload), ${CONNECTIONS} at once, `
+      + `${sharp.concurrency()} threads); resize 1600→${WIDTH} JPEG q${QUALITY} (multipart upload, raw client), ${CONNECTIONS} at once, `
       + `${ROUNDS} rounds × ${DURATION_S} s a side; p99 of a 256→64 resize on ${SMALL_CONNECTIONS} connections, `
       + `${PHASE_S} s idle / ${PHASE_S} s beside ${BIG_CONNECTIONS} 40-MP resizes, 2 rounds\n`
   );
@@ -144,6 +156,7 @@ async function main() {
   });
   const connections = CONNECTIONS + BIG_CONNECTIONS + SMALL_CONNECTIONS;
   const pool = new Pool(gw.base, { connections, keepAliveTimeout: 60_000 });
+  let conns = [];
   try {
     const key = await activate(gw.base);
     const mediumJson = processBody(medium, WIDTH);
@@ -163,8 +176,23 @@ async function main() {
     const rawOut = await sharp(await rawResize(medium)).metadata();
     if (rawOut.width !== WIDTH || rawOut.format !== 'jpeg') throw new Error(`raw sharp made ${JSON.stringify(rawOut)}`);
 
-    const gwOnce = () => post(pool, key, mediumBody);
-    const jsonOnce = () => post(pool, key, mediumJson);
+    // The throughput sides go through the raw client, one connection a loop; the p99 phases
+    // (latency, not CPU) through undici.
+    conns = Array.from({ length: CONNECTIONS }, () => new RawConnection(gw.base));
+    const rawOf = ({ body, type }) =>
+      rawRequest(gw.base, {
+        path: '/v1/image/process',
+        headers: { 'content-type': type, authorization: `Bearer ${key}` },
+        body: Buffer.from(body),
+      });
+    const mediumRaw = rawOf(mediumBody);
+    const jsonRaw = rawOf(mediumJson);
+    for (const req of [mediumRaw, jsonRaw]) {
+      const out = await postRaw(conns[0], req);
+      if (out.width !== WIDTH) throw new Error(`unexpected result ${JSON.stringify(out)}`);
+    }
+    const gwOnce = (i) => postRaw(conns[i], mediumRaw);
+    const jsonOnce = (i) => postRaw(conns[i], jsonRaw);
     const rawOnce = () => rawResize(medium);
     const gwCpu = () => cpuSeconds(gw.child.pid);
     await throughput(CONNECTIONS, 2, gwOnce, gwCpu);
@@ -258,6 +286,7 @@ async function main() {
       p99Loaded <= 3 * p99Idle
     );
   } finally {
+    for (const c of conns) c.close();
     await pool.close();
     await stop(gw.child);
   }
