@@ -152,6 +152,11 @@ export async function runAttempts<S, R>(
     if (remaining <= 0) break;
     const hold =
       opts.charge === false ? null : await deps.wallet.reserve(opts.accountId, estimates[i], capability, deadline);
+    // Gone while the hold was taken (a slow database): the listener below would never hear it.
+    if (signal?.aborted) {
+      if (hold) await deps.wallet.release(hold);
+      throw signal.reason;
+    }
     const left = spec.idempotent ? withinCap.slice(i).filter(Boolean).length : 1;
     const ctrl = new AbortController();
     const onAbort = () => ctrl.abort(signal?.reason);
