@@ -157,8 +157,14 @@ export class JobsEngine {
     this.schedule(0);
   }
 
-  /** Look for due jobs now (a job was enqueued or finished on this node). */
-  wake(): void {
+  /**
+   * Look for due jobs now (a job was enqueued or finished on this node). With `kind`: that kind's
+   * jobs may have become due by a write outside enqueue, so a kind idling until its next known
+   * job (a sole node's) looks again too.
+   */
+  wake(kind?: string): void {
+    const k = kind === undefined ? undefined : this.kinds.get(kind);
+    if (k) k.idleUntil = 0;
     this.wakeAt(Date.now());
   }
 

@@ -44,7 +44,7 @@ t.test('the next round is queued at start, and each round queues the one after',
   t.match(await rounds(), [{ state: 'queued', unique_key: `core.retention:${slot}`, run_at: slot }]);
   // Its time comes (moved forward rather than waited for): it runs and queues the next.
   await db.updateTable('jobs').set({ run_at: Date.now() }).where('kind', '=', 'core.retention').execute();
-  app.svc.jobs.wake();
+  app.svc.jobs.wake('core.retention');
   let rows: any[] = [];
   for (let i = 0; i < 500 && !rows.some((r) => r.state === 'done'); i++) {
     await new Promise((r) => setTimeout(r, 20));

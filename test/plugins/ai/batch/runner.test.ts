@@ -2,8 +2,9 @@ import t from 'tap';
 import { sleep } from '../../../helpers/wait.js';
 import { BATCH_MODELS, batchApp, eventually, holds, runningBatch, submit, until, type Ctx } from './setup.js';
 
-// Polls 400 ms apart: the test reaches the queued poll job before the engine claims it.
-const SLOW = { jobs: { poll_ms: 20 }, plugins: { ai: { models: BATCH_MODELS, batch_poll_ms: 400 } } };
+// Polls a minute apart: the queued poll job waits for the test to make it due (lastAttempt). With
+// 400 ms the engine sometimes claimed it first on a loaded machine, and the test found no job.
+const SLOW = { jobs: { poll_ms: 20 }, plugins: { ai: { models: BATCH_MODELS, batch_poll_ms: 60_000 } } };
 
 /** Make the waiting poll job of the (only) batch due now, with `maxAttempts` attempts in all. */
 async function lastAttempt(c: Ctx, maxAttempts: number): Promise<void> {
@@ -14,7 +15,7 @@ async function lastAttempt(c: Ctx, maxAttempts: number): Promise<void> {
     .where('state', '=', 'queued')
     .executeTakeFirst();
   if (Number(r.numUpdatedRows) !== 1) throw new Error('no waiting poll job');
-  c.app.svc.jobs.wake();
+  c.app.svc.jobs.wake('ai.batch');
 }
 
 t.test(
