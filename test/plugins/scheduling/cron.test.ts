@@ -34,14 +34,13 @@ t.test('a cron job POSTs its payload on schedule, signed, and records its runs',
   t.match(c.cron_id, /^cron_/);
   const next = Date.parse(c.next_run_at);
   t.ok(next > Date.now() - 50 && next <= Date.now() + 1000, 'next_run_at is the next second');
-  await rx.waitFor(3);
+  // A loaded machine can fire the next slot before the first slot's retry, so the retry is found by its id.
+  const retried = () => rx.hits.filter((h) => h.headers['webhook-id'] === rx.hits[0].headers['webhook-id']);
+  await until('the first run retried and a second run', () => rx.hits.length >= 3 && retried().length >= 2);
   const secret = await accountSecret(app, a.auth);
   for (const h of rx.hits) t.same(verify(secret, h), { job: 'tick' }, 'standardwebhooks verifies the run');
-  t.equal(
-    rx.hits[0].headers['webhook-id'],
-    rx.hits[1].headers['webhook-id'],
-    'the retry of a run keeps its webhook-id'
-  );
+  t.equal(retried().length, 2, 'the retry of a run keeps its webhook-id');
+  t.equal(new Set(rx.hits.map((h) => h.headers['webhook-id'])).size, rx.hits.length - 1, 'other runs have their own');
   t.equal(rx.hits[0].headers['webhook-event-type'], 'cron.run');
   await until(
     'two runs settled',
