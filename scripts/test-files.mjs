@@ -5,7 +5,10 @@
 // runs of ~140 files on 2 cores). Decided from the sources, not a hand list, and on the safe
 // side: any doubt keeps a file in. Prints one path a line (the compiled one with --built).
 //   database: the file's imports (followed through the repository's own modules) reach
-//             test/helpers/app.ts, the only reader of SVC_TEST_DATABASE_URL.
+//             test/helpers/app.ts, the only reader of SVC_TEST_DATABASE_URL, and the file has
+//             no `// database-independent: <why>` line: a file that reaches it only for a data
+//             dir, or whose work (a browser, a model, the CLI's help) opens no database or only
+//             what other files test on both, says so and why, and runs once.
 //   storage:  they reach test/plugins/storage/helpers.ts (the only reader of SVC_TEST_STORAGE
 //             besides the tests that name it), and some file on the way names STORAGE_VENDOR or
 //             SVC_TEST_STORAGE, or calls listeningApp() without naming `vendors` in the call
@@ -18,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const DB_HELPER = 'test/helpers/app.ts';
 const STORAGE_HELPER = 'test/plugins/storage/helpers.ts';
+const INDEPENDENT = /^\/\/ database-independent: \S/m;
 
 function* testFiles(dir) {
   for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
@@ -84,7 +88,7 @@ for (const file of [...testFiles('test')].sort()) {
   const files = closure(file);
   const keep =
     mode === 'database'
-      ? files.has(DB_HELPER)
+      ? files.has(DB_HELPER) && !INDEPENDENT.test(source(file))
       : files.has(STORAGE_HELPER) && [...files].some((f) => f !== STORAGE_HELPER && storageDependent(source(f)));
   if (keep) console.log(built ? `.test-build/${file.replace(/\.ts$/, '.js')}` : file);
 }

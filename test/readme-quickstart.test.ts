@@ -11,6 +11,8 @@ import { once } from 'node:events';
 import { freshDatabaseUrl } from './helpers/app.js';
 import { cliCommand } from './helpers/cli-command.js';
 
+// database-independent: the quickstart is a laptop's: the CLI with no config, on SQLite.
+
 // The README's Quickstart, run verbatim with bash against the real gateway process: only
 // the SVC_URL line is changed, to the port this test picked. Then the laptop case of local
 // development: a webhook to http://localhost:PORT, with no config file. scripts/newcomer.sh

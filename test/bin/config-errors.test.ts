@@ -3,6 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliEnv, runCli } from './fixtures/cli.js';
 
+// database-independent: config mistakes are refused before a database is opened.
+
 // Config mistakes a newcomer makes, as `serve` and `doctor` report them: the same file gets
 // the same verdict and the same words from both (they load it through one function).
 const CASES: Array<{ name: string; yaml: string; says: RegExp[] }> = [

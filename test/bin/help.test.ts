@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, cliEnv, runCli } from './fixtures/cli.js';
 
+// database-independent: help and usage errors; the CLI opens no database for them.
+
 const COMMANDS = ['serve', 'activate', 'migrate', 'openapi', 'doctor'];
 
 t.test('top-level help lists every command', async (t) => {

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { makeApp } from '../helpers/app.js';
 import { cliEnv, runCli } from './fixtures/cli.js';
 
+// database-independent: the openapi command opens no database (its test says so).
+
 t.test('openapi prints the document from GET /v1/openapi.json', async (t) => {
   // Whether this build serves the document, asked of the app itself.
   const { app } = await makeApp(t);

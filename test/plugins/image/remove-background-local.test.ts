@@ -4,6 +4,8 @@ import { alphaAt, subjectOnFlat } from '../../fakes/test-images.js';
 import { REMOVE_BG_KEY, removeBgFake } from '../../fakes/remove-bg-fake.js';
 import { imageApp } from './setup.js';
 
+// database-independent: the ONNX engine's work; the charge and failover are the router's, tested on both.
+
 // The one test file that runs the real model (its load takes seconds to tens of seconds): a
 // failover from remove.bg, down, to the embedded engine, through the HTTP API. The engine's
 // other behaviour needs no inference and is in test/vendors/imgly-background/.

@@ -6,6 +6,8 @@ import { builtinVendors } from '../../../vendors/builtin.js';
 import { solidPng, pageCount, pageTexts } from '../../fakes/test-pdfs.js';
 import { pdfApp, serveFiles } from './setup.js';
 
+// database-independent: Chromium and the egress guard; the area's rows (templates) are plumbing.test.ts's.
+
 // generate on the real embedded `chromium` engine (the system browser). Until that engine is
 // merged into this branch these tests are skipped, saying why; the plumbing is tested with a
 // stand-in in plumbing.test.ts.

@@ -5,6 +5,8 @@ import { builtinVendors } from '../../../vendors/builtin.js';
 import { makePdf } from '../../fakes/test-pdfs.js';
 import { pdfApp, serveFiles } from './setup.js';
 
+// database-independent: text layer and tesseract; the area keeps nothing in the database.
+
 // ocr on the real embedded `tesseract` engine. Until that engine is merged into this branch
 // these tests are skipped, saying why; the plumbing is tested with a stand-in in plumbing.test.ts.
 const missing = builtinVendors.some((v) => v.name === 'tesseract') ? false : 'the tesseract engine is not built in yet';

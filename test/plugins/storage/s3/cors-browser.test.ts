@@ -13,6 +13,8 @@ import { activate } from '../helpers.js';
 import { listeningApp } from '../../../helpers/listening-app.js';
 import { createBucket, presign, s3Client } from '../../../helpers/storage-api.js';
 
+// database-independent: a browser against CORS rules; their storage is cors.test.ts's, which runs on both.
+
 // A web app on another origin uploads straight to presigned URLs, as browsers do: a page served
 // by a loopback server on one port, the gateway listening on another. Debian's chromium is
 // required (README, .ci/run): without it this test fails, it does not skip.
