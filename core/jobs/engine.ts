@@ -96,57 +96,23 @@ export class JobsEngine {
   /** Insert a job (inside the caller's transaction when `db` is one). Duplicate id or unique key: nothing new. */
   async enqueue(spec: EnqueueSpec, db: Kysely<any> = this.db): Promise<{ id: string; created: boolean }> {
     const now = Date.now();
-    const id = spec.id ?? newId('job');
     const runAt = spec.runAt ?? now;
-    const r = await db
-      .insertInto('jobs')
-      .values({
-        job_id: id,
-        kind: spec.kind,
-        payload: JSON.stringify(spec.payload ?? null),
-        unique_key: spec.uniqueKey ?? null,
-        state: 'queued',
-        run_at: runAt,
-        attempts: 0,
-        max_attempts: spec.maxAttempts ?? 5,
-        lease_owner: null,
-        lease_until: null,
-        last_error: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    if (Number(r.numInsertedOrUpdatedRows ?? 0) === 1) {
+    const r = await this.store.insert(db, { ...spec, id: spec.id ?? newId('job'), runAt }, now);
+    if (r.created) {
       const k = this.kinds.get(spec.kind);
       if (k && runAt < k.idleUntil) k.idleUntil = runAt;
       if (runAt <= now + this.cfg.poll_ms) this.wakeAt(runAt);
-      return { id, created: true };
     }
-    const existing = await db
-      .selectFrom('jobs')
-      .select('job_id')
-      .where((eb) =>
-        spec.uniqueKey ? eb.or([eb('job_id', '=', id), eb('unique_key', '=', spec.uniqueKey)]) : eb('job_id', '=', id)
-      )
-      .executeTakeFirst();
-    return { id: (existing?.job_id as string) ?? id, created: false };
+    return r;
   }
 
-  async get(id: string): Promise<JobRow | undefined> {
-    return (await this.db.selectFrom('jobs').selectAll().where('job_id', '=', id).executeTakeFirst()) as
-      | JobRow
-      | undefined;
+  get(id: string): Promise<JobRow | undefined> {
+    return this.store.get(id);
   }
 
   /** Remove a job that has not started. */
-  async cancel(id: string): Promise<boolean> {
-    const r = await this.db
-      .deleteFrom('jobs')
-      .where('job_id', '=', id)
-      .where('state', '=', 'queued')
-      .executeTakeFirst();
-    return Number(r.numDeletedRows) === 1;
+  cancel(id: string): Promise<boolean> {
+    return this.store.cancel(id);
   }
 
   start(): void {

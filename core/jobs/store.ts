@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../db/open.js';
+import type { EnqueueSpec } from './types.js';
 
 // The SQL of the jobs engine. Claims are one statement: an UPDATE of the rows a sub-select
 // picks. On PostgreSQL the sub-select locks `FOR UPDATE SKIP LOCKED`, so engines on several
@@ -30,6 +31,60 @@ export class JobStore {
     readonly db: Kysely<any>,
     private readonly dialect: DialectName
   ) {}
+
+  /** Insert a queued job in `db` (a transaction or the store's); a duplicate id or unique key inserts nothing. */
+  async insert(
+    db: Kysely<any>,
+    spec: EnqueueSpec & { id: string; runAt: number },
+    now: number
+  ): Promise<{ id: string; created: boolean }> {
+    const r = await db
+      .insertInto('jobs')
+      .values({
+        job_id: spec.id,
+        kind: spec.kind,
+        payload: JSON.stringify(spec.payload ?? null),
+        unique_key: spec.uniqueKey ?? null,
+        state: 'queued',
+        run_at: spec.runAt,
+        attempts: 0,
+        max_attempts: spec.maxAttempts ?? 5,
+        lease_owner: null,
+        lease_until: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    if (Number(r.numInsertedOrUpdatedRows ?? 0) === 1) return { id: spec.id, created: true };
+    const existing = await db
+      .selectFrom('jobs')
+      .select('job_id')
+      .where((eb) =>
+        spec.uniqueKey
+          ? eb.or([eb('job_id', '=', spec.id), eb('unique_key', '=', spec.uniqueKey)])
+          : eb('job_id', '=', spec.id)
+      )
+      .executeTakeFirst();
+    return { id: (existing?.job_id as string) ?? spec.id, created: false };
+  }
+
+  async get(id: string): Promise<JobRow | undefined> {
+    return (await this.db.selectFrom('jobs').selectAll().where('job_id', '=', id).executeTakeFirst()) as
+      | JobRow
+      | undefined;
+  }
+
+  /** Remove a job that has not started. */
+  async cancel(id: string): Promise<boolean> {
+    const r = await this.db
+      .deleteFrom('jobs')
+      .where('job_id', '=', id)
+      .where('state', '=', 'queued')
+      .executeTakeFirst();
+    return Number(r.numDeletedRows) === 1;
+  }
 
   /** Take up to `limit` due queued jobs of a kind (the (state, kind, run_at) index serves it). */
   async claim(kind: string, limit: number, owner: string, leaseMs: number, now = Date.now()): Promise<JobRow[]> {
