@@ -24,6 +24,14 @@ export const ImageConfig = Type.Object(
       default: 60,
       description: 'Longest an image call may take, queueing included.',
     }),
+    upload_buffers_mib: Type.Integer({
+      minimum: 0,
+      maximum: 4096,
+      default: 64,
+      description:
+        'Memory kept for reading uploads of 256 KiB and more into reused buffers rather than fresh ones '
+        + '(0: none kept). Fresh memory stalls the event loop while it is faulted in: see docs/image.md.',
+    }),
   },
   { additionalProperties: false, default: {} }
 );

@@ -4,6 +4,7 @@ import type { TObject } from '@sinclair/typebox';
 import { apiError } from '../../core/errors.js';
 import { IMAGE_MAX_INPUT_BYTES } from '../../core/capabilities/image.js';
 import { splitMultipart } from './multipart.js';
+import { UploadSlabs } from './upload-slabs.js';
 
 /** The names a form's image may travel under: ours, and Stripe's and Cloudinary's `file`. */
 export const FILE_FIELDS = ['input', 'file'] as const;
@@ -97,13 +98,32 @@ export function formBody(req: FastifyRequest, raw: Buffer, fields: TObject): Rec
   return body;
 }
 
-/** In this scope (the image routes), multipart/form-data bodies are read whole under the route's cap and split. */
-export function acceptImageForms(scope: FastifyInstance, fields: (req: FastifyRequest) => TObject): void {
-  scope.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (req, raw, done) => {
-    try {
-      done(null, formBody(req, raw as Buffer, fields(req)));
-    } catch (e) {
-      done(e as Error, undefined);
-    }
+/**
+ * In this scope (the image routes), multipart/form-data bodies are read whole under the route's
+ * cap, into a reused buffer when they are large (upload-slabs.ts; `keepBytes` of them kept), and split.
+ */
+export function acceptImageForms(
+  scope: FastifyInstance,
+  fields: (req: FastifyRequest) => TObject,
+  keepBytes: number
+): void {
+  const slabs = new UploadSlabs(keepBytes);
+  scope.addContentTypeParser('multipart/form-data', (req, payload, done) => {
+    slabs.read(req, payload, req.routeOptions.bodyLimit).then(
+      (raw) => {
+        let body: Record<string, unknown>;
+        try {
+          body = formBody(req, raw, fields(req));
+        } catch (e) {
+          return done(e as Error, undefined);
+        }
+        done(null, body);
+      },
+      (e) => done(e as Error, undefined)
+    );
+  });
+  scope.addHook('onResponse', (req, reply, next) => {
+    slabs.settle(req, reply.statusCode);
+    next();
   });
 }

@@ -32,6 +32,9 @@ export default defineArea({
         listPrice: () => ({ unit: 'call', micros }),
       });
     }
-    registerImageRoutes(app, new ImageService(svc, ctx.config), prices['image.remove_background']);
+    registerImageRoutes(app, new ImageService(svc, ctx.config), {
+      removeMicros: prices['image.remove_background'],
+      uploadBufferBytes: ctx.config.upload_buffers_mib * 1024 * 1024,
+    });
   },
 });

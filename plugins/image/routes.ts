@@ -26,12 +26,20 @@ const bodies = (json: TObject, form: TObject) => ({
  * large body limit (25 MiB by default). The upload skips JSON parsing and base64 on the hot
  * path (BENCHMARKS.md, image): a 1.2 MB photo costs the event loop a scan for the boundary.
  */
-export function registerImageRoutes(app: FastifyInstance, images: ImageService, removeMicros: number): void {
+export function registerImageRoutes(
+  app: FastifyInstance,
+  images: ImageService,
+  opts: { removeMicros: number; uploadBufferBytes: number }
+): void {
   const bodyLimit = app.svc.config.limits.large_body_bytes;
-  acceptImageForms(app, (req) => (req.url.startsWith('/v1/image/metadata') ? MetadataForm : ProcessForm));
+  acceptImageForms(
+    app,
+    (req) => (req.url.startsWith('/v1/image/metadata') ? MetadataForm : ProcessForm),
+    opts.uploadBufferBytes
+  );
   // Discovery prices a route by its one capability; background removal is a second one inside
   // this route, so its price (with the markup, as charged) is told in the description.
-  const removeUsd = Math.ceil(removeMicros * app.svc.config.wallet.markup) / 1_000_000;
+  const removeUsd = Math.ceil(opts.removeMicros * app.svc.config.wallet.markup) / 1_000_000;
 
   app.post(
     '/v1/image/process',

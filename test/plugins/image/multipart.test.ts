@@ -1,7 +1,7 @@
 import t from 'tap';
 import exifr from 'exifr';
 import sharp from 'sharp';
-import { jpegWithGps, pngBomb, solidPng } from '../../fakes/test-images.js';
+import { jpegWithGps, pixel, pngBomb, solidPng } from '../../fakes/test-images.js';
 import type { Tap } from '../../helpers/tap.js';
 import { imageApp } from './setup.js';
 
@@ -76,6 +76,44 @@ t.test('multipart upload: the same result as JSON, fields as form fields or one 
   t.match(meta.json(), { width: 800, height: 400, mime: 'image/jpeg', exif: { latitude: Number } });
   t.equal(await results(), 4, 'the four results, nothing for metadata');
 });
+
+/** A PNG of noise (so it is large: a reused upload buffer holds it) with a `color` square in its top-left corner. */
+async function noisyWithCorner(width: number, height: number, color: string): Promise<Buffer> {
+  const noise = { type: 'gaussian' as const, mean: 128, sigma: 60 };
+  const corner = await sharp({ create: { width: 64, height: 64, channels: 3, background: color } })
+    .png()
+    .toBuffer();
+  return sharp({ create: { width, height, channels: 3, noise } })
+    .composite([{ input: corner, left: 0, top: 0 }])
+    .png()
+    .toBuffer();
+}
+
+t.test(
+  'large uploads one after another each get their own image (upload buffers are reused after a 200)',
+  async (t) => {
+    const { send } = await setup(t);
+    // Largest first, so a later, shorter upload lands in a buffer that held a longer one.
+    const inputs: Array<[number, number, string, [number, number, number]]> = [
+      [600, 400, '#ff0000', [255, 0, 0]],
+      [560, 360, '#0000ff', [0, 0, 255]],
+      [600, 400, '#00ff00', [0, 255, 0]],
+    ];
+    for (const [w, h, color, rgb] of inputs) {
+      const input = await noisyWithCorner(w, h, color);
+      t.ok(input.length > 256 * 1024, `a ${input.length}-byte upload`);
+      const res = await send('/v1/image/process', [
+        ['width', String(w / 2)],
+        ['format', 'png'],
+        ['input', { bytes: input, filename: 'x.png', type: 'image/png' }],
+      ]);
+      t.equal(res.statusCode, 200, res.body);
+      t.match(res.json(), { width: w / 2, height: h / 2 });
+      const out = Buffer.from(await (await fetch(res.json().image_url)).arrayBuffer());
+      t.same(await pixel(out, 4, 4), rgb, `${color} came back ${color}`);
+    }
+  }
+);
 
 t.test('multipart idempotency: a replay needs the same image, another image under the key is 409', async (t) => {
   const { send, balance } = await setup(t);
