@@ -115,6 +115,7 @@ export function acceptImageForms(
         try {
           body = formBody(req, raw, fields(req));
         } catch (e) {
+          slabs.settle(req, true); // refused before any engine saw it
           return done(e as Error, undefined);
         }
         done(null, body);
@@ -123,7 +124,7 @@ export function acceptImageForms(
     );
   });
   scope.addHook('onResponse', (req, reply, next) => {
-    slabs.settle(req, reply.statusCode);
+    slabs.settle(req, reply.statusCode === 200);
     next();
   });
 }

@@ -11,9 +11,11 @@ const SMALLEST_SLAB = 256 * 1024;
  * milliseconds), and memory outside V8's heap growing fast makes V8 collect more often. A body
  * whose declared length is at least SMALLEST_SLAB is copied into a slab of the next power of
  * two instead, taken from the free ones of that size when there is one. A slab goes back once
- * its request has answered 200: its work (the engines reading the image) is then over. On any
- * other answer, or a client gone, it is left to the collector, since an engine may still be
- * reading it. Free slabs are kept up to `keepBytes` in all (0: none kept).
+ * its request has answered 200 (the engine that answered has read the image; an attempt the
+ * router gave up on may still be reading it, and its output is thrown away whatever it reads),
+ * or once the body is refused before any engine saw it. After any other answer it is left to
+ * the collector, since an engine may still be reading it. Free slabs are kept up to
+ * `keepBytes` in all (0: none kept).
  * bench/image and BENCHMARKS.md have the figures.
  */
 export class UploadSlabs {
@@ -66,12 +68,12 @@ export class UploadSlabs {
     });
   }
 
-  /** After the answer: a 200's slab goes back for the next upload of its size (see the class comment). */
-  settle(req: FastifyRequest, statusCode: number): void {
+  /** The request is done with its slab: `reusable` when nothing may still read it (see the class comment). */
+  settle(req: FastifyRequest, reusable: boolean): void {
     const slab = this.lent.get(req);
     if (!slab) return;
     this.lent.delete(req);
-    if (statusCode === 200) this.give(slab);
+    if (reusable) this.give(slab);
   }
 
   /** Bytes held by free slabs now. */
