@@ -1,6 +1,7 @@
 // The image bench: POST /v1/image/process resizing a 1600-px JPEG to 400 px through the gateway
 // (a multipart upload; the JSON/base64 body is printed beside it) against raw sharp doing the
-// same pipeline in this process, at the same concurrency, in alternating rounds; then the p99
+// same pipeline in this process, at the same concurrency, in alternating rounds after a warm-up
+// of the gateway (BENCH_WARMUP s: the JIT's first half minute under load); then the p99
 // of a small resize while 40-MP resizes run against its p99 when idle, same run. The
 // throughput calls go through a raw keep-alive client (bench/core/raw-client.mjs), the p99
 // calls through undici. Run it with `npm run bench -- image`; see BENCHMARKS.md.
@@ -14,8 +15,12 @@ import { RawConnection, rawRequest } from '../core/raw-client.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 4);
+// Seconds of the gateway's throughput load before anything is timed: V8 compiles the request
+// path's functions over its first ~30 s under load (BENCHMARKS.md, image), and a server's
+// throughput is what it does after that, for hours.
+const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 30);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const PHASE_S = Number(process.env.BENCH_P99_PHASE ?? 8);
 const BIG_CONNECTIONS = Number(process.env.BENCH_BIG_CONNECTIONS ?? 2);
 const SMALL_CONNECTIONS = 2;
@@ -134,7 +139,7 @@ async function main() {
         .join(' ')}; `
       + `sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}, `
       + `${sharp.concurrency()} threads); resize 1600→${WIDTH} JPEG q${QUALITY} (multipart upload, raw client), ${CONNECTIONS} at once, `
-      + `${ROUNDS} rounds × ${DURATION_S} s a side; p99 of a 256→64 resize on ${SMALL_CONNECTIONS} connections, `
+      + `${WARMUP_S} s warm-up, ${ROUNDS} rounds × ${DURATION_S} s a side; p99 of a 256→64 resize on ${SMALL_CONNECTIONS} connections, `
       + `${PHASE_S} s idle / ${PHASE_S} s beside ${BIG_CONNECTIONS} 40-MP resizes, 2 rounds\n`
   );
   const medium = await noiseJpeg(1600, 1200);
@@ -195,30 +200,48 @@ async function main() {
     const jsonOnce = (i) => postRaw(conns[i], jsonRaw);
     const rawOnce = () => rawResize(medium);
     const gwCpu = () => cpuSeconds(gw.child.pid);
-    await throughput(CONNECTIONS, 2, gwOnce, gwCpu);
+    const s = (x) => `${fmt(x.rate, 1)} images/s (${fmt(x.cpuMs, 1)} ms CPU/image)`;
+    // The warm-up, in slices of up to 10 s, printed: the CPU an image falls as the JIT finishes.
+    const slices = [];
+    for (let at = 0; at < WARMUP_S; at += 10) {
+      const w = await throughput(CONNECTIONS, Math.min(10, WARMUP_S - at), gwOnce, gwCpu);
+      slices.push(`${at}–${Math.min(at + 10, WARMUP_S)} s ${s(w)}`);
+    }
     await throughput(CONNECTIONS, 2, rawOnce, selfCpu);
+    process.stdout.write(`warm-up (not timed): gateway (multipart) ${slices.join(', ') || 'none'}\n`);
     const g = [];
     const r = [];
-    const j = [];
-    const s = (x) => `${fmt(x.rate, 1)} images/s (${fmt(x.cpuMs, 1)} ms CPU/image)`;
-    // Alternate, so a neighbour's burst of CPU lands on both sides rather than one.
+    // Alternate in short rounds, the order flipped each round (gateway, raw, raw, gateway…), so a
+    // neighbour's burst or a drift of the VM's speed lands on both sides rather than one.
     for (let i = 0; i < ROUNDS; i++) {
-      g.push(await throughput(CONNECTIONS, DURATION_S, gwOnce, gwCpu));
-      r.push(await throughput(CONNECTIONS, DURATION_S, rawOnce, selfCpu));
-      j.push(await throughput(CONNECTIONS, DURATION_S, jsonOnce, gwCpu));
+      const sides = [
+        async () => g.push(await throughput(CONNECTIONS, DURATION_S, gwOnce, gwCpu)),
+        async () => r.push(await throughput(CONNECTIONS, DURATION_S, rawOnce, selfCpu)),
+      ];
+      if (i % 2) sides.reverse();
+      for (const side of sides) await side();
       process.stdout.write(
-        `round ${i + 1}: gateway (multipart) ${s(g[i])}, raw sharp ${s(r[i])}, gateway (JSON base64) ${s(j[i])}\n`
+        `round ${i + 1}: gateway (multipart) ${s(g[i])}, raw sharp ${s(r[i])} → ${fmt(g[i].rate / r[i].rate, 2)}×\n`
       );
     }
     const mean = (xs, f) => xs.reduce((acc, x) => acc + f(x), 0) / xs.length;
     const gRate = mean(g, (x) => x.rate);
     const rRate = mean(r, (x) => x.rate);
+    // The spec's JSON body, after the target's rounds (its 1.6 MB strings make garbage of their
+    // own), beside raw sharp again.
+    const j = [];
+    const rj = [];
+    await throughput(CONNECTIONS, 2, jsonOnce, gwCpu);
+    for (let i = 0; i < 2; i++) {
+      j.push(await throughput(CONNECTIONS, DURATION_S, jsonOnce, gwCpu));
+      rj.push(await throughput(CONNECTIONS, DURATION_S, rawOnce, selfCpu));
+    }
     const jRate = mean(j, (x) => x.rate);
     process.stdout.write(
       `JSON base64 body (not a target): ${fmt(jRate, 1)} images/s (${fmt(
         mean(j, (x) => x.cpuMs),
         1
-      )} ms CPU/image) → ${fmt(jRate / rRate, 2)}× raw sharp\n`
+      )} ms CPU/image) → ${fmt(jRate / mean(rj, (x) => x.rate), 2)}× raw sharp\n`
     );
 
     // Small resizes alone, then beside 40-MP resizes, twice, so a slow spell lands on both.
