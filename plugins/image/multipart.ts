@@ -25,9 +25,15 @@ export function boundaryOf(contentType: string): string {
   return m[1] ?? m[2];
 }
 
+/** The two Content-Disposition parameters read, each pattern compiled once (not a part at a time). */
+const PARAMS = {
+  name: /;\s*name=(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i,
+  filename: /;\s*filename=(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i,
+};
+
 /** `name="x"` or `name=x` of a Content-Disposition header; quoted values may escape `"` and `\`. */
-function param(header: string, key: string): string | undefined {
-  const m = new RegExp(`;\\s*${key}=(?:"((?:[^"\\\\]|\\\\.)*)"|([^;\\s]+))`, 'i').exec(header);
+function param(header: string, key: keyof typeof PARAMS): string | undefined {
+  const m = PARAMS[key].exec(header);
   if (!m) return undefined;
   return m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2];
 }
