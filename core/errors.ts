@@ -127,7 +127,19 @@ export interface ApiErrorOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * Marks an ApiError whichever copy of this module made it. The CLI runs a bundle of the gateway
+ * (scripts/build.mjs) while a third-party plugin imports `svc-gateway` from dist/, so the two
+ * hold different ApiError classes: `instanceof` reads the mark instead of the prototype chain.
+ */
+const API_ERROR = Symbol.for('svc-gateway.ApiError');
+
 export class ApiError extends Error {
+  static override [Symbol.hasInstance](e: unknown): boolean {
+    return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[API_ERROR] === true;
+  }
+
+  readonly [API_ERROR] = true;
   readonly code: ErrorCode;
   readonly status: number;
   readonly param?: string;
