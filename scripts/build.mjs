@@ -4,7 +4,8 @@
 // `npx svc-gateway` in a clone installs the clone into npx's cache on each first use, and a
 // full tsc run (15-25 s of silence) there made the first start look hung. Skipping a build
 // whose every output is newer than its source makes that run cost milliseconds.
-// `--force` always compiles. Plain JavaScript: it runs before anything is built.
+// `--force` always compiles. Plain JavaScript: it runs before anything is built. After tsc, the
+// CLI's entry is bundled (bundle-cli.mjs).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -47,5 +48,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const r = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.json')], { stdio: 'inherit' });
     process.exitCode = r.status ?? 1;
+    if (r.status === 0) {
+      const { bundleCli } = await import('./bundle-cli.mjs');
+      await bundleCli(ROOT);
+    }
   }
 }
