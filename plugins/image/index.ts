@@ -3,7 +3,7 @@ import { IMAGE_CAPABILITIES, type ImagePlan } from '../../core/capabilities/imag
 import type { Planned, Planner } from '../../core/router/planner.js';
 import { usdToMicros } from '../../core/wallet/money.js';
 import { ImageConfig } from './config.js';
-import { ImageService } from './service.js';
+import { ImageService, REMOVE_HINT } from './service.js';
 import { registerImageRoutes } from './routes.js';
 
 /** Every candidate gets the area's flat price for the call (engines are priced by the operator, not per vendor). */
@@ -25,7 +25,10 @@ export default defineArea({
       'image.remove_background': usdToMicros(ctx.config.remove_background_price_usd),
     } as const;
     for (const [cap, micros] of Object.entries(prices)) {
-      svc.router.planner(cap, flatPrice(micros), { docs: 'docs/image.md' });
+      svc.router.planner(cap, flatPrice(micros), {
+        docs: 'docs/image.md',
+        ...(cap === 'image.remove_background' ? { hint: REMOVE_HINT } : {}),
+      });
       // Discovery shows what the router charges: this price times wallet.markup.
       svc.capabilities.set(cap, {
         ...IMAGE_CAPABILITIES[cap as keyof typeof prices],

@@ -44,6 +44,12 @@ function operationList(body: ProcessBodyT): OperationT[] {
   return ops;
 }
 
+/** Said in the 503 when nothing removes backgrounds: the local engine's library is an optional dependency. */
+export const REMOVE_HINT =
+  'image.remove_background runs on the local engine when @imgly/background-removal-node is installed beside the '
+  + 'gateway (an optional dependency, left out when its install failed): `npm install @imgly/background-removal-node`, '
+  + 'with `onnxruntime-node-install-cuda=skip` in .npmrc; or use a hosted remover (`use: remove-bg`).';
+
 /** Image processing on the capability kernel: inputs fetched here (egress), work done by an engine, results saved. */
 export class ImageService {
   constructor(
@@ -67,7 +73,12 @@ export class ImageService {
     const region = req.principal!.region;
     for (const capability of new Set(capabilities)) {
       if (!this.svc.router.candidates(capability, { region }).length)
-        throw noVendor({ capability, region, docs: 'docs/image.md' });
+        throw noVendor({
+          capability,
+          region,
+          docs: 'docs/image.md',
+          hint: capability === 'image.remove_background' ? REMOVE_HINT : undefined,
+        });
     }
   }
 

@@ -149,3 +149,23 @@ t.test('at log level trace, the remove.bg key is in no log line, on success or f
     []
   );
 });
+
+t.test('nothing removes backgrounds (the local library not installed): 503 saying how to install it', async (t) => {
+  // Routing the capability to an instance that does not serve it leaves none, as a gateway
+  // installed without its optional @imgly/background-removal-node would.
+  const { post, balance, results } = await imageApp(t, {
+    vendors: [{ id: 'pixels', use: 'sharp' }],
+    routes: { 'image.remove_background': { targets: ['pixels'] } },
+  });
+  const before = await balance();
+  const res = await post('/v1/image/process', await removal());
+  t.equal(res.statusCode, 503, res.body);
+  t.match(res.json().error, {
+    code: 'no_vendor_available',
+    message: /npm install @imgly\/background-removal-node.*onnxruntime-node-install-cuda=skip.*remove-bg/s,
+  });
+  t.equal(await balance(), before, 'nothing charged');
+  t.equal(await results(), 0, 'nothing stored');
+  const resize = await post('/v1/image/process', { input: (await removal()).input, width: 32 });
+  t.equal(resize.statusCode, 200, 'the other operations still work');
+});

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { vendorContext } from '../../helpers/vendor-context.js';
-import imglyVendor from '../../../vendors/imgly-background/index.js';
+import pino from 'pino';
+import imglyVendor, { imglyBackground } from '../../../vendors/imgly-background/index.js';
+import { libraryInstalled } from '../../../vendors/imgly-background/library.js';
 import { pngBomb } from '../../fakes/test-images.js';
 
 // The engine without inference: its input checks run before the model is loaded. The model
@@ -26,4 +28,25 @@ t.test('no config: the schema defaults make a valid embedded instance', async (t
   const impl = inst.capabilities['image.remove_background'];
   t.equal(impl.price({ data: Buffer.alloc(0) }, undefined, { price: 10_000 }), 10_000, 'priced by the area plan');
   t.equal(impl.price({ data: Buffer.alloc(0) }), 0, 'free without one');
+});
+
+t.test('without its library installed it serves nothing and the log says how to install it', async (t) => {
+  const lines: string[] = [];
+  const log = pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) });
+  const inst = await imglyBackground(() => false).create({ model: 'medium', timeout_seconds: 120 }, { ...ctx, log });
+  t.same(inst.capabilities, {});
+  t.match(
+    lines.join(''),
+    /@imgly\/background-removal-node is not installed.*npm install @imgly\/background-removal-node/
+  );
+});
+
+t.test('libraryInstalled: the package resolves here; a resolver that fails means not installed', async (t) => {
+  t.equal(libraryInstalled(), true, 'npm ci installs optional dependencies');
+  t.equal(
+    libraryInstalled(() => {
+      throw Object.assign(new Error('Cannot find package'), { code: 'ERR_MODULE_NOT_FOUND' });
+    }),
+    false
+  );
 });
