@@ -129,7 +129,7 @@ export interface ApiErrorOptions {
 
 /**
  * Marks an ApiError whichever copy of this module made it. The CLI runs a bundle of the gateway
- * (scripts/build.mjs) while a third-party plugin imports `svc-gateway` from dist/, so the two
+ * (scripts/bundle-cli.mjs) while a third-party plugin imports `svc-gateway` from dist/, so the two
  * hold different ApiError classes: `instanceof` reads the mark instead of the prototype chain.
  */
 const API_ERROR = Symbol.for('svc-gateway.ApiError');
