@@ -13,9 +13,13 @@ export const OPTIONS_FIELD = 'options';
 
 /** The image of a multipart request, kept beside its body: the body holds only the fields the schema validates. */
 const uploads = new WeakMap<FastifyRequest, Buffer>();
+/** Requests whose image was handed to the service, and so maybe to an engine that may still read it. */
+const handedOut = new WeakSet<FastifyRequest>();
 
 export function uploadedImage(req: FastifyRequest): Buffer | undefined {
-  return uploads.get(req);
+  const image = uploads.get(req);
+  if (image) handedOut.add(req);
+  return image;
 }
 
 /**
@@ -101,12 +105,15 @@ export function formBody(req: FastifyRequest, raw: Buffer, fields: TObject): Rec
 /**
  * In this scope (the image routes), multipart/form-data bodies are read whole under the route's
  * cap, into a reused buffer when they are large (upload-slabs.ts; `keepBytes` of them kept), and split.
+ * A buffer goes back after a 200, or after any answer given before the image was handed out (a
+ * field the schema refuses, a 503): a refused upload must not cost a fresh buffer each time, whose
+ * memory outside V8's heap brings full collections on (a 2-MiB buffer a refusal: one every ~30).
  */
 export function acceptImageForms(
   scope: FastifyInstance,
   fields: (req: FastifyRequest) => TObject,
   keepBytes: number
-): void {
+): UploadSlabs {
   const slabs = new UploadSlabs(keepBytes);
   scope.addContentTypeParser('multipart/form-data', (req, payload, done) => {
     slabs.read(req, payload, req.routeOptions.bodyLimit).then(
@@ -124,7 +131,8 @@ export function acceptImageForms(
     );
   });
   scope.addHook('onResponse', (req, reply, next) => {
-    slabs.settle(req, reply.statusCode === 200);
+    slabs.settle(req, reply.statusCode === 200 || !handedOut.has(req));
     next();
   });
+  return slabs;
 }

@@ -13,9 +13,10 @@ const SMALLEST_SLAB = 256 * 1024;
  * two instead, taken from the free ones of that size when there is one. A slab goes back once
  * its request has answered 200 (the engine that answered has read the image; an attempt the
  * router gave up on may still be reading it, and its output is thrown away whatever it reads),
- * or once the body is refused before any engine saw it. After any other answer it is left to
- * the collector, since an engine may still be reading it. Free slabs are kept up to
- * `keepBytes` in all (0: none kept).
+ * or once the body is refused before any engine saw it (form.ts: the parser or the schema
+ * refusing it, or any answer given before the image was handed out). After any other answer
+ * it is left to the collector, since an engine may still be reading it. Free slabs are kept
+ * up to `keepBytes` in all (0: none kept).
  * bench/image and BENCHMARKS.md have the figures.
  */
 export class UploadSlabs {
