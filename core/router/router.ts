@@ -110,6 +110,15 @@ export class Router {
     return this.planners.get(capability)?.opts;
   }
 
+  /**
+   * The one no_vendor_available, with the planner's docs and hint, unless an instance serves the
+   * capability for this selection: for an area to check before it fetches or charges anything.
+   */
+  assertServed(capability: string, sel: Selection = {}): void {
+    if (this.candidates(capability, sel).length) return;
+    throw noVendor({ capability, model: sel.model, region: sel.region, ...this.plannerOptions(capability) });
+  }
+
   available(capability: string): boolean {
     return this.registry.serving(capability).some((c) => !c.byokOnly && !this.cooldowns.cooling(c.id));
   }

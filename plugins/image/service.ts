@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Svc } from '../../core/context.js';
 import { apiError } from '../../core/errors.js';
-import { noVendor } from '../../core/router/no-vendor.js';
 import type { CallOptions } from '../../core/router/router.js';
 import type {
   ImageMetadataInput,
@@ -70,16 +69,8 @@ export class ImageService {
 
   /** Every capability the call needs has a vendor, before anything is fetched or charged (the router's one 503). */
   private need(req: FastifyRequest, capabilities: string[]): void {
-    const region = req.principal!.region;
-    for (const capability of new Set(capabilities)) {
-      if (!this.svc.router.candidates(capability, { region }).length)
-        throw noVendor({
-          capability,
-          region,
-          docs: 'docs/image.md',
-          hint: capability === 'image.remove_background' ? REMOVE_HINT : undefined,
-        });
-    }
+    for (const capability of new Set(capabilities))
+      this.svc.router.assertServed(capability, { region: req.principal!.region });
   }
 
   /** Split at each background removal (another capability); each run of the rest is one process call. */

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Svc } from '../../core/context.js';
 import { apiError } from '../../core/errors.js';
-import { noVendor } from '../../core/router/no-vendor.js';
 import type { CallOptions } from '../../core/router/router.js';
 import {
   PDF_MAX_INPUT_BYTES,
@@ -61,14 +60,7 @@ export class PdfService {
 
   /** The capability has a vendor, before anything is fetched or charged (the router's one 503). */
   private need(req: FastifyRequest, capability: string): void {
-    const region = req.principal!.region;
-    if (!this.svc.router.candidates(capability, { region }).length)
-      throw noVendor({
-        capability,
-        region,
-        docs: 'docs/pdf.md',
-        hint: capability === 'pdf.render' ? RENDER_HINT : undefined,
-      });
+    this.svc.router.assertServed(capability, { region: req.principal!.region });
   }
 
   private async call<I, O>(req: FastifyRequest, capability: string, input: I): Promise<O> {

@@ -148,3 +148,26 @@ t.test('routes with strategy cheapest try the cheapest estimate first', async (t
   const res = await meterCall(app, acct.auth, { input: 'x', max_cost_multiplier: 10 });
   t.same(attemptsOf(res.json()), ['cheap:unavailable', 'mid:ok']);
 });
+
+t.test(
+  "assertServed: nothing when an instance serves; else the one 503 with the planner's docs and hint",
+  async (t) => {
+    const { app } = await scriptedApp(t, [{ id: 'a', capabilities: ['test.run'], regions: ['china'] }]);
+    const router = app.svc.router;
+    router.planner('test.send', (_req, cands) => cands.map((c) => ({ id: c.instance.id })), {
+      docs: 'docs/send.md',
+      hint: 'Install the sender.',
+    });
+    t.doesNotThrow(() => router.assertServed('test.run', { region: 'china' }));
+    t.throws(() => router.assertServed('test.send', { region: 'china' }), {
+      code: 'no_vendor_available',
+      status: 503,
+      message:
+        /^No vendor is configured for test\.send with region china\. Install the sender\. Add one .*docs\/send\.md/,
+    });
+    t.throws(() => router.assertServed('test.run', { region: 'western' }), {
+      code: 'no_vendor_available',
+      message: /test\.run with region western\. Add one .*docs\/configuration\.md/,
+    });
+  }
+);
