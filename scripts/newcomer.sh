@@ -6,8 +6,10 @@
 #  3. `npx svc-gateway --help` in the clone, timed (it must not compile again);
 #  4. test/readme-quickstart.test.ts inside the clone: the README quickstart verbatim and a
 #     webhook to http://localhost:PORT with no config file (the laptop default).
-# With --pack it also packs the clone, installs the tarball into an empty project and times
-# `npx svc-gateway --help` there (the registry path; downloads every dependency).
+# With --pack (CI passes it) it also packs the clone, installs the tarball into an empty
+# project, times `npx svc-gateway --help` there and serves from it: the path of `npm install
+# svc-gateway`, where every dependency's install script runs in a dependent project (an
+# optional dependency's download once failed that install outright, unnoticed by the rest).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LIMIT_MS=${NEWCOMER_READY_MS:-3000}
@@ -32,28 +34,34 @@ echo "newcomer: npm ci took $(( $(now_ms) - t0 )) ms"
 
 RUN=$(awk '/^## Run it/{s=1} s&&/^```sh$/{b=1;next} b&&/^```$/{exit} b' README.md | grep -v '^npm ci$')
 [ -n "$RUN" ] && [ "$(printf '%s\n' "$RUN" | wc -l)" -eq 1 ] || fail "README's Run it block should be npm ci and one run command, got: $RUN"
-PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-echo "newcomer: running \"$RUN\" with SVC_PORT=$PORT"
-t0=$(now_ms)
-# setsid: its own process group, as a terminal would give it, so the TERM below reaches npm only.
-SVC_PORT=$PORT SVC_DATA_DIR="$WORK/data" setsid bash -c "exec $RUN" >"$WORK/run.log" 2>&1 &
-PID=$!
-until grep -q 'listening on' "$WORK/run.log"; do
-  kill -0 "$PID" 2>/dev/null || { cat "$WORK/run.log"; fail "the run command exited before listening"; }
-  [ $(( $(now_ms) - t0 )) -lt 30000 ] || { cat "$WORK/run.log"; fail "not listening after 30 s"; }
-  sleep 0.05
-done
-ready=$(( $(now_ms) - t0 ))
-echo "newcomer: listening after $ready ms (limit $LIMIT_MS)"
-[ "$ready" -le "$LIMIT_MS" ] || fail "the README's run command took $ready ms to listen (more than $LIMIT_MS)"
-curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || fail "GET /healthz failed"
-kill -TERM "$PID"
-for _ in $(seq 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$PID" 2>/dev/null && fail "still running 10 s after SIGTERM"
-PID=
-sleep 0.5
-curl -s "http://127.0.0.1:$PORT/healthz" >/dev/null && fail "port $PORT still served after SIGTERM to \"$RUN\""
-echo "newcomer: SIGTERM stopped it and released the port"
+# serve LABEL COMMAND: run COMMAND (a free SVC_PORT, a data dir of its own) until it listens,
+# within LIMIT_MS, check /healthz, then SIGTERM it and check that the port is released.
+serve() {
+  local label=$1 cmd=$2 port t0 ready
+  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  echo "newcomer: running \"$cmd\" ($label) with SVC_PORT=$port"
+  t0=$(now_ms)
+  # setsid: its own process group, as a terminal would give it, so the TERM below reaches npm only.
+  SVC_PORT=$port SVC_DATA_DIR="$WORK/data-$label" setsid bash -c "exec $cmd" >"$WORK/run-$label.log" 2>&1 &
+  PID=$!
+  until grep -q 'listening on' "$WORK/run-$label.log"; do
+    kill -0 "$PID" 2>/dev/null || { cat "$WORK/run-$label.log"; fail "\"$cmd\" exited before listening"; }
+    [ $(( $(now_ms) - t0 )) -lt 30000 ] || { cat "$WORK/run-$label.log"; fail "not listening after 30 s"; }
+    sleep 0.05
+  done
+  ready=$(( $(now_ms) - t0 ))
+  echo "newcomer: listening after $ready ms (limit $LIMIT_MS)"
+  [ "$ready" -le "$LIMIT_MS" ] || fail "\"$cmd\" took $ready ms to listen (more than $LIMIT_MS)"
+  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || fail "GET /healthz failed"
+  kill -TERM "$PID"
+  for _ in $(seq 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$PID" 2>/dev/null && fail "still running 10 s after SIGTERM"
+  PID=
+  sleep 0.5
+  curl -s "http://127.0.0.1:$port/healthz" >/dev/null && fail "port $port still served after SIGTERM to \"$cmd\""
+  echo "newcomer: SIGTERM stopped it and released the port"
+}
+serve readme "$RUN"
 
 t0=$(now_ms)
 npx --no-install svc-gateway --help >/dev/null 2>"$WORK/npx.err" || { cat "$WORK/npx.err"; fail "npx svc-gateway --help failed"; }
@@ -66,12 +74,15 @@ if [ "${1:-}" = "--pack" ]; then
   TGZ=$(npm pack --silent --pack-destination "$WORK" | tail -1)
   mkdir "$WORK/project" && cd "$WORK/project" && npm init -y >/dev/null
   t0=$(now_ms)
-  npm install --no-audit --no-fund "$WORK/$TGZ"
+  # --prefer-offline: the versions npm ci just cached are used as they are; the install scripts
+  # run all the same (where an optional dependency's download failed an install before).
+  npm install --prefer-offline --no-audit --no-fund "$WORK/$TGZ"
   echo "newcomer: installing the packed package took $(( $(now_ms) - t0 )) ms"
   t0=$(now_ms)
   npx --no-install svc-gateway --help >/dev/null
   took=$(( $(now_ms) - t0 ))
   echo "newcomer: npx svc-gateway --help from the installed package took $took ms"
   [ "$took" -le "$LIMIT_MS" ] || fail "npx svc-gateway --help took $took ms"
+  serve package "npx --no-install svc-gateway"
 fi
 echo "newcomer: ok"
