@@ -107,7 +107,8 @@ export function formBody(req: FastifyRequest, raw: Buffer, fields: TObject): Rec
  * cap, into a reused buffer when they are large (upload-slabs.ts; `keepBytes` of them kept), and split.
  * A buffer goes back after a 200, or after any answer given before the image was handed out (a
  * field the schema refuses, a 503): a refused upload must not cost a fresh buffer each time, whose
- * memory outside V8's heap brings full collections on (a 2-MiB buffer a refusal: one every ~30).
+ * memory outside V8's heap brings full collections on (1.2 MiB uploads refused 4 at a time: a
+ * mark-compact every ~130 refusals).
  */
 export function acceptImageForms(
   scope: FastifyInstance,
