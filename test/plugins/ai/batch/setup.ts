@@ -56,7 +56,11 @@ export async function eventually(ok: () => boolean | Promise<boolean>): Promise<
   for (let i = 0; i < 400 && !(await ok()); i++) await sleep(5);
 }
 
-/** Submit a batch and wait until it is out at its vendor (set the fake to keep it running first); the balance before it too. */
+/**
+ * Submit a batch and wait until it is out at its vendor and its first poll is enqueued (set the
+ * fake to keep it running first); the balance before it too. The batch shows `running` a moment
+ * before that poll's job row exists (runner.ts: the move, then nextStep's enqueue).
+ */
 export async function runningBatch(
   c: Ctx,
   payload: Record<string, unknown>
@@ -64,6 +68,14 @@ export async function runningBatch(
   const before = await c.app.svc.wallet.balance(c.accountId);
   const { batch_id } = (await submit(c, payload)).json();
   await until(c, batch_id, ['running']);
+  const firstPoll = () =>
+    c.app.svc.db
+      .selectFrom('jobs')
+      .select('unique_key')
+      .where('unique_key', '=', `ai.batch:${batch_id}:1`)
+      .executeTakeFirst();
+  await eventually(async () => !!(await firstPoll()));
+  if (!(await firstPoll())) throw new Error(`batch ${batch_id} runs, but its first poll was never enqueued`);
   const row = await c.app.svc.db
     .selectFrom('ai_batches')
     .select('vendor_batch_id')
