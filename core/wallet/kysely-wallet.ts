@@ -50,9 +50,11 @@ export async function insertHold(
 }
 
 /** Delete a hold's row; false when it was settled or released already (the once-only guard). */
-export async function deleteHold(q: Db, holdId: string): Promise<boolean> {
-  const del = await q.deleteFrom('wallet_holds').where('hold_id', '=', holdId).executeTakeFirst();
-  return Number(del.numDeletedRows) === 1;
+/** Delete a hold row; with `expiredBefore`, only while it is still past its expiry (not refreshed meanwhile). */
+export async function deleteHold(q: Db, holdId: string, expiredBefore?: number): Promise<boolean> {
+  let del = q.deleteFrom('wallet_holds').where('hold_id', '=', holdId);
+  if (expiredBefore !== undefined) del = del.where('expires_at', '<', expiredBefore);
+  return Number((await del.executeTakeFirst()).numDeletedRows) === 1;
 }
 
 /** One ledger row: `micros` signed, positive in, negative out. */

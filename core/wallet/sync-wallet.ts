@@ -17,6 +17,7 @@ const BALANCE = 'select "balance_micros" from "wallets" where "account_id" = ?';
 const HOLD =
   'insert into "wallet_holds" ("hold_id", "account_id", "amount_micros", "capability", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?)';
 const UNHOLD = 'delete from "wallet_holds" where "hold_id" = ?';
+const UNHOLD_EXPIRED = 'delete from "wallet_holds" where "hold_id" = ? and "expires_at" < ?';
 const ENTRY =
   'insert into "wallet_ledger" ("entry_id", "account_id", "amount_micros", "kind", "ref", "capability", "vendor", "quantity", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
@@ -100,10 +101,20 @@ function settleRows(db: SyncSqlite, hold: SettledHold, want: number, meta: Settl
 }
 
 /** Give a hold back in full; nothing when it was settled or released already. */
-export function syncRelease(db: SyncSqlite, hold: { holdId: string; accountId: string; amount: number }): void {
-  db.transaction(() => {
-    if (db.run(UNHOLD, [hold.holdId]) !== 1) return;
+/** Give a hold back (true when this call did); with `expiredBefore`, only while it is still past its expiry. */
+export function syncRelease(
+  db: SyncSqlite,
+  hold: { holdId: string; accountId: string; amount: number },
+  expiredBefore?: number
+): boolean {
+  return db.transaction(() => {
+    const deleted =
+      expiredBefore === undefined
+        ? db.run(UNHOLD, [hold.holdId])
+        : db.run(UNHOLD_EXPIRED, [hold.holdId, expiredBefore]);
+    if (deleted !== 1) return false;
     db.run(GIVE, [hold.amount, Date.now(), hold.accountId]);
+    return true;
   });
 }
 

@@ -262,15 +262,25 @@ export class Wallet {
   async release(hold: Hold): Promise<void> {
     // A hold in memory was never taken from the balance column: forgetting it gives it back.
     if (this.holds?.remove(hold.holdId)) return;
+    await this.releaseRow(hold);
+  }
+
+  /**
+   * Give a hold's row back; with `expiredBefore`, only if it was not refreshed since it was read
+   * as expired. True when this call gave it back.
+   */
+  private async releaseRow(hold: Hold, expiredBefore?: number): Promise<boolean> {
     const sync = this.syncFree();
     if (sync) {
-      syncRelease(sync, hold);
+      const given = syncRelease(sync, hold, expiredBefore);
       this.cached.forget(hold.accountId);
-      return;
+      return given;
     }
-    await this.writing(hold.accountId, () =>
+    return this.writing(hold.accountId, () =>
       this.db.transaction().execute(async (q) => {
-        if (await deleteHold(q, hold.holdId)) await give(q, hold.accountId, hold.amount);
+        if (!(await deleteHold(q, hold.holdId, expiredBefore))) return false;
+        await give(q, hold.accountId, hold.amount);
+        return true;
       })
     );
   }
@@ -298,14 +308,19 @@ export class Wallet {
   async releaseExpired(now = Date.now()): Promise<number> {
     const dropped = this.holds?.dropExpired(now) ?? 0;
     const rows = await this.db.selectFrom('wallet_holds').selectAll().where('expires_at', '<', now).execute();
-    for (const r of rows)
-      await this.release({
+    // Each release checks the expiry again: a batch may refresh its hold between this read and
+    // its release (a node restarting past a hold's expiry while the batch's poll runs).
+    let released = 0;
+    for (const r of rows) {
+      const hold = {
         holdId: r.hold_id,
         accountId: r.account_id,
         amount: Number(r.amount_micros),
         capability: r.capability,
-      });
-    return dropped + rows.length;
+      };
+      if (await this.releaseRow(hold, now)) released++;
+    }
+    return dropped + released;
   }
 
   /**

@@ -8,6 +8,14 @@ import { swept } from './hold-sweep-helpers.js';
 
 const TRIAL = 5_000_000;
 
+/** Put a hold's expiry in the past, as if its call had died with its process. */
+const expire = (app: FastifyInstance, holdId: string) =>
+  app.svc.db
+    .updateTable('wallet_holds')
+    .set({ expires_at: Date.now() - 1000 })
+    .where('hold_id', '=', holdId)
+    .execute();
+
 /** Balance, the sum of the ledger, open holds: the ledger always equals balance + holds. */
 async function books(app: FastifyInstance, accountId: string) {
   const db = app.svc.db;
@@ -122,11 +130,7 @@ t.test('holds left by a process that died are given back when the gateway starts
   const w = app.svc.wallet;
   const dead = await w.reserve(acct, 700_000, 'test.run');
   const live = await w.reserve(acct, 50_000, 'test.run');
-  await app.svc.db
-    .updateTable('wallet_holds')
-    .set({ expires_at: Date.now() - 1000 })
-    .where('hold_id', '=', dead.holdId)
-    .execute();
+  await expire(app, dead.holdId);
   await app.close();
 
   const restarted = Date.now();
@@ -161,11 +165,7 @@ t.test('a refreshed long-lived hold (a chat batch) is not taken for a stale one'
   const { account_id: acct } = await activate(app);
   const w = app.svc.wallet;
   const batch = await w.reserve(acct, 300_000, 'ai.chat.batch');
-  await app.svc.db
-    .updateTable('wallet_holds')
-    .set({ expires_at: Date.now() - 1000 })
-    .where('hold_id', '=', batch.holdId)
-    .execute();
+  await expire(app, batch.holdId);
   t.equal(await w.refresh(batch), true);
   await app.close();
 
@@ -177,4 +177,22 @@ t.test('a refreshed long-lived hold (a chat batch) is not taken for a stale one'
   t.same(await books(next, acct), { balance: TRIAL - 300_000, ledger: TRIAL, held: 300_000 }, 'still held');
   t.equal(await next.svc.wallet.settle(batch, 120_000), 120_000);
   t.equal(await next.svc.wallet.refresh(batch), false, 'a settled hold is gone');
+});
+
+t.test('the sweep gives back only holds still past their expiry: one refreshed while it runs stays held', async (t) => {
+  const { app } = await makeApp(t);
+  const { account_id: acct } = await activate(app);
+  const w = app.svc.wallet;
+  // The sweep reads the expired holds, then releases them one by one; a batch's poll may refresh
+  // its hold in between (a node restarting past the hold's expiry). Whichever goes first, a
+  // refresh that says the hold is there must leave it held.
+  for (let i = 0; i < 20; i++) {
+    const batch = await w.reserve(acct, 100_000, 'ai.chat.batch');
+    await expire(app, batch.holdId);
+    const [, refreshed] = await Promise.all([w.releaseExpired(), w.refresh(batch)]);
+    const { held } = await books(app, acct);
+    t.equal(held, refreshed ? 100_000 : 0, `round ${i}: refresh said ${refreshed}, ${held} held`);
+    if (refreshed) await w.release(batch);
+  }
+  t.same(await books(app, acct), { balance: TRIAL, ledger: TRIAL, held: 0 });
 });
