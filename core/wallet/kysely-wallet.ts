@@ -49,8 +49,10 @@ export async function insertHold(
     .execute();
 }
 
-/** Delete a hold's row; false when it was settled or released already (the once-only guard). */
-/** Delete a hold row; with `expiredBefore`, only while it is still past its expiry (not refreshed meanwhile). */
+/**
+ * Delete a hold's row; false when it was settled or released already (the once-only guard). With
+ * `expiredBefore`, only while it is still past that expiry (a hold refreshed meanwhile is kept).
+ */
 export async function deleteHold(q: Db, holdId: string, expiredBefore?: number): Promise<boolean> {
   let del = q.deleteFrom('wallet_holds').where('hold_id', '=', holdId);
   if (expiredBefore !== undefined) del = del.where('expires_at', '<', expiredBefore);

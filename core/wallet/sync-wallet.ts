@@ -100,8 +100,10 @@ function settleRows(db: SyncSqlite, hold: SettledHold, want: number, meta: Settl
   return charged;
 }
 
-/** Give a hold back in full; nothing when it was settled or released already. */
-/** Give a hold back (true when this call did); with `expiredBefore`, only while it is still past its expiry. */
+/**
+ * Give a hold back in full (true when this call did); nothing when it was settled or released
+ * already. With `expiredBefore`, only while it is still past that expiry (deleteHold's rule).
+ */
 export function syncRelease(
   db: SyncSqlite,
   hold: { holdId: string; accountId: string; amount: number },
