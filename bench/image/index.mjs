@@ -12,6 +12,8 @@ import sharp from 'sharp';
 import { Pool } from 'undici';
 import { activate, cleanup, cpuSeconds, startGateway, stop } from '../core/processes.mjs';
 import { RawConnection, rawRequest } from '../core/raw-client.mjs';
+import { startFloor } from './floor.mjs';
+import { loops, noiseJpeg, post, postRaw, selfCpu, throughput } from './load.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
@@ -42,19 +44,6 @@ function line(name, figure, anchor, ratio, goal, ok) {
   );
 }
 
-/**
- * A JPEG of Gaussian noise, so decoding and encoding do real work (a flat image compresses to
- * nothing). `grain` > 1 makes the noise at 1/grain the size and scales it up: the 40-MP input
- * stays a few MB (its base64 must fit the 25 MiB body cap) while every pixel is still decoded.
- */
-async function noiseJpeg(width, height, grain = 1) {
-  const w = Math.ceil(width / grain);
-  const h = Math.ceil(height / grain);
-  let img = sharp({ create: { width: w, height: h, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } });
-  if (grain > 1) img = sharp(await img.png().toBuffer()).resize(width, height, { fit: 'fill' });
-  return img.jpeg({ quality: 90 }).toBuffer();
-}
-
 /** Raw sharp: what the gateway's engine does for a width + format + quality request. */
 function rawResize(input) {
   return sharp(input, DECODE).autoOrient().resize({ width: WIDTH, fit: 'cover' }).jpeg({ quality: QUALITY }).toBuffer();
@@ -77,59 +66,6 @@ async function processForm(input, width) {
   const req = new Request('http://localhost/', { method: 'POST', body: fd });
   return { body: Buffer.from(await req.arrayBuffer()), type: req.headers.get('content-type') };
 }
-
-/** POST one process call; throws on anything but a 200 with an image_url. */
-async function post(pool, key, { body, type }) {
-  const res = await pool.request({
-    method: 'POST',
-    path: '/v1/image/process',
-    body,
-    headers: { 'content-type': type, authorization: `Bearer ${key}` },
-  });
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`/v1/image/process answered ${res.statusCode}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
-
-/** The same call on a connection of the raw client (throughput: see bench/core/raw-client.mjs). */
-async function postRaw(conn, request) {
-  const res = await conn.send(request);
-  const text = res.body.toString('utf8');
-  if (res.status !== 200) throw new Error(`/v1/image/process answered ${res.status}: ${text.slice(0, 300)}`);
-  const out = JSON.parse(text);
-  if (typeof out.image_url !== 'string') throw new Error(`no image_url in ${text.slice(0, 300)}`);
-  return out;
-}
-
-/** `n` loops calling `once(loop)` until `seconds` pass; returns how many calls completed and each one's time. */
-async function loops(n, seconds, once) {
-  const end = performance.now() + seconds * 1000;
-  const times = [];
-  await Promise.all(
-    Array.from({ length: n }, async (_, loop) => {
-      while (performance.now() < end) {
-        const t0 = performance.now();
-        await once(loop);
-        times.push(performance.now() - t0);
-      }
-    })
-  );
-  return times;
-}
-
-/** Images a second and CPU per image (ms) of `cpu()` over one timed run of `n` loops. */
-async function throughput(n, seconds, once, cpu) {
-  const c0 = cpu();
-  const t0 = performance.now();
-  const times = await loops(n, seconds, once);
-  const wall = (performance.now() - t0) / 1000;
-  return { rate: times.length / wall, cpuMs: ((cpu() - c0) * 1000) / Math.max(1, times.length) };
-}
-
-const selfCpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
 
 async function main() {
   process.stdout.write(
@@ -159,9 +95,11 @@ async function main() {
         : []),
     ],
   });
+  const floor = await startFloor({ width: WIDTH, quality: QUALITY, decode: DECODE });
   const connections = CONNECTIONS + BIG_CONNECTIONS + SMALL_CONNECTIONS;
   const pool = new Pool(gw.base, { connections, keepAliveTimeout: 60_000 });
   let conns = [];
+  let floorConns = [];
   try {
     const key = await activate(gw.base);
     const mediumJson = processBody(medium, WIDTH);
@@ -197,6 +135,18 @@ async function main() {
       if (out.width !== WIDTH) throw new Error(`unexpected result ${JSON.stringify(out)}`);
     }
     const gwOnce = (i) => postRaw(conns[i], mediumRaw);
+    floorConns = Array.from({ length: CONNECTIONS }, () => new RawConnection(floor.base));
+    const floorRaw = rawRequest(floor.base, {
+      path: '/v1/image/process',
+      headers: { 'content-type': mediumBody.type },
+      body: Buffer.from(mediumBody.body),
+    });
+    const floorOnce = async (i) => {
+      const res = await floorConns[i].send(floorRaw);
+      if (res.status !== 200) throw new Error(`the floor server answered ${res.status}: ${res.body}`);
+    };
+    const floorOut = JSON.parse((await floorConns[0].send(floorRaw)).body.toString('utf8'));
+    if (floorOut.width !== WIDTH) throw new Error(`the floor server made ${JSON.stringify(floorOut)}`);
     const jsonOnce = (i) => postRaw(conns[i], jsonRaw);
     const rawOnce = () => rawResize(medium);
     const gwCpu = () => cpuSeconds(gw.child.pid);
@@ -207,26 +157,47 @@ async function main() {
       const w = await throughput(CONNECTIONS, Math.min(10, WARMUP_S - at), gwOnce, gwCpu);
       slices.push(`${at}–${Math.min(at + 10, WARMUP_S)} s ${s(w)}`);
     }
+    const floorCpu = () => cpuSeconds(floor.child.pid);
+    await throughput(CONNECTIONS, 3, floorOnce, floorCpu);
     await throughput(CONNECTIONS, 2, rawOnce, selfCpu);
     process.stdout.write(`warm-up (not timed): gateway (multipart) ${slices.join(', ') || 'none'}\n`);
     const g = [];
     const r = [];
-    // Alternate in short rounds, the order flipped each round (gateway, raw, raw, gateway…), so a
-    // neighbour's burst or a drift of the VM's speed lands on both sides rather than one.
+    const f = [];
+    // Alternate in short rounds, the order changed each round (every order of the three sides
+    // once in six rounds), so a neighbour's burst or a drift of the VM's speed lands on all
+    // sides rather than one. The transport floor (floor.mjs) is timed with them, not a target.
+    const ORDERS = [
+      [0, 1, 2],
+      [2, 1, 0],
+      [1, 2, 0],
+      [0, 2, 1],
+      [2, 0, 1],
+      [1, 0, 2],
+    ];
     for (let i = 0; i < ROUNDS; i++) {
       const sides = [
         async () => g.push(await throughput(CONNECTIONS, DURATION_S, gwOnce, gwCpu)),
         async () => r.push(await throughput(CONNECTIONS, DURATION_S, rawOnce, selfCpu)),
+        async () => f.push(await throughput(CONNECTIONS, DURATION_S, floorOnce, floorCpu)),
       ];
-      if (i % 2) sides.reverse();
-      for (const side of sides) await side();
+      for (const side of ORDERS[i % ORDERS.length]) await sides[side]();
       process.stdout.write(
-        `round ${i + 1}: gateway (multipart) ${s(g[i])}, raw sharp ${s(r[i])} → ${fmt(g[i].rate / r[i].rate, 2)}×\n`
+        `round ${i + 1}: gateway (multipart) ${s(g[i])}, raw sharp ${s(r[i])} → ${fmt(g[i].rate / r[i].rate, 2)}×; `
+          + `floor ${s(f[i])}\n`
       );
     }
     const mean = (xs, f) => xs.reduce((acc, x) => acc + f(x), 0) / xs.length;
     const gRate = mean(g, (x) => x.rate);
     const rRate = mean(r, (x) => x.rate);
+    const fRate = mean(f, (x) => x.rate);
+    process.stdout.write(
+      `transport floor (not a target): node:http + sharp, the same uploads (bench/image/floor.mjs): ${fmt(fRate, 1)} `
+        + `images/s (${fmt(
+          mean(f, (x) => x.cpuMs),
+          1
+        )} ms CPU/image) → ${fmt(fRate / rRate, 2)}× raw sharp; the gateway ${fmt(gRate / fRate, 2)}× the floor\n`
+    );
     // The spec's JSON body, after the target's rounds (its 1.6 MB strings make garbage of their
     // own), beside raw sharp again.
     const j = [];
@@ -309,9 +280,10 @@ async function main() {
       p99Loaded <= 3 * p99Idle
     );
   } finally {
-    for (const c of conns) c.close();
+    for (const c of [...conns, ...floorConns]) c.close();
     await pool.close();
     await stop(gw.child);
+    await stop(floor.child);
   }
 }
 
