@@ -1,7 +1,8 @@
 // The image bench: POST /v1/image/process resizing a 1600-px JPEG to 400 px through the gateway
 // (a multipart upload; the JSON/base64 body is printed beside it) against raw sharp doing the
 // same pipeline in this process, at the same concurrency, in alternating rounds after a warm-up
-// of the gateway (BENCH_WARMUP s: the JIT's first half minute under load); then the p99
+// of the gateway (BENCH_WARMUP s: the JIT's first half minute under load), with a bare node:http
+// server doing the same HTTP work timed in the same rounds (floor.mjs, not a target); then the p99
 // of a small resize while 40-MP resizes run against its p99 when idle, same run. The
 // throughput calls go through a raw keep-alive client (bench/core/raw-client.mjs), the p99
 // calls through undici. Run it with `npm run bench -- image`; see BENCHMARKS.md.
