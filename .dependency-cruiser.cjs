@@ -51,13 +51,37 @@ module.exports = {
       to: { path: '(^|/)node_modules/(fastify|fastify-plugin|@fastify/[^/]+)/' },
     },
     {
-      name: 'vendors-not-to-core-internals',
+      name: 'vendors-only-through-the-vendor-kit',
       comment:
-        'Adapters never touch the gateway database, the wallet (the router reserves and settles) ' +
-        'or the HTTP layer (core/app.ts, core/http); they depend on core contracts only.',
+        'A vendor imports the gateway only through core/kit/vendor.ts (`svc-gateway/vendor`) or ' +
+        'core/capabilities/index.ts (`svc-gateway/capabilities`): what a built-in adapter uses is ' +
+        'what a third-party package can import, and core behind the kit can move freely.',
       severity: 'error',
       from: { path: '^vendors/' },
-      to: { path: '^core/(db|wallet|http)/|^core/app\\.ts$' },
+      to: { path: '^core/', pathNot: '^core/(kit/vendor|capabilities/index)\\.ts$' },
+    },
+    {
+      name: 'plugins-only-through-the-kits',
+      comment:
+        'An area imports the gateway only through core/kit/area.ts (`svc-gateway/area`), the ' +
+        'vendor kit it re-exports, or core/capabilities/index.ts: what a built-in area uses is ' +
+        'what a third-party area package can import.',
+      severity: 'error',
+      from: { path: '^plugins/' },
+      to: { path: '^core/', pathNot: '^core/(kit/(area|vendor)|capabilities/index)\\.ts$' },
+    },
+    {
+      name: 'vendor-kit-not-to-core-internals',
+      comment:
+        'The vendor kit, and everything it reaches, stays clear of Fastify, pino, the gateway ' +
+        'database, the wallet and the HTTP layer (but its pagination helpers): adapters get plain ' +
+        'inputs, and a vendor package type-checks without those types.',
+      severity: 'error',
+      from: { path: '^core/kit/vendor\\.ts$' },
+      to: {
+        path: '(^|/)node_modules/(fastify|fastify-plugin|@fastify/[^/]+|pino)/|^core/(db|wallet)/|^core/app\\.ts$|^core/http/(?!pagination\\.ts$)',
+        reachable: true,
+      },
     },
     {
       name: 'no-circular',

@@ -179,6 +179,7 @@ export function loadConfig(opts: LoadOptions = {}): CoreConfig {
   setIfDefined(doc, ['admin_key'], env.SVC_ADMIN_KEY);
   setIfDefined(doc, ['master_key'], env.SVC_MASTER_KEY);
   setIfDefined(doc, ['log', 'level'], env.SVC_LOG_LEVEL);
+  setIfDefined(doc, ['log', 'requests'], logRequestsFromEnv(env.SVC_LOG_REQUESTS));
   setIfDefined(doc, ['server', 'port'], opts.overrides?.port);
   setIfDefined(doc, ['server', 'host'], opts.overrides?.host);
   setIfDefined(doc, ['data_dir'], opts.overrides?.data_dir);
@@ -193,16 +194,20 @@ export function loadConfig(opts: LoadOptions = {}): CoreConfig {
     throw new ConfigError(
       `default_tier: "${cfg.default_tier}" is not one of the tiers (${Object.keys(cfg.tiers).join(', ')})`
     );
-  for (const [name, target] of Object.entries(cfg.routes)) {
-    for (const t of target.targets) {
-      if (!cfg.vendors.some((v) => v.id === t))
-        throw new ConfigError(`routes.${name}.targets: "${t}" is not the id of a configured vendor instance`);
-    }
-  }
+  // `routes` targets are checked once the instances exist (core/router/registry.ts): an embedded
+  // engine (`sharp`) is one without a `vendors:` entry.
   const ids = new Set<string>();
   cfg.vendors.forEach((v, i) => {
     if (ids.has(v.id)) throw new ConfigError(`vendors[${i}].id: "${v.id}" is used twice`);
     ids.add(v.id);
   });
   return cfg;
+}
+
+/** SVC_LOG_REQUESTS: `true`/`1`, `false`/`0` or `auto`; anything else reaches the schema, which names it. */
+function logRequestsFromEnv(v: string | undefined): unknown {
+  if (v === undefined || v === '') return undefined;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  return v;
 }

@@ -102,6 +102,11 @@ export const CoreConfigSchema = Type.Object(
           ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
           { default: 'info' }
         ),
+        requests: Type.Union([Type.Literal('auto'), Type.Boolean()], {
+          default: 'auto',
+          description:
+            'A line per request (at info); auto: only when stdout is not a terminal, where they bury the banner.',
+        }),
       },
       { additionalProperties: false, default: {} }
     ),
@@ -113,11 +118,14 @@ export const CoreConfigSchema = Type.Object(
         }),
         allow_hosts: Type.Array(Type.String(), {
           default: [],
-          description: 'Host names always allowed, even when they resolve to private addresses.',
+          description:
+            'Host names allowed even when they resolve to private addresses (never the cloud metadata service).',
         }),
         allow_loopback: Type.Union([Type.Literal('auto'), Type.Boolean()], {
           default: 'auto',
-          description: 'Allow loopback targets (a receiver on this machine); auto: only when server.host is loopback.',
+          description:
+            'Allow loopback targets (a receiver on this machine); auto: only when server.host is loopback, '
+            + 'trust_proxy is off and public_url (when set) is loopback.',
         }),
         timeout_ms: Type.Integer({ minimum: 1, default: 30000 }),
         max_bytes: Type.Integer({ minimum: 1, default: 26214400 }),

@@ -23,19 +23,30 @@ import { installAuth } from './http/auth-hook.js';
 import { installIdempotency } from './http/idempotency.js';
 import { installMeterHeaders } from './http/meter-headers.js';
 import { installApiCors } from './http/cors.js';
-import { loadAreas, resolveVendor, checkConfig, redact, unconfiguredBuiltins } from './plugin-loader.js';
+import {
+  loadAreas,
+  resolveVendor,
+  checkConfig,
+  redact,
+  unconfiguredBuiltins,
+  declaredCapabilities,
+} from './plugin-loader.js';
 import { secretValues } from './router/scrub.js';
 import { registerSystemRoutes } from './system-routes.js';
 import { collectRoutes } from './discovery/route-registry.js';
+import { installExpectContinue } from './http/expect-continue.js';
 import { registerOpenApi } from './openapi/register.js';
 import { registerDiscovery } from './discovery/register.js';
 import { registerMetrics } from './metrics/metrics.js';
 import { VERSION } from './version.js';
 import { Egress } from './egress/egress.js';
+import type { VendorContext } from './vendor-api.js';
 import { prepareDataDir } from './data-dir.js';
 import { JobsEngine } from './jobs/engine.js';
 import { registerHoldSweep } from './wallet/hold-sweep.js';
 import { Retention } from './retention/retention.js';
+import { Events } from './events/events.js';
+import { Outbox } from './outbox/outbox.js';
 import { ResultStore } from './results/result-store.js';
 import { coreModules } from './db/core-modules.js';
 import type { CapabilitySpec } from './capability-spec.js';
@@ -64,7 +75,22 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   const capabilities = new Map<string, CapabilitySpec>();
   for (const a of areas) for (const [k, v] of Object.entries(a.def.capabilities ?? {})) capabilities.set(k, v);
 
-  const vendors = new VendorRegistry();
+  const egress = new Egress(config.egress, {
+    reach: {
+      listenHost: config.server.host,
+      publicUrl: config.server.public_url,
+      trustProxy: config.server.trust_proxy,
+    },
+  });
+  const vendorContext = (instanceId: string): VendorContext => ({
+    instanceId,
+    fetch: globalThis.fetch,
+    publicUrl: config.server.public_url,
+    dataDir: config.data_dir,
+    log: log.child({ vendor: instanceId }),
+    egressProxy: () => egress.proxyUrl(),
+  });
+  const vendors = new VendorRegistry(declaredCapabilities(areas));
   const configuredAdapters = new Set<string>();
   for (const [i, v] of config.vendors.entries()) {
     const where = `vendors[${i}]`;
@@ -73,13 +99,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     configuredAdapters.add(def.name);
     let instance;
     try {
-      instance = await def.create(vcfg as any, {
-        instanceId: v.id,
-        fetch: globalThis.fetch,
-        publicUrl: config.server.public_url,
-        dataDir: config.data_dir,
-        log: log.child({ vendor: v.id }),
-      });
+      instance = await def.create(vcfg as any, vendorContext(v.id));
     } catch (e) {
       throw new ConfigError(`${where}: vendor "${v.id}" (${v.use}) failed to start: ${(e as Error).message}`);
     }
@@ -96,13 +116,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   // Embedded defaults serve every capability no configured instance of theirs already serves.
   for (const def of unconfiguredBuiltins(configuredAdapters).filter((d) => d.embedded)) {
     const vcfg = checkConfig(def.configSchema, {}, `vendors.${def.name}`);
-    const instance = await def.create(vcfg as any, {
-      instanceId: def.name,
-      fetch: globalThis.fetch,
-      publicUrl: config.server.public_url,
-      dataDir: config.data_dir,
-      log: log.child({ vendor: def.name }),
-    });
+    const instance = await def.create(vcfg as any, vendorContext(def.name));
     vendors.add({
       id: def.name,
       adapter: def.name,
@@ -118,13 +132,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   for (const def of unconfiguredBuiltins(configuredAdapters).filter((d) => d.byok && d.name !== 'openai-compatible')) {
     const id = `byok-${def.name}`;
     const vcfg = checkConfig(def.configSchema, {}, `vendors.${id}`);
-    const instance = await def.create(vcfg as any, {
-      instanceId: id,
-      fetch: globalThis.fetch,
-      publicUrl: config.server.public_url,
-      dataDir: config.data_dir,
-      log: log.child({ vendor: id }),
-    });
+    const instance = await def.create(vcfg as any, vendorContext(id));
     vendors.add({
       id,
       adapter: def.name,
@@ -188,6 +196,9 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     soleNode: database.dialect === 'sqlite',
   });
   const router = new Router(vendors, wallet, capabilities, config.wallet.markup, log.child({ part: 'router' }));
+  const events = new Events();
+  const outboxLog = log.child({ part: 'outbox' });
+  const outbox = new Outbox({ db: database.db, router, wallet, vendors, events, jobs, log: outboxLog });
   const svc: Svc = {
     config,
     db: database.db,
@@ -203,9 +214,11 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     vendors,
     rateLimits,
     bus,
-    egress: new Egress(config.egress, { listenHost: config.server.host }),
+    egress,
     jobs,
     retention: new Retention(database.db, jobs, config.retention, log.child({ part: 'retention' })),
+    events,
+    outbox,
     areas,
     capabilities,
     version: VERSION,
@@ -221,9 +234,12 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   const app = Fastify({
     loggerInstance: log,
     childLoggerFactory: lazyChildLogger,
-    // Fastify's two log lines a request are built even when their level is off.
+    // Fastify's two log lines a request are built even when their level is off. At a terminal
+    // they bury the banner and the errors a person is looking for: logged there only when asked.
     logController: new LogController({
-      disableRequestLogging: !(log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('info'),
+      disableRequestLogging:
+        !(log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('info')
+        || !(config.log.requests === 'auto' ? !process.stdout.isTTY : config.log.requests),
     }),
     bodyLimit: config.limits.body_bytes,
     trustProxy: config.server.trust_proxy,
@@ -279,11 +295,12 @@ async function registerEverything(app: FastifyInstance, svc: Svc): Promise<void>
   await installApiCors(app, svc.config.server.cors);
   installErrorHandling(app, trackRouteMethods(app));
   installAuth(app);
+  installExpectContinue(app);
   installIdempotency(app);
   const holdSweep = registerHoldSweep(svc);
   registerMetrics(app);
   // Before any documented route: the route registry and @fastify/swagger collect with onRoute.
-  const routes = collectRoutes(app);
+  const routes = collectRoutes(app, !!svc.config.admin_key);
   await registerOpenApi(app, routes);
   await registerDiscovery(app, routes);
   await registerSystemRoutes(app);

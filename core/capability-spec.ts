@@ -7,6 +7,11 @@ export interface CapabilitySpec {
   idempotent: boolean;
   description?: string;
   /**
+   * The area sets every call's price from its config, whichever vendor serves it (image, PDF):
+   * the router asks the area's price (`router.price`), and a vendor implements no `price()`.
+   */
+  areaPriced?: boolean;
+  /**
    * For an area that prices its vendors' calls (the AI catalog): what one unit costs on this
    * instance, in micro-USD before the markup; null when it is free. Discovery shows the lowest
    * among the instances that serve the operator's callers, with the markup.
@@ -19,3 +24,10 @@ export interface ListPrice {
   unit: string;
   micros: number;
 }
+
+/**
+ * An area's price for a capability it prices, in micro-USD before the markup: without the
+ * output, the upper bound the router reserves before the call; with it, what is settled (it may
+ * depend on the output, e.g. its pages).
+ */
+export type AreaPrice<I = any, O = any> = (input: I, output?: O) => number;

@@ -19,6 +19,8 @@ import type { ErrorCode } from './errors.js';
 import type { Egress } from './egress/egress.js';
 import type { JobsEngine } from './jobs/engine.js';
 import type { Retention } from './retention/retention.js';
+import type { Events } from './events/events.js';
+import type { Outbox } from './outbox/outbox.js';
 
 export interface LoadedArea {
   def: AreaDefinition;
@@ -55,6 +57,10 @@ export interface Svc {
   jobs: JobsEngine;
   /** Removes old rows of growing tables on a recurring job; areas add their tables at build time. */
   retention: Retention;
+  /** Gateway events (`email.delivered`…): areas declare and emit, in their own transaction. */
+  events: Events;
+  /** Durable sends (email, SMS): an area registers its kind of record at build time. */
+  outbox: Outbox;
   areas: LoadedArea[];
   capabilities: Map<string, CapabilitySpec>;
   version: string;
@@ -78,6 +84,11 @@ declare module 'fastify' {
     auth?: AuthMode;
     /** Scope a key needs (`account`, `storage:read`). */
     scope?: string;
+    /**
+     * The route authenticates in its handler, and sends `100 Continue` there once it has
+     * (core/http/expect-continue.ts); other routes send it after their onRequest auth hook.
+     */
+    continueInHandler?: boolean;
     /** Honour idempotency keys (body `idempotency_key` or the `idempotency-key` header). */
     idempotent?: boolean;
     /**

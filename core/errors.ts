@@ -106,17 +106,27 @@ export const ERRORS = {
     retryable: true,
     meaning: 'A URL the gateway fetched for the call did not answer within the time cap.',
   },
+  otp_attempts_exceeded: {
+    status: 429,
+    retryable: false,
+    meaning: 'Too many wrong codes for this one-time passcode: it is locked until it expires; request a new one then.',
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
 
 /**
- * Codes of a check's outcome rather than of a failed request: a BYOK key's
- * `test_result.error.code`, in a 200 answer or recorded when a live call was refused.
+ * Codes of an outcome recorded on a resource rather than of a failed request: a BYOK key's
+ * `test_result.error.code` (in a 200 answer or recorded when a live call was refused), and the
+ * `error.code` of an email or SMS record that was not sent.
  */
 export const CHECK_CODES = {
   vendor_rejected: 'The vendor refused the credentials, on the test or on a live call; the key is marked `invalid`.',
   vendor_unreachable: 'The vendor could not be reached (or did not answer in time) to test the credentials.',
+  not_sent: 'A message no vendor took, after every send attempt the area allows; it is `failed` and not charged.',
+  outcome_unknown:
+    'The gateway stopped between calling a vendor that does not de-duplicate and recording its answer: the message is `failed`, not charged, and never sent again (it may or may not have gone out).',
+  suppressed: "Every recipient of the email is on the account's suppression list: recorded, not sent, not charged.",
 } as const satisfies Record<string, string>;
 
 export type CheckCode = keyof typeof CHECK_CODES;
@@ -159,6 +169,14 @@ export class ApiError extends Error {
 
 export function apiError(code: ErrorCode, message?: string, opts?: ApiErrorOptions): ApiError {
   return new ApiError(code, message, opts);
+}
+
+/**
+ * 400 validation_failed naming one field, shaped like the schema validator's: `details.errors`
+ * holds the field and the reason, which the message repeats (`<param> <reason>.`) unless given.
+ */
+export function fieldError(param: string, reason: string, message = `${param} ${reason}.`): ApiError {
+  return new ApiError('validation_failed', message, { param, details: { errors: [{ param, message: reason }] } });
 }
 
 export function isApiError(e: unknown): e is ApiError {

@@ -11,6 +11,7 @@ import { didYouMean, nearest } from '../config/suggest.js';
 import { PLUGIN_API_VERSION } from './define.js';
 import { SECRET, type VendorDefinition } from './vendor-api.js';
 import type { AreaDefinition } from './context.js';
+import type { CapabilitySpec } from './capability-spec.js';
 import type { LoadedArea } from './context.js';
 import { builtinAreas } from '../plugins/builtin.js';
 import { builtinVendors } from '../vendors/builtin.js';
@@ -118,6 +119,17 @@ function checkDefinition(def: any, kind: 'area' | 'vendor', where: string, spec:
   }
   if (kind === 'vendor' && (typeof def.create !== 'function' || !def.configSchema))
     throw new ConfigError(`${where}: vendor "${spec}" needs a configSchema and a create() function`);
+}
+
+/**
+ * Every capability name a vendor may serve: those the loaded areas declare, and the built-in
+ * areas' even when switched off (an operator may keep an adapter configured for a disabled area).
+ */
+export function declaredCapabilities(areas: LoadedArea[]): Map<string, CapabilitySpec> {
+  const out = new Map<string, CapabilitySpec>();
+  for (const def of [...builtinAreas, ...areas.map((a) => a.def)])
+    for (const [k, spec] of Object.entries(def.capabilities ?? {})) out.set(k, spec);
+  return out;
 }
 
 export async function loadAreas(cfg: CoreConfig, baseDir: string): Promise<LoadedArea[]> {

@@ -1,4 +1,4 @@
-import type { AreaDefinition } from '../core/define.js';
+import type { AreaDefinition } from '../core/kit/area.js';
 import account from './account/index.js';
 import ai from './ai/index.js';
 import byok from './byok/index.js';
@@ -6,6 +6,8 @@ import image from './image/index.js';
 import pdf from './pdf/index.js';
 import scheduling from './scheduling/index.js';
 import storage from './storage/index.js';
+import sms from './sms/index.js';
+import email from './email/index.js';
 
 /** Areas that ship with the gateway; each is on unless `plugins.<name>: false`. */
-export const builtinAreas: AreaDefinition<any>[] = [account, ai, byok, image, pdf, scheduling, storage];
+export const builtinAreas: AreaDefinition<any>[] = [account, ai, byok, image, pdf, scheduling, storage, email, sms];

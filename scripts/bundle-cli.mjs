@@ -1,12 +1,12 @@
 // The CLI as one bundle: dist/bin/svc-gateway.js, with its chunks in dist/bin/chunks/, made by
 // esbuild from what tsc wrote to dist/. Node.js 20's ES module loader costs ~0.4 ms a module
 // whatever its size (kysely's 279 modules import in ~140 ms, bundled in ~17), and a start
-// loaded ~1,400 of them: bundled, a start takes about half the CPU (BENCHMARKS.md, core).
+// loaded ~1,400 of them: bundled, a start takes about half the CPU (BENCHMARKS.md, `core`).
 // The package's exports (`svc-gateway`, `/define`, `/capabilities`) stay the unbundled dist/
 // files that plugins import; core/errors.ts and core/router/failure.ts recognise errors made by
 // either copy. Packages stay outside the bundle when they are native, loaded only on first use,
 // or read files beside their own code.
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const EXTERNAL = [
@@ -32,6 +32,8 @@ const EXTERNAL = [
   'exifr',
   '@imgly/*',
   'undici',
+  // CommonJS loaded with import() on first use (a form upload); @fastify/multipart requires it too
+  '@fastify/busboy',
   // find files next to their own code (__dirname, worker files)
   '@fastify/swagger',
   '@fastify/swagger-ui',
@@ -71,7 +73,26 @@ export async function bundleCli(root) {
     },
     logLevel: 'warning',
   });
+  refuseDefaultOnlyChunks(join(outdir, 'chunks'));
   // tsc's source map was of the file the bundle replaced.
   rmSync(join(outdir, 'svc-gateway.js.map'), { force: true });
   return true;
+}
+
+/**
+ * A CommonJS package bundled and reached by import() becomes a chunk of one `export default
+ * require_x()`: its named exports are gone (`const { Busboy } = await import(...)` was undefined
+ * in the bundle only, and every S3 form upload failed). Such a package belongs in EXTERNAL, where
+ * Node.js finds its named exports itself.
+ */
+function refuseDefaultOnlyChunks(dir) {
+  const bad = readdirSync(dir).filter((f) =>
+    /^export default require_\w+\(\);$/m.test(readFileSync(join(dir, f), 'utf8'))
+  );
+  if (bad.length) {
+    throw new Error(
+      `bundle-cli: CommonJS loaded by import() was bundled without its named exports (${bad.join(', ')}): `
+        + 'add its package to EXTERNAL in scripts/bundle-cli.mjs'
+    );
+  }
 }

@@ -9,7 +9,8 @@
 # With --pack (CI passes it) it also packs the clone, installs the tarball into an empty
 # project, times `npx svc-gateway --help` there and serves from it: the path of `npm install
 # svc-gateway`, where every dependency's install script runs in a dependent project (an
-# optional dependency's download once failed that install outright, unnoticed by the rest).
+# optional dependency's download once failed that install outright, unnoticed by the rest),
+# and runs scripts/kit-fixtures.sh there: TypeScript plugins checked against the packed kits.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LIMIT_MS=${NEWCOMER_READY_MS:-3000}
@@ -22,6 +23,20 @@ cleanup() {
 trap cleanup EXIT
 now_ms() { date +%s%3N; }
 fail() { echo "newcomer: FAIL: $*" >&2; exit 1; }
+
+# better-sqlite3's prebuilt binary comes from GitHub, which this machine cannot reach, so every
+# install of it compiles SQLite (~1.5 min of CPU; twice here). A newcomer online downloads that
+# prebuilt; the checkout's own binary, built by its `npm ci` from the same version for the same
+# Node, stands in for the download through prebuild-install's local-prebuilds option. The
+# install script still runs in each install below (npm warns of an "Unknown env config").
+BSQ=$ROOT/node_modules/better-sqlite3
+if [ -f "$BSQ/build/Release/better_sqlite3.node" ]; then
+  BSQ_V=$(node -p "require('$BSQ/package.json').version")
+  mkdir -p "$WORK/prebuilds"
+  tar czf "$WORK/prebuilds/better-sqlite3-v$BSQ_V-node-v$(node -p process.versions.modules)-linux-$(node -p process.arch).tar.gz" \
+    -C "$BSQ" build/Release/better_sqlite3.node
+  export npm_config_better_sqlite3_local_prebuilds=$WORK/prebuilds
+fi
 
 echo "newcomer: cloning $ROOT into $WORK/svc-gateway"
 git clone -q "$ROOT" "$WORK/svc-gateway"
@@ -72,11 +87,14 @@ npx tap test/readme-quickstart.test.ts
 
 if [ "${1:-}" = "--pack" ]; then
   TGZ=$(npm pack --silent --pack-destination "$WORK" | tail -1)
+  # Node's types too, the clone's version, for scripts/kit-fixtures.sh below (a TypeScript
+  # project's own): in this install they cost next to nothing, in a second one most of a minute.
+  NODE_TYPES=@types/node@$(node -p "require('./node_modules/@types/node/package.json').version")
   mkdir "$WORK/project" && cd "$WORK/project" && npm init -y >/dev/null
   t0=$(now_ms)
   # --prefer-offline: the versions npm ci just cached are used as they are; the install scripts
   # run all the same (where an optional dependency's download failed an install before).
-  npm install --prefer-offline --no-audit --no-fund "$WORK/$TGZ"
+  npm install --prefer-offline --no-audit --no-fund "$WORK/$TGZ" "$NODE_TYPES"
   echo "newcomer: installing the packed package took $(( $(now_ms) - t0 )) ms"
   t0=$(now_ms)
   npx --no-install svc-gateway --help >/dev/null
@@ -84,5 +102,7 @@ if [ "${1:-}" = "--pack" ]; then
   echo "newcomer: npx svc-gateway --help from the installed package took $took ms"
   [ "$took" -le "$LIMIT_MS" ] || fail "npx svc-gateway --help took $took ms"
   serve package "npx --no-install svc-gateway"
+  # TypeScript plugins type-checked against this installation's exports, then run by it.
+  "$WORK/svc-gateway/scripts/kit-fixtures.sh" "$WORK/project"
 fi
 echo "newcomer: ok"

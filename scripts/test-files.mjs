@@ -14,7 +14,14 @@
 //             SVC_TEST_STORAGE, or calls listeningApp() without naming `vendors` in the call
 //             (named vendors keep an app on them whatever the variable says; s3BackedApp() is
 //             always s3), or with options held in a variable, which it cannot read.
-import { readdirSync, readFileSync } from 'node:fs';
+//   all:      every test file (npm test's suite).
+// Long poles first: tap runs files in alphabetical order whatever order they are named in, so
+// the longest files (Chromium's, the ONNX model's, under test/vendors/) started last and ran
+// nearly alone at the end of the suite. A file with a `// long-pole: <why>` line is named, with
+// --built, through a link under .test-build/first/, which sorts before .test-build/test/: it
+// starts first and the short files fill the other slots (Node runs the link's target, so
+// relative imports and import.meta.url are the real file's).
+import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,6 +29,7 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const DB_HELPER = 'test/helpers/app.ts';
 const STORAGE_HELPER = 'test/plugins/storage/helpers.ts';
 const INDEPENDENT = /^\/\/ database-independent: \S/m;
+const LONG_POLE = /^\/\/ long-pole: \S/m;
 
 function* testFiles(dir) {
   for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
@@ -80,15 +88,33 @@ function storageDependent(text) {
 const mode = process.argv[2];
 // `--built`: the files' compiled twins in .test-build/ (scripts/test-build.mjs), which npm test runs.
 const built = process.argv.includes('--built');
-if (mode !== 'database' && mode !== 'storage') {
-  console.error('usage: node scripts/test-files.mjs database|storage [--built]');
+if (mode !== 'database' && mode !== 'storage' && mode !== 'all') {
+  console.error('usage: node scripts/test-files.mjs database|storage|all [--built]');
   process.exit(2);
 }
-for (const file of [...testFiles('test')].sort()) {
+
+/** The compiled file's path to name to tap: a long pole's through its link under .test-build/first/. */
+function builtPath(file) {
+  const js = file.replace(/\.ts$/, '.js');
+  if (!LONG_POLE.test(source(file))) return `.test-build/${js}`;
+  const at = join(ROOT, '.test-build/first', js);
+  try {
+    lstatSync(at);
+  } catch {
+    mkdirSync(dirname(at), { recursive: true });
+    symlinkSync(join(ROOT, '.test-build', js), at);
+  }
+  return `.test-build/first/${js}`;
+}
+
+function kept(file) {
+  if (mode === 'all') return true;
   const files = closure(file);
-  const keep =
-    mode === 'database'
-      ? files.has(DB_HELPER) && !INDEPENDENT.test(source(file))
-      : files.has(STORAGE_HELPER) && [...files].some((f) => f !== STORAGE_HELPER && storageDependent(source(f)));
-  if (keep) console.log(built ? `.test-build/${file.replace(/\.ts$/, '.js')}` : file);
+  return mode === 'database'
+    ? files.has(DB_HELPER) && !INDEPENDENT.test(source(file))
+    : files.has(STORAGE_HELPER) && [...files].some((f) => f !== STORAGE_HELPER && storageDependent(source(f)));
+}
+
+for (const file of [...testFiles('test')].sort()) {
+  if (kept(file)) console.log(built ? builtPath(file) : file);
 }

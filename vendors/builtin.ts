@@ -1,4 +1,4 @@
-import type { VendorDefinition } from '../core/define.js';
+import type { VendorDefinition } from '../core/kit/vendor.js';
 import sandboxPayments from './sandbox-payments/index.js';
 import openai from './openai/index.js';
 import openaiCompatible from './openai-compatible/index.js';
@@ -13,6 +13,10 @@ import removeBg from './remove-bg/index.js';
 import pdfLib from './pdf-lib/index.js';
 import chromium from './chromium/index.js';
 import tesseract from './tesseract/index.js';
+import smsCapture from './sms-capture/index.js';
+import twilio from './twilio/index.js';
+import capture from './capture/index.js';
+import smtp from './smtp/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -30,4 +34,8 @@ export const builtinVendors: VendorDefinition<any>[] = [
   pdfLib,
   chromium,
   tesseract,
+  smsCapture,
+  twilio,
+  capture,
+  smtp,
 ];

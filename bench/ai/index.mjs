@@ -1,7 +1,7 @@
 // The AI bench: what the gateway adds to a chat call over calling the upstream directly,
 // against what a minimal proxy adds (the floor), and chat throughput and CPU a call at 64
 // connections against the Portkey open-source gateway proxying the same fake upstream, all
-// in the same run. Run it with `npm run bench -- ai`; see BENCHMARKS.md.
+// in the same run. Run it with `npm run bench -- ai`; see BENCHMARKS.md, `ai`.
 import autocannon from 'autocannon';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';

@@ -1,7 +1,7 @@
 // The core bench: what the gateway's own machinery (auth, rate limit, hooks, one database
 // read) costs per request against bare Fastify, how fast it starts, and how much memory it
 // holds idle, and its cold start beside bare Fastify's. Run it with `npm run bench -- core`;
-// see BENCHMARKS.md.
+// see BENCHMARKS.md, `core`.
 import autocannon from 'autocannon';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,8 +18,8 @@ const COLD_STARTS = 3;
 const COLD_PAIRS = Number(process.env.BENCH_COLD_ROUNDS ?? 5);
 const IMPORT_RUNS = 3;
 // Spawn to listening of the gateway with every built-in area on, over bare Fastify's in the same
-// run. Measured 1.7–5.2× (3.5–4.3× in CPU) with the machine loaded by other work (BENCHMARKS.md, core).
-// Builds of 22–23 Nov started in 0.56–0.75 s on quiet machines, so bare Fastify's start there is
+// run. Measured 1.7–5.2× (3.5–4.3× in CPU) with the machine loaded by other work, and quiet starts
+// took 0.56–0.75 s (BENCHMARKS.md, `core`, "The ratio's goal"), so bare Fastify's start there is
 // about a quarter of that (the CPU ratio), and 6× stays near the issue's 1 s with room for more areas.
 const COLD_RATIO_GOAL = 6;
 

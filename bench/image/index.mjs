@@ -5,7 +5,7 @@
 // server doing the same HTTP work timed in the same rounds (floor.mjs, not a target); then the p99
 // of a small resize while 40-MP resizes run against its p99 when idle, same run. The
 // throughput calls go through a raw keep-alive client (bench/core/raw-client.mjs), the p99
-// calls through undici. Run it with `npm run bench -- image`; see BENCHMARKS.md.
+// calls through undici. Run it with `npm run bench -- image`; see BENCHMARKS.md, `image`.
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 4);
 // Seconds of the gateway's throughput load before anything is timed: V8 compiles the request
-// path's functions over its first ~30 s under load (BENCHMARKS.md, image), and a server's
+// path's functions over its first ~30 s under load (BENCHMARKS.md, `image`), and a server's
 // throughput is what it does after that, for hours.
 const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 30);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);

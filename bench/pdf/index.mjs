@@ -1,15 +1,16 @@
 // The PDF bench: a 2-page HTML document through the gateway's POST /v1/pdf/generate (its warm
 // Chromium pool) against a cold `chromium.launch()` a document in this process (same Chromium,
 // flags, HTML and print options), in alternating rounds; then the memory of a fresh gateway and
-// its browser after 50 and after 500 documents. Run it with `npm run bench -- pdf`; see BENCHMARKS.md.
-import { readdirSync, readFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+// its browser after 50 and after 500 documents. Run it with `npm run bench -- pdf`; see BENCHMARKS.md, `pdf`.
+import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PDFDocument } from 'pdf-lib';
 import { chromium } from 'playwright-core';
 import { Pool } from 'undici';
 import { activate, cleanup, startGateway, stop } from '../core/processes.mjs';
+import { calibrationLine } from '../lib/calibration.mjs';
+import { fmt, line, load, mib, treeCpu, treeMemory } from '../lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = (p) => import(pathToFileURL(join(root, 'dist', p)).href);
@@ -25,19 +26,6 @@ const PRINT = {
   margin: { top: '12mm', bottom: '12mm', left: '10mm', right: '10mm' },
 };
 
-const fmt = (n, d = 0) => n.toFixed(d);
-const mib = (b) => `${fmt(b / 1048576, 1)} MiB`;
-const load = () =>
-  loadavg()
-    .map((l) => fmt(l, 2))
-    .join(' ');
-
-function line(name, figure, anchor, ratio, goal, ok) {
-  process.stdout.write(
-    `target ${name}: ${figure} vs ${anchor} → ${fmt(ratio, 2)}× (goal ${goal}) ${ok ? 'ok' : 'short'}\n`
-  );
-}
-
 /** An invoice whose 45 rows and heading fill two A4 pages, with a background the print keeps. */
 function twoPageHtml() {
   const rows = Array.from(
@@ -48,60 +36,6 @@ function twoPageHtml() {
     body { font-family: sans-serif; } h1 { background: #eef; }
     td { border: 1px solid #888; padding: 6px; font-size: 16px; }
   </style></head><body><h1>Invoice</h1><table>${rows.join('')}</table></body></html>`;
-}
-
-// /proc: a process tree's CPU and memory (the gateway and its browser; this process and the
-// browsers it launched).
-function stat(pid) {
-  const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return s.slice(s.lastIndexOf(')') + 2).split(' ');
-}
-function descendants(pid, skip = new Set()) {
-  const kids = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || skip.has(Number(entry))) continue;
-    try {
-      if (Number(stat(entry)[1]) === pid) kids.push(Number(entry), ...descendants(Number(entry), skip));
-    } catch {}
-  }
-  return kids;
-}
-/**
- * CPU seconds of `pid` and its descendants, the exited ones included (reaped: cutime, cstime);
- * `skip` leaves a subtree out (the gateway's, when this process's cold browsers are counted).
- */
-function treeCpu(pid, skip) {
-  let ticks = 0;
-  for (const p of [pid, ...descendants(pid, skip)]) {
-    try {
-      const f = stat(p);
-      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    } catch {}
-  }
-  return ticks / 100;
-}
-function status(pid, key) {
-  const m = new RegExp(`^${key}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : 0;
-}
-function pss(pid) {
-  const m = /^Pss:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : 0;
-}
-const sum = (f, pids) =>
-  pids.reduce((a, p) => {
-    try {
-      return a + f(p);
-    } catch {
-      return a; // exited between the listing and the read
-    }
-  }, 0);
-/** The gateway's RSS, its browser's summed RSS and the whole tree's PSS (shared pages counted once). */
-function memory(gatewayPid) {
-  const browser = descendants(gatewayPid);
-  const node = status(gatewayPid, 'VmRSS');
-  const chrome = sum((p) => status(p, 'VmRSS'), browser);
-  return { node, chrome, total: node + chrome, pss: sum(pss, [gatewayPid, ...browser]), processes: browser.length };
 }
 
 async function pageCount(data) {
@@ -201,6 +135,7 @@ async function main() {
       + `Chromium ${version} (${EXECUTABLE}); 2-page A4 HTML, one document at a time, `
       + `${ROUNDS} rounds × ${DURATION_S} s a side; gateway memory after ${EARLY} and ${DOCS} documents\n`
   );
+  process.stdout.write(`${await calibrationLine()}\n`);
   const html = twoPageHtml();
   let warm = await gatewaySide();
   const cold = await coldSide(() => new Set([warm.gw.child.pid]));
@@ -233,13 +168,13 @@ async function main() {
       const out = await warm.generate(html);
       if (out.pages !== 2) throw new Error(`document ${i} came out with ${out.pages} pages, not 2`);
       // Every tenth, so the trend shows: a plateau, or growth a document.
-      if (i % EARLY === 0 || i === DOCS) samples[i] = memory(warm.gw.child.pid);
+      if (i % EARLY === 0 || i === DOCS) samples[i] = treeMemory(warm.gw.child.pid);
     }
     await warm.close();
     for (const n of [EARLY, DOCS]) {
       const m = samples[n];
       process.stdout.write(
-        `after ${n} documents: gateway RSS ${mib(m.node)}, Chromium RSS ${mib(m.chrome)} `
+        `after ${n} documents: gateway RSS ${mib(m.node)}, Chromium RSS ${mib(m.children)} `
           + `(summed over its ${m.processes} processes), total RSS ${mib(m.total)}, total PSS ${mib(m.pss)}\n`
       );
     }
@@ -249,7 +184,7 @@ async function main() {
         .join(' ');
     process.stdout.write(
       `MiB after ${Object.keys(samples).join(', ')} documents: gateway RSS ${trend((m) => m.node)}; `
-        + `Chromium RSS ${trend((m) => m.chrome)}; total PSS ${trend((m) => m.pss)}\n`
+        + `Chromium RSS ${trend((m) => m.children)}; total PSS ${trend((m) => m.pss)}\n`
     );
     process.stdout.write(`bench pdf: load at the end ${load()}\n`);
 
@@ -264,11 +199,12 @@ async function main() {
       '≥ 10×',
       wRate >= 10 * cRate
     );
-    const early = samples[EARLY].total;
-    const late = samples[DOCS].total;
+    // The gateway's own RSS: summed with Chromium's (~1 GB, flat) a growth of the gateway's would hide.
+    const early = samples[EARLY].node;
+    const late = samples[DOCS].node;
     line(
       `rss-${DOCS}-vs-${EARLY}`,
-      `${mib(late)} after ${DOCS} documents (gateway + Chromium RSS)`,
+      `gateway RSS ${mib(late)} after ${DOCS} documents`,
       `${mib(early)} after ${EARLY}`,
       late / early,
       '≤ 1.10×',

@@ -1,6 +1,6 @@
 // The scheduling bench: signed webhook deliveries a second to a loopback receiver, cron
 // lateness p99, and queue publish→deliver throughput against pg-boss on the same PostgreSQL
-// in the same run. Run it with `npm run bench -- scheduling`; see BENCHMARKS.md.
+// in the same run. Run it with `npm run bench -- scheduling`; see BENCHMARKS.md, `scheduling`.
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -95,12 +95,53 @@ async function vendorRow(v: RegisteredInstance, timeoutMs: number): Promise<Row>
   const started = Date.now();
   try {
     const r = await within(timeoutMs, 'the health check', (signal) => v.instance.health!({ signal }));
+    // A vendor's errors name it (`ollama: cannot connect`) for the router's details; the row
+    // already does, so the name is said once.
+    const error = (r.error ?? 'unhealthy').replace(new RegExp(`^${escapeRegExp(v.id)}: `), '');
     return r.ok
       ? { check, status: 'ok', detail: `${what}; ${Date.now() - started} ms` }
-      : { check, status: 'FAIL', detail: `${what}; ${r.error ?? 'unhealthy'}` };
+      : { check, status: 'FAIL', detail: `${what}; ${error}` };
   } catch (e) {
     return { check, status: 'FAIL', detail: `${what}; ${(e as Error).message}` };
   }
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Capabilities no vendor can serve right now, from GET /v1/discovery (the operations' own
+ * `reason`, the words of their 503), one row per way to enable them: a gateway with every AI
+ * capability off is not "fine" for someone who wants AI.
+ */
+async function unavailableRows(app: FastifyInstance): Promise<Row[]> {
+  const res = await app.inject({ method: 'GET', url: '/v1/discovery' });
+  const items = res.json().items as { capability: string | null; available: boolean; reason?: string }[];
+  const byHow = new Map<string, Set<string>>();
+  for (const i of items) {
+    if (i.available || !i.capability) continue;
+    // "No vendor is configured for ai.chat. Add one under `vendors:`…": the advice, without the name.
+    const how = (i.reason ?? '').replace(
+      /^No vendor is configured for \S+?(?: with [^.]*)?\. /,
+      'no vendor configured. '
+    );
+    byHow.set(how, (byHow.get(how) ?? new Set()).add(i.capability));
+  }
+  return [...byHow].map(([how, caps]) => ({
+    check: 'unavailable',
+    status: 'warn' as const,
+    detail: `${[...caps].sort().join(', ')}: ${how}`,
+  }));
+}
+
+/** The last line: failures and what is unavailable, else fine. */
+function verdict(rows: Row[]): string {
+  const failed = rows.filter((r) => r.status === 'FAIL').length;
+  const off = rows
+    .filter((r) => r.check === 'unavailable')
+    .reduce((n, r) => n + r.detail.slice(0, r.detail.indexOf(': ')).split(', ').length, 0);
+  const unavailable = `${off} capabilit${off === 1 ? 'y is' : 'ies are'} unavailable (the "unavailable" rows say how to enable them): their operations answer 503 no_vendor_available.`;
+  if (failed) return `${failed} check${failed === 1 ? '' : 's'} failed.${off ? ` ${unavailable}` : ''}`;
+  return off ? `No check failed, but ${unavailable}` : 'Everything checked is fine.';
 }
 
 function table(rows: Row[]): string {
@@ -130,6 +171,7 @@ export async function doctor(flags: { config?: unknown }, timeoutMs: number): Pr
     rows.push({ check: 'config', status: 'ok', detail: real.file ? real.file : 'no file: embedded defaults' });
     rows.push(...(await databaseRows(real.config.database.url, modules, timeoutMs)));
     for (const v of app.svc.vendors.all()) rows.push(await vendorRow(v, timeoutMs));
+    rows.push(...(await unavailableRows(app)));
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     out(table([{ check: 'config', status: 'FAIL', detail: 'see below' }]));
@@ -139,11 +181,6 @@ export async function doctor(flags: { config?: unknown }, timeoutMs: number): Pr
     await app?.close();
   }
   out(table(rows));
-  const failed = rows.filter((r) => r.status === 'FAIL');
-  out(
-    failed.length
-      ? `\n${failed.length} check${failed.length === 1 ? '' : 's'} failed.`
-      : '\nEverything checked is fine.'
-  );
-  return failed.length ? 1 : 0;
+  out(`\n${verdict(rows)}`);
+  return rows.some((r) => r.status === 'FAIL') ? 1 : 0;
 }

@@ -8,7 +8,9 @@ export const doctorCommand: Command = {
 
 Checks the config (every error with the path of its key), connects to the database and
 lists migrations not yet applied, and calls the health check of every vendor instance,
-each within --timeout (default 5000 ms). Prints a table; changes nothing.
+each within --timeout (default 5000 ms). Then lists the capabilities no vendor serves
+("unavailable" rows, as GET /v1/discovery reports them) and how to enable each. Prints a
+table; changes nothing.
 
 Exit codes: 0 every check passed, 1 a check failed, 2 the config or the flags are wrong.
 `,

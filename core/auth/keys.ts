@@ -192,8 +192,8 @@ export class KeyStore {
     }));
   }
 
-  private async active(accountId: string, keyId: string) {
-    const row = await this.db
+  private async active(accountId: string, keyId: string, db: Kysely<any> | Transaction<any> = this.db) {
+    const row = await db
       .selectFrom('api_keys')
       .selectAll()
       .where('key_id', '=', keyId)
@@ -205,14 +205,31 @@ export class KeyStore {
     return row;
   }
 
-  async revoke(accountId: string, keyId: string): Promise<void> {
-    await this.active(accountId, keyId);
-    await this.db
-      .updateTable('api_keys')
-      .set({ revoked_at: Date.now() })
-      .where('key_id', '=', keyId)
-      .where('account_id', '=', accountId)
-      .execute();
+  /**
+   * Revoke a key at once, and every key it replaced by rotation that is still in its grace
+   * period: a successor revoked because it leaked must not leave the older secrets working.
+   * `grantor` is the caller's scopes: a key revokes only keys within them.
+   */
+  async revoke(accountId: string, keyId: string, grantor: readonly string[]): Promise<void> {
+    const row = await this.active(accountId, keyId);
+    requireWithin(grantor, JSON.parse(row.scopes), `revoke ${keyId}`);
+    await this.db.transaction().execute(async (trx) => {
+      const now = Date.now();
+      let ids = [keyId];
+      while (ids.length) {
+        const done = await trx
+          .updateTable('api_keys')
+          .set({ revoked_at: now })
+          .where('account_id', '=', accountId)
+          .where((eb) => eb.or([eb('key_id', 'in', ids), eb('replaced_by', 'in', ids)]))
+          .where('revoked_at', 'is', null)
+          .returning('key_id')
+          .execute();
+        const revoked = new Set(done.map((r) => r.key_id));
+        // The next round: the predecessors just revoked, whose own predecessors may still live.
+        ids = [...revoked].filter((id) => !ids.includes(id));
+      }
+    });
     this.invalidateAccount(accountId);
   }
 
@@ -220,13 +237,21 @@ export class KeyStore {
    * A new secret with the same label and scopes; the old one keeps working for `graceSeconds`.
    * `grantor` is the caller's scopes: a key re-issues only keys within them. A key that
    * already has a successor is not rotated again (409): one live successor, never a fork.
+   * Given `trx`, the rotation joins it (the route commits it with its idempotent answer) and
+   * the caller drops the cached lookups once it committed (`invalidateAccount`).
    */
-  async rotate(accountId: string, keyId: string, graceSeconds: number, grantor: readonly string[]) {
-    const old = await this.active(accountId, keyId);
-    if (old.replaced_by) throw alreadyRotated(keyId, old.replaced_by);
-    const scopes: string[] = JSON.parse(old.scopes);
-    requireWithin(grantor, scopes, `rotate ${keyId}`);
-    const result = await this.db.transaction().execute(async (trx) => {
+  async rotate(
+    accountId: string,
+    keyId: string,
+    graceSeconds: number,
+    grantor: readonly string[],
+    trx?: Transaction<any>
+  ) {
+    const run = async (trx: Transaction<any>) => {
+      const old = await this.active(accountId, keyId, trx);
+      if (old.replaced_by) throw alreadyRotated(keyId, old.replaced_by);
+      const scopes: string[] = JSON.parse(old.scopes);
+      requireWithin(grantor, scopes, `rotate ${keyId}`);
       const now = Date.now();
       const expiresAt = now + graceSeconds * 1000;
       const created = await this.create(accountId, old.project_id, old.label, scopes, trx);
@@ -244,7 +269,9 @@ export class KeyStore {
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw alreadyRotated(keyId);
       return { ...created, old_key_expires_at: graceSeconds > 0 ? expiresAt : now };
-    });
+    };
+    if (trx) return run(trx);
+    const result = await this.db.transaction().execute(run);
     this.invalidateAccount(accountId);
     return result;
   }

@@ -7,6 +7,8 @@ import { apiError } from '../errors.js';
  * Each purpose gets its own key derived from the master key, so a token minted for one
  * purpose is never accepted for another.
  */
+export const TOKEN_PREFIX = 'svt1';
+
 export class TokenSigner {
   private readonly keys = new Map<string, Buffer>();
   constructor(private readonly masterKey: Buffer) {}
@@ -24,13 +26,13 @@ export class TokenSigner {
     const exp = Date.now() + ttlSeconds * 1000;
     const body = Buffer.from(JSON.stringify({ ...claims, exp })).toString('base64url');
     const mac = createHmac('sha256', this.key(purpose)).update(body).digest('base64url');
-    return { token: `svt1.${body}.${mac}`, expiresAt: exp };
+    return { token: `${TOKEN_PREFIX}.${body}.${mac}`, expiresAt: exp };
   }
 
   /** The claims of a valid token; 401 for a tampered, foreign or expired one. */
   verify<T extends Record<string, unknown>>(purpose: string, token: string): T & { exp: number } {
     const parts = token.split('.');
-    if (parts.length !== 3 || parts[0] !== 'svt1') throw apiError('unauthenticated', 'The token is malformed.');
+    if (parts.length !== 3 || parts[0] !== TOKEN_PREFIX) throw apiError('unauthenticated', 'The token is malformed.');
     // Compared as text, not decoded bytes: base64url's last character carries spare bits,
     // so several spellings decode to the same MAC, and only the canonical one is the token.
     const want = Buffer.from(createHmac('sha256', this.key(purpose)).update(parts[1]).digest('base64url'));

@@ -1,4 +1,4 @@
-import { capabilities, capability } from './capability.js';
+import { areaPriced, capabilities } from './capability.js';
 
 // The image contracts: `image.process` (an ordered list of operations on one image) and
 // `image.metadata`. The area fetches or decodes the caller's ImageRefs (egress rules apply
@@ -38,6 +38,8 @@ export interface ResizeOp {
   width?: number;
   height?: number;
   fit?: (typeof IMAGE_FITS)[number];
+  /** `#rrggbb` or `#rrggbbaa`: the padding of `fit: contain`; default transparent. */
+  background?: string;
 }
 /** No angle: orient by the EXIF tag (outputs carry no EXIF, so inputs are always oriented first anyway). */
 export interface RotateOp {
@@ -96,28 +98,18 @@ export interface ImageMetadataOutput {
   exif?: Record<string, string | number | boolean | Array<string | number>>;
 }
 
-/** What the image area tells each candidate: its flat price for the call. */
-export interface ImagePlan {
-  /** Micro-USD before the wallet's markup. */
-  price: number;
-}
-
-/** The flat price a plan carries (0 without one: an engine's own price is the area's to set). */
-export function planPrice(plan: unknown): number {
-  return (plan as ImagePlan | undefined)?.price ?? 0;
-}
-
 export const IMAGE_CAPABILITIES = capabilities({
-  // Pure functions of their input: a second engine may be tried.
-  'image.process': capability<ImageProcessInput, ImageProcessOutput>({
+  // Pure functions of their input: a second engine may be tried. The area prices each call
+  // (plugins.image's prices), whichever engine serves it.
+  'image.process': areaPriced<ImageProcessInput, ImageProcessOutput>({
     idempotent: true,
     description: 'Resize, rotate, watermark, compress and convert an image.',
   }),
-  'image.metadata': capability<ImageMetadataInput, ImageMetadataOutput>({
+  'image.metadata': areaPriced<ImageMetadataInput, ImageMetadataOutput>({
     idempotent: true,
     description: 'Dimensions, type and EXIF of an image.',
   }),
-  'image.remove_background': capability<ImageMetadataInput, ImageProcessOutput>({
+  'image.remove_background': areaPriced<ImageMetadataInput, ImageProcessOutput>({
     idempotent: true,
     description: 'Cut the subject out of an image (transparent background).',
   }),

@@ -22,3 +22,6 @@ export type { Attempt } from '../router/attempt.js';
 export type { StreamSession } from '../router/stream.js';
 export type { Planner, PlannerOptions, PlanRequest, RouteCandidate, Planned, Routed } from '../router/planner.js';
 export * from './pdf.js';
+export * from './sms.js';
+export * from './sms-segments.js';
+export * from './email.js';

@@ -4,6 +4,12 @@ import { capabilities, capability } from './capability.js';
 
 export interface CheckoutInput {
   topup_id: string;
+  /**
+   * The vendor's idempotency key (the top-up id): the same key must return the same checkout,
+   * never open a second one, so a retry after a timeout or 5xx at which the vendor may have
+   * acted unseen reaches the checkout it opened (Stripe's `Idempotency-Key`).
+   */
+  idempotency_key: string;
   amount_usd: number;
   currency: string;
   description: string;

@@ -1,4 +1,4 @@
-import { capabilities, capability } from './capability.js';
+import { areaPriced, capabilities } from './capability.js';
 import { WATERMARK_POSITIONS } from './image.js';
 
 // The PDF contracts: `pdf.render` (HTML or a URL to a PDF, a browser's work), `pdf.merge`,
@@ -93,44 +93,26 @@ export interface PdfOcrOutput {
   pages: { text: string; source: 'text_layer' | 'ocr' }[];
 }
 
-/** What the PDF area tells each candidate: its price for the call, computed by the area. */
-export interface PdfPlan {
-  /** Micro-USD before the wallet's markup: an upper bound before the call. */
-  price: number;
-  /** Micro-USD a page of output (or of input, for OCR), for the settled price. */
-  pagePrice?: number;
-  /** Micro-USD for the call whatever its pages, added to the page price (a per-document fee). */
-  basePrice?: number;
-}
-
-/** The settled price: base plus per page when the plan has a page price (never above `price`), else the flat price. */
-export function pdfPlanPrice(plan: unknown, pages?: number): number {
-  const p = plan as PdfPlan | undefined;
-  if (!p) return 0;
-  if (pages !== undefined && p.pagePrice !== undefined)
-    return Math.min(p.price, (p.basePrice ?? 0) + p.pagePrice * pages);
-  return p.price;
-}
-
 export const PDF_CAPABILITIES = capabilities({
-  // Rendering the same HTML twice gives the same document: a second engine may be tried.
-  'pdf.render': capability<PdfRenderInput, PdfOutput>({
+  // Rendering the same HTML twice gives the same document: a second engine may be tried. The area
+  // prices each call (plugins.pdf's prices, per call or per page), whichever engine serves it.
+  'pdf.render': areaPriced<PdfRenderInput, PdfOutput>({
     idempotent: true,
     description: 'Render HTML or a web page to PDF in a headless browser.',
   }),
-  'pdf.merge': capability<PdfMergeInput, PdfOutput>({
+  'pdf.merge': areaPriced<PdfMergeInput, PdfOutput>({
     idempotent: true,
     description: 'Join PDFs into one, in order.',
   }),
-  'pdf.split': capability<PdfSplitInput, PdfSplitOutput>({
+  'pdf.split': areaPriced<PdfSplitInput, PdfSplitOutput>({
     idempotent: true,
     description: 'Cut page ranges out of a PDF, one document a range.',
   }),
-  'pdf.watermark': capability<PdfWatermarkInput, PdfOutput>({
+  'pdf.watermark': areaPriced<PdfWatermarkInput, PdfOutput>({
     idempotent: true,
     description: 'Stamp text or an image on every page of a PDF.',
   }),
-  'pdf.ocr': capability<PdfOcrInput, PdfOcrOutput>({
+  'pdf.ocr': areaPriced<PdfOcrInput, PdfOcrOutput>({
     idempotent: true,
     description: "A PDF's text, page by page: its text layer, else recognised from the rendered page.",
   }),

@@ -107,7 +107,7 @@ const leases: Migration = {
 
 // SQLite writes each b-tree page a commit changes to the WAL, one frame a page, and a metered
 // call commits twice (the wallet's reserve and settle): 12 pages, 25 pwrite calls a call, half
-// the gateway's system calls in the ai bench (BENCHMARKS.md). Holds and ledger entries are
+// the gateway's system calls in the ai bench (BENCHMARKS.md, `ai`). Holds and ledger entries are
 // keyed by their text ids: WITHOUT ROWID, a row lives in its key's b-tree instead of a rowid
 // table plus a key index. The holds' expiry index goes too: the table holds only calls in
 // flight and ones a dead process left behind, and the sweep reads it once a minute. 7 pages,
@@ -155,9 +155,19 @@ const walletPages: Migration = {
   },
 };
 
+// Issue 27: a request whose effect is outside the database (a checkout at a payments vendor)
+// records what names that effect on its idempotency claim before making it, so the request
+// that takes the claim over after a crash makes it again under the same name.
+const idempotentAttempts: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('idempotency_keys').addColumn('attempt', 'text').execute();
+  },
+};
+
 export const coreMigrations: Record<string, Migration> = {
   '0001_init': init,
   '0002_key_successor': keySuccessor,
   '0003_leases': leases,
   '0004_wallet_pages': walletPages,
+  '0005_idempotent_attempts': idempotentAttempts,
 };

@@ -86,9 +86,16 @@ export class RouteRegistry {
   }
 }
 
-/** Start collecting the app's routes; call before any route is registered. */
-export function collectRoutes(app: FastifyInstance): RouteRegistry {
+/**
+ * Start collecting the app's routes; call before any route is registered (and before
+ * @fastify/swagger, which reads the same `hide`). With no admin key the admin API answers 404
+ * on every path (core/http/auth-hook.ts), so its routes, an area's own included, are hidden.
+ */
+export function collectRoutes(app: FastifyInstance, adminOn: boolean): RouteRegistry {
   const registry = new RouteRegistry();
-  app.addHook('onRoute', (route) => registry.add(route));
+  app.addHook('onRoute', (route) => {
+    if (!adminOn && authOf(route.config, route.url) === 'admin') route.schema = { ...route.schema, hide: true };
+    registry.add(route);
+  });
   return registry;
 }

@@ -1,10 +1,13 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import type { Agent } from 'undici';
+import type { ForwardProxy } from './forward-proxy.js';
 import type { CoreConfig } from '../../config/schema.js';
-import { ApiError, apiError } from '../errors.js';
+import { ApiError, apiError, fieldError } from '../errors.js';
 import { classifyAddress, isIpLiteral, type AddressVerdict } from './address-policy.js';
-import { decideLoopback, type LoopbackDecision } from './loopback.js';
+import { isMetadataName } from './metadata.js';
+import { readBody } from './read-body.js';
+import { decideLoopback, type LoopbackDecision, type Reachability } from './loopback.js';
 
 export type EgressConfig = CoreConfig['egress'];
 
@@ -41,10 +44,6 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const PIN_MS = 30_000;
 const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
 
-function refused(param: string, message: string, reason: string): ApiError {
-  return apiError('validation_failed', message, { param, details: { errors: [{ param, message: reason }] } });
-}
-
 /**
  * The one guarded outbound fetcher for URLs a caller hands the gateway (cron and webhook
  * targets, image and PDF inputs). The host is resolved once and every address checked; the
@@ -59,16 +58,17 @@ export class Egress {
   // undici (~20 MB, ~100 ms to load) is loaded on the first outbound fetch, not at start:
   // most requests never fetch a caller's URL.
   private undici?: Promise<{ agent: Agent; request: typeof import('undici').request }>;
+  private forwardProxy?: Promise<ForwardProxy>;
 
   /** Whether loopback targets are allowed, and why (egress.allow_loopback and the listen address). */
   readonly loopback: LoopbackDecision;
 
-  /** `listenHost`: server.host, which `egress.allow_loopback: auto` decides by. */
-  constructor(cfg: EgressConfig, opts: { resolver?: Resolver; listenHost?: string } = {}) {
+  /** `reach`: how the gateway is reached (server.host, public_url, trust_proxy), which `allow_loopback: auto` decides by. */
+  constructor(cfg: EgressConfig, opts: { resolver?: Resolver; reach?: Reachability } = {}) {
     this.cfg = cfg;
     this.resolve = opts.resolver ?? systemResolver;
     // Without a listen address (the gateway is not the caller) auto cannot know it is safe.
-    this.loopback = decideLoopback(cfg.allow_loopback, opts.listenHost ?? '0.0.0.0');
+    this.loopback = decideLoopback(cfg.allow_loopback, opts.reach ?? { listenHost: '0.0.0.0' });
   }
 
   private allowsHost(host: string): boolean {
@@ -76,10 +76,11 @@ export class Egress {
   }
 
   private verdictAllowed(v: AddressVerdict, host: string): boolean {
+    // The metadata service hands out the machine's credentials: no setting reaches it.
+    if (v.range === 'metadata') return false;
     if (v.ok || this.allowsHost(host)) return true;
     if (v.range === 'loopback' && this.loopback.allowed) return true;
-    // The metadata service is never a private target an operator means to reach.
-    return this.cfg.allow_private && v.range !== 'metadata';
+    return this.cfg.allow_private;
   }
 
   /** Parse and check a URL: scheme, host, every address it resolves to. Returns the URL and pins the addresses. */
@@ -88,22 +89,33 @@ export class Egress {
     try {
       url = typeof raw === 'string' ? new URL(raw) : raw;
     } catch {
-      throw refused(param, `${param} is not an absolute URL.`, 'is not an absolute URL');
+      throw fieldError(param, 'is not an absolute URL', `${param} is not an absolute URL.`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw refused(
+      throw fieldError(
         param,
-        `${param} must be an http or https URL (got ${url.protocol.replace(':', '')}).`,
-        'must use http or https'
+        'must use http or https',
+        `${param} must be an http or https URL (got ${url.protocol.replace(':', '')}).`
       );
     }
     if (url.username || url.password)
-      throw refused(
+      throw fieldError(
         param,
-        `${param} must not carry credentials in the URL; send them as headers.`,
-        'must not contain user:password'
+        'must not contain user:password',
+        `${param} must not carry credentials in the URL; send them as headers.`
       );
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+    await this.addresses(url.hostname, param);
+    return url;
+  }
+
+  /**
+   * Resolve a host (a name or an address literal) and check every address it has; they are
+   * pinned for the connection. [] for a name that does not resolve yet (a receiver not deployed
+   * yet cannot point anywhere now; every fetch resolves and checks again). Throws the refusal.
+   */
+  async addresses(hostname: string, param = 'url'): Promise<AddressVerdict[]> {
+    const host = hostname.replace(/^\[|\]$/g, '');
+    if (isMetadataName(host)) throw metadataRefused(param, host);
     let verdicts: AddressVerdict[];
     if (isIpLiteral(host)) {
       verdicts = [classifyAddress(host)];
@@ -114,12 +126,11 @@ export class Egress {
       } catch {
         found = [];
       }
-      // A name that does not resolve yet (a receiver not deployed yet) cannot point anywhere
-      // now; every fetch resolves and checks again, so it is accepted here.
-      if (!found.length) return url;
+      if (!found.length) return [];
       verdicts = found.map((f) => classifyAddress(f.address));
     }
     const bad = verdicts.find((v) => !this.verdictAllowed(v, host));
+    if (bad?.range === 'metadata') throw metadataRefused(param, bad.address);
     if (bad) {
       const how =
         bad.range === 'loopback'
@@ -127,10 +138,10 @@ export class Egress {
             + 'an operator can allow them with egress.allow_loopback: true.'
           : 'An operator can allow it with egress.allow_private or egress.allow_hosts.';
       const what = `${param} points at a ${bad.range} address (${bad.address}), which the gateway does not call.`;
-      throw refused(param, `${what} ${how}`, `resolves to a ${bad.range} address`);
+      throw fieldError(param, `resolves to a ${bad.range} address`, `${what} ${how}`);
     }
     if (!isIpLiteral(host)) this.pins.set(host.toLowerCase(), { addresses: verdicts, until: Date.now() + PIN_MS });
-    return url;
+    return verdicts;
   }
 
   // net.connect's lookup: answer from the pin the check made; resolve and check afresh
@@ -152,12 +163,11 @@ export class Egress {
     };
     const pin = this.pins.get(host);
     if (pin && pin.until > Date.now()) return reply(pin.addresses);
-    this.check(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}/`, 'url').then(
-      () => {
-        const fresh = this.pins.get(host);
-        if (!fresh)
+    this.addresses(hostname).then(
+      (fresh) => {
+        if (!fresh.length)
           return cb(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), undefined);
-        reply(fresh.addresses);
+        reply(fresh);
       },
       (e: Error) => {
         cb(Object.assign(new Error(`egress refused ${hostname}: ${e.message}`), { code: 'EEGRESSREFUSED' }), undefined);
@@ -212,17 +222,11 @@ export class Egress {
           res.body.destroy();
           throw tooLarge(param, maxBytes);
         }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of res.body) {
-          size += chunk.length;
-          if (size > maxBytes) {
-            res.body.destroy();
-            throw tooLarge(param, maxBytes);
-          }
-          chunks.push(chunk as Buffer);
-        }
-        return { status: res.statusCode, headers: resHeaders, body: Buffer.concat(chunks), url: url.toString() };
+        const data = await readBody(res.body, declared, maxBytes, () => {
+          res.body.destroy();
+          return tooLarge(param, maxBytes);
+        });
+        return { status: res.statusCode, headers: resHeaders, body: data, url: url.toString() };
       }
     } catch (e) {
       if (e instanceof ApiError) throw e;
@@ -234,10 +238,10 @@ export class Egress {
       if (opts.signal?.aborted) throw e;
       const err = e as { code?: string; message?: string };
       if (err.code === 'EEGRESSREFUSED' || String(err.message).includes('egress refused')) {
-        throw refused(
+        throw fieldError(
           param,
-          `${param}: ${url.host} now resolves to an address the gateway does not call.`,
-          'resolves to a refused address'
+          'resolves to a refused address',
+          `${param}: ${url.host} now resolves to an address the gateway does not call.`
         );
       }
       throw apiError(
@@ -258,9 +262,31 @@ export class Egress {
     return this.undici;
   }
 
+  /**
+   * The URL of a forward proxy under these rules (forward-proxy.ts), started on first use:
+   * for a browser, whose every connection must pass the guard.
+   */
+  proxyUrl(): Promise<string> {
+    this.forwardProxy ??= import('./forward-proxy.js').then(({ ForwardProxy }) => ForwardProxy.start(this));
+    const starting = this.forwardProxy;
+    starting.catch(() => {
+      if (this.forwardProxy === starting) this.forwardProxy = undefined;
+    });
+    return starting.then((p) => p.url);
+  }
+
   async close(): Promise<void> {
     if (this.undici) await (await this.undici).agent.close();
+    await (await this.forwardProxy?.catch(() => undefined))?.close();
   }
+}
+
+function metadataRefused(param: string, what: string): ApiError {
+  return fieldError(
+    param,
+    'is the cloud metadata service',
+    `${param} points at a cloud metadata address (${what}), which the gateway never calls, whatever its configuration.`
+  );
 }
 
 function tooLarge(param: string, maxBytes: number): ApiError {

@@ -66,9 +66,15 @@ export function installAuth(app: FastifyInstance): void {
 
   function adminHook(req: FastifyRequest, _reply: FastifyReply, done: Done) {
     const admin = app.svc.config.admin_key;
-    const presented = presentedKey(req);
     // Off, the admin API does not exist: the same 404 as an unknown path, whatever is sent.
     if (!admin) return done(noRoute(req));
+    // Bearer only (docs/account.md): x-api-key is the project key's header, and an operator
+    // secret there would travel where tenants' keys do (client libraries, logs of their own).
+    if (!req.headers.authorization && req.headers['x-api-key'] !== undefined)
+      return done(
+        apiError('unauthenticated', 'The admin key is accepted only as "Authorization: Bearer <admin key>".')
+      );
+    const presented = presentedKey(req);
     if (!presented || !sameSecret(presented, admin))
       return done(apiError('unauthenticated', 'This endpoint needs the operator admin key.'));
     done();

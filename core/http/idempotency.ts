@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
 import { apiError } from '../errors.js';
 import { base62 } from '../ids.js';
 import { open, seal } from '../auth/sealed.js';
 import type { Svc } from '../context.js';
+import { type DeferredCharge, DeferredCharges } from '../wallet/deferred-charges.js';
 
 /** The body field every idempotent route's schema declares (the header works too). */
 export const IdempotencyKey = Type.String({
@@ -46,12 +48,12 @@ export function keepsIdempotentResult(status: number): boolean {
   return status < 500 && !NOT_KEPT.has(status);
 }
 
-type Claim = NonNullable<FastifyRequest['idem']>;
+export type Claim = NonNullable<FastifyRequest['idem']>;
 
 /** Who holds a claim: this process, and this request in it (a takeover changes the owner). */
 const NODE = `${hostname()}:${process.pid}`;
 
-const whereClaim = <Q extends { where: (...a: any[]) => Q }>(q: Q, c: Claim): Q =>
+export const whereClaim = <Q extends { where: (...a: any[]) => Q }>(q: Q, c: Claim): Q =>
   q
     .where('account_id', '=', c.accountId)
     .where('endpoint', '=', c.endpoint)
@@ -131,6 +133,8 @@ export function installIdempotency(app: FastifyInstance): void {
   function hold(req: FastifyRequest, c: Claim): void {
     req.idem = c;
     running.add(req);
+    // Its charges are written with its answer (keepIdempotentResponse, idempotentTransaction).
+    req.meter.charges = new DeferredCharges();
     // A vendor call's deadline: the request may run until then, so the claim must not lapse before.
     req.meter.onDeadline = (deadline) => {
       if (req.idem === c) extendOrWarn(c, deadline + leaseMs);
@@ -218,10 +222,12 @@ export function installIdempotency(app: FastifyInstance): void {
         .where('lease_until', row.lease_until === null ? 'is' : '=', row.lease_until)
         .executeTakeFirst();
       if (Number(took.numUpdatedRows) === 1) {
-        log.warn(
-          { key, endpoint, previous_owner: row.owner },
-          'idempotency claim lapsed (its owner stopped renewing it); running the request again'
-        );
+        // No owner: a request that failed gave it back with its attempt (giveBack), not a death.
+        if (row.owner !== null)
+          log.warn(
+            { key, endpoint, previous_owner: row.owner },
+            'idempotency claim lapsed (its owner stopped renewing it); running the request again'
+          );
         return hold(req, mine);
       }
     }
@@ -236,14 +242,32 @@ export function installIdempotency(app: FastifyInstance): void {
     return payload;
   }
 
-  // A request that never reached onSend (client gone mid-handler) must not leave the key stuck.
+  // A request that never reached onSend (client gone mid-handler) must not leave the key stuck,
+  // nor its calls unpaid (a stream that broke, a client gone after the vendor answered).
   async function release(req: FastifyRequest) {
     running.delete(req);
+    await settleAlone(app.svc, req.meter?.charges?.take());
     const idem = req.idem;
     if (!idem) return;
     req.idem = undefined;
-    await whereClaim(app.svc.db.deleteFrom('idempotency_keys'), idem).where('state', '=', 'running').execute();
+    await giveBack(app.svc.db, idem);
   }
+}
+
+/**
+ * Give a claim back so that a retry runs the request again: deleted, unless it recorded an
+ * attempt (recordAttempt), an effect outside the database that may have happened unseen (a
+ * checkout opened by a vendor that then timed out or answered 5xx). That claim is kept, with
+ * no owner and its lease lapsed, so the retry takes it over at once and makes the effect again
+ * under the same name (the vendor's idempotency key) rather than a second one under a new name;
+ * its body must match, as any retry's (another is 409 idempotency_key_reused).
+ */
+export async function giveBack(db: Kysely<any>, idem: Claim): Promise<void> {
+  await whereClaim(db.updateTable('idempotency_keys').set({ owner: null, lease_until: 0 }), idem)
+    .where('state', '=', 'running')
+    .where('attempt', 'is not', null)
+    .execute();
+  await whereClaim(db.deleteFrom('idempotency_keys'), idem).where('state', '=', 'running').execute();
 }
 
 /**
@@ -253,26 +277,72 @@ export function installIdempotency(app: FastifyInstance): void {
  * keepsIdempotentResult refuses, or a body that cannot be kept, gives the key back instead,
  * so the caller can retry. Does nothing for a request without a key, or a second time, or
  * when the claim was taken over (fenced by its owner).
+ *
+ * The request's charges (Meter.charges) are written in the transaction that stores the answer:
+ * if it fails, neither is kept, the holds go back and so does the key, and the retry runs and
+ * charges once. `sent`: the answer already reached the caller (a stream), who then pays for it
+ * even when it could not be kept.
  */
 export async function keepIdempotentResponse(
-  svc: Pick<Svc, 'db' | 'idempotencyKey'>,
+  svc: Pick<Svc, 'db' | 'idempotencyKey' | 'wallet'>,
   req: FastifyRequest,
   status: number,
-  body: string | undefined
+  body: string | undefined,
+  sent = false
 ): Promise<void> {
   const idem = req.idem;
-  if (!idem) return;
+  const charges = req.meter?.charges?.take() ?? [];
+  if (!idem) return settleAlone(svc, charges);
   req.idem = undefined; // from here the onResponse release and the lease renewal leave the row alone
   if (!keepsIdempotentResult(status) || body === undefined) {
-    await whereClaim(svc.db.deleteFrom('idempotency_keys'), idem).execute();
+    await settleAlone(svc, charges);
+    await giveBack(svc.db, idem);
     return;
   }
+  try {
+    await svc.db.transaction().execute(async (trx) => {
+      await svc.wallet.settleDeferred(trx, charges);
+      await storeAnswer(trx, svc.idempotencyKey, idem, status, body);
+    });
+  } catch (e) {
+    if (sent) {
+      svc.wallet.rolledBack(charges);
+      await settleAlone(svc, charges);
+    } else await svc.wallet.releaseDeferred(charges);
+    await giveBack(svc.db, idem);
+    throw e;
+  }
+}
+
+/** Write a request's deferred charges in a transaction of their own (no answer to keep with them). */
+export async function settleAlone(svc: Pick<Svc, 'db' | 'wallet'>, charges: readonly DeferredCharge[] = []) {
+  if (charges.length) await svc.db.transaction().execute((trx) => svc.wallet.settleDeferred(trx, charges));
+}
+
+/** Mark a claim done with its answer; false when the claim is no longer this request's (taken over). */
+export async function storeAnswer(
+  db: Kysely<any>,
+  sealKey: Buffer,
+  idem: Claim,
+  status: number,
+  body: string
+): Promise<boolean> {
   // Sealed: the response of a key-creating call carries the key's secret.
-  const sealed = seal(svc.idempotencyKey, body, `${idem.accountId}|${idem.endpoint}|${idem.key}`);
-  await whereClaim(
-    svc.db.updateTable('idempotency_keys').set({ state: 'done', status, response: sealed }),
+  const sealed = seal(sealKey, body, `${idem.accountId}|${idem.endpoint}|${idem.key}`);
+  const r = await whereClaim(
+    db.updateTable('idempotency_keys').set({ state: 'done', status, response: sealed }),
     idem
-  ).execute();
+  ).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** 409 for a request whose claim another request took over while it ran (its writes are not kept). */
+export function claimTakenOver() {
+  return apiError(
+    'idempotency_in_progress',
+    'Another request took this idempotency key over while this one ran; nothing was done here. Retry to get its answer.',
+    { param: 'idempotency_key', headers: { 'retry-after': '1' } }
+  );
 }
 
 export function isUniqueViolation(e: unknown): boolean {

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUsd } from '../wallet/money.js';
 import type { Meter } from '../router/router.js';
+import type { DeferredCharges } from '../wallet/deferred-charges.js';
 import { clientGoneSignal } from './client-gone.js';
 
 /**
@@ -14,6 +15,7 @@ class RequestMeter implements Meter {
   metered = false;
   vendor?: string;
   onDeadline?: (deadline: number) => void;
+  charges?: DeferredCharges;
   private gone?: AbortSignal;
 
   constructor(private readonly res: ServerResponse) {}
@@ -48,9 +50,11 @@ export function installMeterHeaders(app: FastifyInstance): void {
       reply.header('x-svc-cost-usd', formatUsd(m.costMicros));
       if (m.vendor) reply.header('x-svc-vendor', m.vendor);
       reply.header('x-svc-latency-ms', String(Math.round(reply.elapsedTime)));
-      app.svc.wallet.balance(req.principal.accountId).then(
+      const accountId = req.principal.accountId;
+      app.svc.wallet.balance(accountId).then(
         (b) => {
-          reply.header('x-svc-balance-usd', formatUsd(b));
+          // Charges written with the stored answer, after this hook, still hold their holds.
+          reply.header('x-svc-balance-usd', formatUsd(b + (m.charges?.heldOver(accountId) ?? 0)));
           done(null, payload);
         },
         (e) => done(e)

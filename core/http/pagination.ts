@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { apiError } from '../errors.js';
+import { fieldError } from '../errors.js';
 
 export const ListQuery = Type.Object(
   {
@@ -33,10 +33,7 @@ export function decodeCursor(cursor: string | undefined): CursorPos | undefined 
   } catch {
     /* fall through */
   }
-  throw apiError('validation_failed', 'cursor is not a cursor this gateway handed out.', {
-    param: 'cursor',
-    details: { errors: [{ param: 'cursor', message: 'is not valid' }] },
-  });
+  throw fieldError('cursor', 'is not valid', 'cursor is not a cursor this gateway handed out.');
 }
 
 /** Fetch limit+1 rows, return a page and the cursor of its last item when there is more. */

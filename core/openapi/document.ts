@@ -32,6 +32,12 @@ export const SECURITY_SCHEMES = {
   },
 } as const;
 
+/** The schemes the document lists: the admin key's only when the admin API is on (`admin_key` set). */
+export function securitySchemes(adminOn: boolean): Partial<typeof SECURITY_SCHEMES> {
+  const { adminKey, ...tenant } = SECURITY_SCHEMES;
+  return adminOn ? { ...tenant, adminKey } : tenant;
+}
+
 const SYSTEM_TAG = { name: 'system', description: 'Version, discovery and this document; no key needed.' };
 
 /** The tag a route belongs to when it names none: its operation's area (`account.keys.list` → account). */

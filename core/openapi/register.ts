@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { RouteRegistry } from '../discovery/route-registry.js';
-import { SECURITY_SCHEMES, makeTransform, makeTransformObject } from './document.js';
+import { makeTransform, makeTransformObject, securitySchemes } from './document.js';
 
 /**
  * The OpenAPI 3.1 document at GET /v1/openapi.json and a docs UI at /docs, both generated
@@ -25,7 +25,7 @@ export async function registerOpenApi(app: FastifyInstance, registry: RouteRegis
       },
       servers: [{ url: svc.config.server.public_url }],
       // Here rather than in transformObject: the route conversion reads them.
-      components: { securitySchemes: SECURITY_SCHEMES as any },
+      components: { securitySchemes: securitySchemes(!!svc.config.admin_key) as any },
     },
     // public_url may carry a path prefix (a reverse proxy); route paths are the gateway's own.
     stripBasePath: false,

@@ -31,4 +31,20 @@ const publicResults: Migration = {
   },
 };
 
-export const resultMigrations: Record<string, Migration> = { '0001_init': init, '0002_public_results': publicResults };
+// Whether a result's bytes were counted in its account's storage usage when saved, so that
+// its deletion takes back only what was counted (results saved before, or with no storage
+// area to meter them, were not).
+const countedResults: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .alterTable('results')
+      .addColumn('counted', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
+  },
+};
+
+export const resultMigrations: Record<string, Migration> = {
+  '0001_init': init,
+  '0002_public_results': publicResults,
+  '0003_counted_results': countedResults,
+};

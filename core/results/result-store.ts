@@ -30,6 +30,12 @@ export interface ResultSigner {
   secret: string;
 }
 
+/** Where the bytes results occupy are counted as the account's storage (the storage area's meter). */
+export interface ResultUsage {
+  /** Bytes an account's results occupy moved by `delta` (negative when a result is deleted). */
+  stored(accountId: string, delta: number): void;
+}
+
 export interface ResultStoreSettings {
   /** Storage vendor instance to write to; default: the first that serves storage. */
   vendor?: string;
@@ -52,6 +58,8 @@ export interface ResultStoreSettings {
    * (`path` is where the vendor says it put the object, when it says).
    */
   publicUrl?(r: { accountId: string; vendor: string; key: string; path?: string }): string;
+  /** Set when something meters storage: results count in it from their save to their deletion. */
+  usage?: ResultUsage;
 }
 
 export interface SaveOptions {
@@ -82,7 +90,7 @@ export interface SavedResult {
 // event loop an image call under load, where the statement takes a few microseconds.
 const INSERT_RESULT =
   'INSERT INTO results (result_id, account_id, vendor, object_key, content_type, filename, size, created_at, '
-  + 'delete_at, bucket, vendor_path, content_disposition) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  + 'delete_at, bucket, vendor_path, content_disposition, counted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 function disposition(filename: string, inline: boolean): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
@@ -153,9 +161,11 @@ export class ResultStore {
       bucket,
       vendor_path: put.output.path ?? null,
       content_disposition: contentDisposition ?? null,
+      counted: this.settings.usage ? 1 : 0,
     };
     if (this.sync?.free()) this.sync.run(INSERT_RESULT, Object.values(row));
     else await this.db.insertInto('results').values(row).execute();
+    this.settings.usage?.stored(accountId, row.size);
     const base = { result_id: resultId, delete_at: deleteAt, content_type: opts.contentType, size: put.output.size };
     if (isPublic)
       return {
@@ -261,7 +271,7 @@ export class ResultStore {
   async sweep(now = Date.now(), batch = 100): Promise<number> {
     const due = await this.db
       .selectFrom('results')
-      .select(['result_id', 'account_id', 'vendor', 'bucket', 'object_key'])
+      .select(['result_id', 'account_id', 'vendor', 'bucket', 'object_key', 'size', 'counted'])
       .where('delete_at', '<=', now)
       .orderBy('delete_at')
       .limit(batch)
@@ -274,7 +284,10 @@ export class ResultStore {
           { account: r.account_id, bucket: r.bucket, key: r.object_key },
           { accountId: r.account_id, vendor: r.vendor, charge: false }
         );
-        await this.db.deleteFrom('results').where('result_id', '=', r.result_id).execute();
+        const gone = await this.db.deleteFrom('results').where('result_id', '=', r.result_id).executeTakeFirst();
+        // Nodes sweep the same rows: only the one whose delete took the row takes its bytes back.
+        if (Number(gone.numDeletedRows) > 0 && Number(r.counted))
+          this.settings.usage?.stored(r.account_id, -Number(r.size));
         n++;
       } catch (e) {
         this.log.warn(

@@ -1,13 +1,17 @@
 import type { Logger } from 'pino';
-import type { CapabilityImpl } from '../vendor-api.js';
-import type { CapabilitySpec } from '../capability-spec.js';
+import type { AnyImpl } from '../vendor-api.js';
+import type { AreaPrice, CapabilitySpec } from '../capability-spec.js';
+import type { Step } from './step.js';
+
+export type { Step } from './step.js';
+import { assertPriced, costCap, DEFAULT_COST_MULTIPLIER, stepCharge, vendorMicros } from './pricing.js';
 import type { Hold, Wallet } from '../wallet/wallet.js';
 import { ApiError, apiError } from '../errors.js';
 import { classifyGeneric, isGatewayFault, retryAfterOf, type FailureKind } from './failure.js';
 import { credentialValues, failureText } from './scrub.js';
-import type { VendorRegistry, RegisteredInstance } from './registry.js';
+import type { VendorRegistry } from './registry.js';
 import type { Cooldowns } from './cooldowns.js';
-import type { ByokUse, CredentialsProvider } from './credentials.js';
+import type { CredentialsProvider } from './credentials.js';
 
 export interface Attempt {
   vendor: string;
@@ -15,13 +19,6 @@ export interface Attempt {
   status: 'ok' | FailureKind | 'skipped_cost_cap';
   latency_ms: number;
   error?: { code: string; message: string };
-}
-
-/** One candidate of a call, in the order it is tried: its instance, its own plan, its BYOK use. */
-export interface Step {
-  cand: RegisteredInstance;
-  plan?: unknown;
-  byok?: ByokUse;
 }
 
 export interface LoopDeps {
@@ -45,13 +42,17 @@ export interface LoopOptions {
   cheapest?: boolean;
   /** Told the time the call gives up by (the idempotency claim is kept that long). */
   onDeadline?: (deadline: number) => void;
+  /** The area's price, for a capability it prices (`router.price`); else each adapter's price(). */
+  areaPrice?: AreaPrice;
 }
 
 /** What an attempt is given: its candidate, the abort it must honour, and its share of the time. */
 export interface AttemptContext {
   accountId: string;
   step: Step;
-  impl: CapabilityImpl;
+  impl: AnyImpl;
+  /** This step's cost before the markup: without output the estimate, with it (a stream's usage) the settled. */
+  vendorMicros(output?: unknown): number;
   ctrl: AbortController;
   hold: Hold | null;
   /** Micro-USD reserved: marked-up vendor estimate plus the fee. */
@@ -91,15 +92,6 @@ function attemptBudget(remainingMs: number, candidatesLeft: number): number {
   return Math.max(1, Math.floor(Math.max(remainingMs / candidatesLeft, reserved)));
 }
 
-/** Vendor cost with the operator's markup, rounded up to the micro-USD. */
-export function charged(markup: number, vendor: string, vendorMicros: number): number {
-  // A NaN would reach the wallet's arithmetic; this is a bug in the adapter, not the caller's.
-  if (typeof vendorMicros !== 'number' || !Number.isFinite(vendorMicros)) {
-    throw new Error(`vendor ${vendor}: price() returned ${String(vendorMicros)}, not a number of micro-USD`);
-  }
-  return Math.ceil(Math.max(0, vendorMicros) * markup);
-}
-
 /** The key a candidate's cooldown is kept under: a caller's own key cools down for that caller alone. */
 export function cooldownKey(deps: Pick<LoopDeps, 'provider'>, accountId: string, step: Step): string {
   return step.byok && deps.provider ? `${step.cand.id}|${deps.provider.cooldownScope(accountId)}` : step.cand.id;
@@ -120,18 +112,18 @@ export async function runAttempts<S, R>(
   kind: AttemptKind<S, R>
 ): Promise<R> {
   const spec = deps.capabilities.get(capability) ?? { idempotent: false };
-  const implOf = (s: Step) => s.cand.instance.capabilities[capability] as CapabilityImpl;
+  const { areaPrice } = opts;
+  assertPriced(spec, capability, areaPrice);
+  const implOf = (s: Step) => s.cand.instance.capabilities[capability] as AnyImpl;
   const estimate = new Map<Step, number>();
-  for (const s of steps) {
-    estimate.set(s, charged(deps.markup, s.cand.id, implOf(s).price(input, undefined, s.plan)) + (s.byok?.fee ?? 0));
-  }
+  for (const step of steps) estimate.set(step, stepCharge(deps.markup, { areaPrice, impl: implOf(step), step, input }));
   const sorted = opts.cheapest ? [...steps].sort((a, b) => estimate.get(a)! - estimate.get(b)!) : steps;
   // Cooling vendors go last rather than away: if all are cooling, still try.
   const cooling = (s: Step) => deps.cooldowns.cooling(cooldownKey(deps, opts.accountId, s));
   const ordered = orderByCooldown(sorted, cooling);
-  const cap = opts.maxCostMultiplier ?? 1.5;
+  const cap = opts.maxCostMultiplier ?? DEFAULT_COST_MULTIPLIER;
   const estimates = ordered.map((s) => estimate.get(s)!);
-  const withinCap = ordered.map((_, i) => i === 0 || estimates[i] <= estimates[0] * cap);
+  const withinCap = costCap(estimates, cap);
   const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   opts.onDeadline?.(deadline);
   // Only a failure's text is scrubbed: built on the first one that needs it, not on every call.
@@ -165,6 +157,7 @@ export async function runAttempts<S, R>(
       accountId: opts.accountId,
       step,
       impl: implOf(step),
+      vendorMicros: (output?: unknown) => vendorMicros({ areaPrice, impl: implOf(step), step, input, output }),
       ctrl,
       hold,
       estimate: estimates[i],
@@ -184,15 +177,20 @@ export async function runAttempts<S, R>(
       for (const c of a.cleanup) c();
       if (!ctrl.signal.aborted) ctrl.abort(err);
       const latency = Math.round(performance.now() - a.started);
-      if (hold) await deps.wallet.release(hold);
+      const ownFault = isGatewayFault(err) || (err instanceof ApiError && err.status < 500);
+      const failure = ownFault ? undefined : (step.cand.instance.classify?.(err) ?? classifyGeneric(err));
+      // An embedded engine (in this process, on the caller's own page, template or PDF) kept busy
+      // until the deadline: the time was the caller's doing, so the call is charged what was
+      // reserved for it (an account cannot hold an engine for free), and the engine, healthy for
+      // everyone else, is not cooled down; nor is a second engine tried (and charged) for it.
+      const ranOut = failure === 'timeout' && step.cand.def.embedded === true && !signal?.aborted;
+      if (hold) await (ranOut ? deps.wallet.settle(hold, a.estimate, { vendor: id }) : deps.wallet.release(hold));
       if (signal?.aborted) throw err; // the caller went away: no failover, nothing charged
       // The gateway's own exception is not the vendor's: no cooldown, no failover, a 500.
-      if (isGatewayFault(err)) throw err;
       // A caller's error the core itself raised inside the call (the egress guard refusing an
       // address a page asked for, through a fetcher the area handed the adapter): the caller
       // hears the core's own 4xx; the vendor did nothing wrong, so no cooldown and no failover.
-      if (err instanceof ApiError && err.status < 500) throw err;
-      const failure = step.cand.instance.classify?.(err) ?? classifyGeneric(err);
+      if (!failure) throw err;
       const { shown, logged } = failureText(err, secretsOf());
       attempts.push({
         vendor: id,
@@ -201,7 +199,7 @@ export async function runAttempts<S, R>(
         latency_ms: latency,
         error: { code: failure, message: shown },
       });
-      deps.cooldowns.failure(cooldownKey(deps, opts.accountId, step), failure, retryAfterOf(err));
+      if (!ranOut) deps.cooldowns.failure(cooldownKey(deps, opts.accountId, step), failure, retryAfterOf(err));
       // The caller's key refused: invalidated before the caller hears of it.
       if (failure === 'auth' && step.byok && deps.provider)
         await deps.provider.invalidate(opts.accountId, id, step.byok.credentials, failure);
@@ -213,7 +211,7 @@ export async function runAttempts<S, R>(
         throw apiError(code, `${id} rejected the request: ${shown}`, { details: { attempts } });
       }
       // A vendor that may have acted must not be doubled by a second one.
-      if (!spec.idempotent && failure !== 'not_sent') break;
+      if (ranOut || (!spec.idempotent && failure !== 'not_sent')) break;
       continue;
     }
     deps.cooldowns.success(cooldownKey(deps, opts.accountId, step));

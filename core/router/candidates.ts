@@ -1,5 +1,5 @@
 import { apiError } from '../errors.js';
-import type { CapabilityImpl } from '../vendor-api.js';
+import type { AnyImpl } from '../vendor-api.js';
 import type { CredentialsProvider } from './credentials.js';
 import type { Planned, Planner, PlannerOptions, Routed } from './planner.js';
 import type { RegisteredInstance, VendorRegistry } from './registry.js';
@@ -13,15 +13,26 @@ export interface Selection {
   region?: string;
 }
 
+/** Whether something serving `regions` (an instance, a model's catalog row) serves the account's region. */
 export function inRegion(regions: readonly string[], region: string | undefined): boolean {
   return !region || region === 'auto' || regions.includes('global') || regions.includes(region);
+}
+
+/** A vendor the caller pinned exists, but not for the account's region (for that model): a refusal, not an outage. */
+function regionNotAllowed(sel: Selection) {
+  const what = sel.model ? `model "${sel.model}" ` : '';
+  return apiError(
+    'region_not_allowed',
+    `Vendor "${sel.vendor}" does not serve ${what}in the account's region (${sel.region}).`,
+    { param: 'vendor' }
+  );
 }
 
 function pins(inst: RegisteredInstance, vendor: string): boolean {
   return inst.id === vendor || inst.adapter === vendor || inst.redactedConfig?.preset === vendor;
 }
 
-function servesModel(impl: CapabilityImpl | undefined, model: string): boolean {
+function servesModel(impl: AnyImpl | undefined, model: string): boolean {
   return !!impl && (!impl.models || impl.models.length === 0 || impl.models.includes(model));
 }
 
@@ -45,20 +56,18 @@ function pool(
     if (!list.length) throw noVendor({ capability, vendor: sel.vendor, configured, docs, hint });
   }
   const inReg = list.filter((c) => inRegion(c.regions, sel.region));
-  if (sel.vendor && list.length && !inReg.length) {
-    const what = sel.model ? `model "${sel.model}" ` : '';
-    throw apiError(
-      'region_not_allowed',
-      `Vendor "${sel.vendor}" does not serve ${what}in the account's region (${sel.region}).`,
-      { param: 'vendor' }
-    );
-  }
+  if (sel.vendor && list.length && !inReg.length) throw regionNotAllowed(sel);
   return inReg;
 }
 
 /** Candidates without a planner: the pool's instances serving the model, never a BYOK-only one. */
-export function selectCandidates(registry: VendorRegistry, capability: string, sel: Selection): RegisteredInstance[] {
-  let list = pool(registry, capability, sel).filter((c) => !c.byokOnly);
+export function selectCandidates(
+  registry: VendorRegistry,
+  capability: string,
+  sel: Selection,
+  opts: PlannerOptions = {}
+): RegisteredInstance[] {
+  let list = pool(registry, capability, sel, opts.docs, opts.hint).filter((c) => !c.byokOnly);
   if (sel.model) list = list.filter((c) => servesModel(c.instance.capabilities[capability], sel.model!));
   return list;
 }
@@ -94,13 +103,17 @@ export async function planCandidates<Q, C extends Planned>(
   });
   const byId = new Map(offered.map((c) => [c.instance.id, c]));
   const { accountId, region, vendor, model, request } = call;
-  const planned = planner({ capability, accountId, region, vendor, model, request }, offered)
-    .filter((p) => byId.has(p.id))
-    .map((p): Routed<C> => {
-      const byok = byId.get(p.id)!.byok;
-      return byok ? { ...p, byok } : p;
-    });
-  if (!planned.length)
+  const plan = (where: string | undefined) =>
+    planner({ capability, accountId, region: where, vendor, model, request }, offered).filter((p) => byId.has(p.id));
+  const planned = plan(region).map((p): Routed<C> => {
+    const byok = byId.get(p.id)!.byok;
+    return byok ? { ...p, byok } : p;
+  });
+  if (!planned.length) {
+    // The pinned instances serve the region, but the planner kept nothing of theirs there (a
+    // model's catalog rows are of other regions) and would elsewhere: the same refusal.
+    if (vendor && region && region !== 'auto' && plan('auto').length) throw regionNotAllowed(call);
     throw noVendor({ capability, model, region, param: model ? 'model' : undefined, docs: opts.docs, hint: opts.hint });
+  }
   return [...planned.filter((p) => p.byok), ...planned.filter((p) => !p.byok)];
 }

@@ -44,14 +44,24 @@ const NOT_SENT_CODES = new Set([
   'ENETUNREACH',
 ]);
 
+/**
+ * The socket error code of a request that never left (connection refused, DNS), else undefined.
+ * fetch wraps the socket error in `cause`; undici's own request throws it as it is.
+ */
+export function notSentCode(err: unknown): string | undefined {
+  const e = err as { code?: string; cause?: { code?: string } } | null | undefined;
+  const code = e?.code ?? e?.cause?.code;
+  return code && NOT_SENT_CODES.has(code) ? code : undefined;
+}
+
 /** Generic classification for errors an adapter did not classify itself. */
 export function classifyGeneric(err: unknown): FailureKind {
   if (err instanceof VendorFailure) return err.kind;
   const e = err as { name?: string; code?: string; cause?: { code?: string }; status?: number; kind?: string };
   // A VendorFailure from another copy of this module (a plugin's own dependency) fails instanceof.
   if (e?.name === 'VendorFailure' && FAILURE_KINDS.includes(e.kind as FailureKind)) return e.kind as FailureKind;
+  if (notSentCode(e)) return 'not_sent';
   const code = e?.code ?? e?.cause?.code;
-  if (code && NOT_SENT_CODES.has(code)) return 'not_sent';
   if (
     e?.name === 'TimeoutError'
     || e?.name === 'AbortError'

@@ -1,3 +1,5 @@
+import type { DeferredCharges } from '../wallet/deferred-charges.js';
+
 /** Per-request cost accumulator, read by the hook that writes the x-svc-* headers. */
 export interface Meter {
   costMicros: number;
@@ -10,4 +12,9 @@ export interface Meter {
    * claim is kept at least that long (core/http/idempotency.ts).
    */
   onDeadline?: (deadline: number) => void;
+  /**
+   * Set while the request holds an idempotency claim: the router's settles wait here and are
+   * written with the request's stored answer, in one transaction (core/http/idempotency.ts).
+   */
+  charges?: DeferredCharges;
 }

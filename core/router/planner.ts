@@ -5,7 +5,10 @@ import type { RegisteredInstance } from './registry.js';
 export interface PlanRequest<Q = unknown> {
   capability: string;
   accountId: string;
-  /** The account's region (`auto`: anywhere); the candidates already serve it. */
+  /**
+   * The account's region (`auto`: anywhere); the candidates already serve it. A planner keeps
+   * only what serves it (`inRegion`), and the router refuses a pin it would serve elsewhere.
+   */
   region?: string;
   /** The `vendor` pin, already applied to the candidates. */
   vendor?: string;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { CapabilityImpl } from '../vendor-api.js';
-import type { CapabilitySpec } from '../capability-spec.js';
+import type { AnyImpl, CapabilityImpl } from '../vendor-api.js';
+import type { AreaPrice, CapabilitySpec } from '../capability-spec.js';
 import type { Wallet } from '../wallet/wallet.js';
 import { VendorFailure } from './failure.js';
 import type { VendorRegistry, RegisteredInstance } from './registry.js';
@@ -9,20 +9,15 @@ import { noVendor } from './no-vendor.js';
 import type { Credentials, CredentialsProvider } from './credentials.js';
 import type { Planned, Planner, PlannerOptions, Routed } from './planner.js';
 import { planCandidates, selectCandidates, type Selection } from './candidates.js';
-import {
-  charged,
-  runAttempts,
-  type Attempt,
-  type AttemptContext,
-  type AttemptKind,
-  type LoopDeps,
-  type Step,
-} from './attempt.js';
+import { assertPriced, charged, reserveAhead, stepCharge, type Reservation, type ReserveOptions } from './pricing.js';
+import { runAttempts, type Attempt, type AttemptContext, type AttemptKind, type LoopDeps } from './attempt.js';
+import type { Step } from './step.js';
 import { streamAttempt, type StreamSession } from './stream.js';
 import type { Meter } from './meter.js';
 
 export type { Attempt } from './attempt.js';
 export type { Meter } from './meter.js';
+export type { Reservation, ReserveOptions } from './pricing.js';
 
 export interface CallOptions<Q = unknown> extends Selection {
   accountId: string;
@@ -43,6 +38,8 @@ export interface CallOptions<Q = unknown> extends Selection {
   route?: Array<Routed<Planned>>;
   /** The area's planning input, for its planner. */
   request?: Q;
+  /** Handed to the adapter (InvokeOptions.idempotencyKey): the same for every resend of one effect. */
+  idempotencyKey?: string;
 }
 
 export interface StreamOptions<Q = unknown> extends CallOptions<Q> {
@@ -67,6 +64,7 @@ export interface CallResult<O> {
 export class Router {
   readonly cooldowns = new Cooldowns();
   private readonly planners = new Map<string, { planner: Planner; opts: PlannerOptions }>();
+  private readonly prices = new Map<string, { price: AreaPrice; opts: PlannerOptions }>();
   private provider?: CredentialsProvider;
 
   constructor(
@@ -81,6 +79,18 @@ export class Router {
   planner<Q, C extends Planned>(capability: string, planner: Planner<Q, C>, opts: PlannerOptions = {}): void {
     if (this.planners.has(capability)) throw new Error(`capability ${capability} already has a planner`);
     this.planners.set(capability, { planner: planner as Planner, opts });
+  }
+
+  /**
+   * An area's price for a capability it prices (its spec says `areaPriced`: image, PDF), from its
+   * config: the router reserves `price(input)` and settles `price(input, output)` whichever
+   * instance answers, the markup added; on the caller's own key only the BYOK fee.
+   */
+  price<I, O>(capability: string, price: AreaPrice<I, O>, opts: PlannerOptions = {}): void {
+    if (!this.capabilities.get(capability)?.areaPriced)
+      throw new Error(`capability ${capability} is priced by its vendors, not its area`);
+    if (this.prices.has(capability)) throw new Error(`capability ${capability} already has a price`);
+    this.prices.set(capability, { price: price as AreaPrice, opts });
   }
 
   /** Where callers' own credentials come from (the byok area); consulted for planned calls. */
@@ -102,12 +112,12 @@ export class Router {
 
   /** Instances serving a capability, in route order, filtered by pin, model and region (no planner). */
   candidates(capability: string, opts: Selection = {}): RegisteredInstance[] {
-    return selectCandidates(this.registry, capability, opts);
+    return selectCandidates(this.registry, capability, opts, this.plannerOptions(capability));
   }
 
-  /** What the capability's planner was registered with (docs, hint), for messages made outside a call. */
+  /** What the capability's planner or price was registered with (docs, hint), for no_vendor_available. */
   plannerOptions(capability: string): PlannerOptions | undefined {
-    return this.planners.get(capability)?.opts;
+    return this.planners.get(capability)?.opts ?? this.prices.get(capability)?.opts;
   }
 
   /**
@@ -126,15 +136,44 @@ export class Router {
   /**
    * The candidates of a call with the capability's planner, in order, each with its plan and
    * BYOK use: what an area reads before the call (the models it will ask for), then passes as
-   * `route`. Throws the one no_vendor_available when nothing is left.
+   * `route`. An area-priced capability without a planner gets its instances as they are, each
+   * with the caller's credentials for it (BYOK). Throws the one no_vendor_available when nothing is left.
    */
   async plan<Q, C extends Planned>(
     capability: string,
     opts: Selection & { accountId: string; request: Q }
   ): Promise<Array<Routed<C>>> {
-    const p = this.planners.get(capability);
+    // An area-priced capability needs no planner: its instances as they are, the caller's keys first.
+    const area = this.prices.get(capability);
+    const p = this.planners.get(capability) ?? (area && { planner: asTheyAre, opts: area.opts });
     if (!p) throw new Error(`capability ${capability} has no planner`);
     return planCandidates(this.registry, this.provider, capability, p.planner as Planner<Q, C>, p.opts, opts);
+  }
+
+  /**
+   * Reserve now for a call settled later (a batch, run from a job): the route priced as a call
+   * prices it (markup, fee), the candidates past the cost cap left out, and one hold for the
+   * dearest left, settled later with `charge`.
+   */
+  async reserve<I>(capability: string, input: I, opts: ReserveOptions): Promise<Reservation> {
+    const steps = await this.steps(capability, { accountId: opts.accountId, route: opts.route });
+    return reserveAhead(this.wallet, this.markup, this.areaPrice(capability), capability, input, steps, opts);
+  }
+
+  /** What an answered call of one planned candidate costs, as `call` settles it: markup and fee included. */
+  charge<I, O>(capability: string, input: I, routed: Routed<Planned>, output: O): number {
+    const cand = this.registry.get(routed.id);
+    if (!cand || !(capability in cand.instance.capabilities))
+      throw new Error(`vendor instance ${routed.id} does not serve ${capability}`);
+    const step = { cand, plan: routed.plan, byok: routed.byok };
+    const impl = cand.instance.capabilities[capability] as AnyImpl;
+    return stepCharge(this.markup, { areaPrice: this.areaPrice(capability), impl, step, input, output });
+  }
+
+  private areaPrice(capability: string): AreaPrice | undefined {
+    const price = this.prices.get(capability)?.price;
+    assertPriced(this.capabilities.get(capability) ?? { idempotent: false }, capability, price);
+    return price;
   }
 
   async call<I, O>(capability: string, input: I, opts: CallOptions): Promise<CallResult<O>> {
@@ -182,6 +221,7 @@ export class Router {
       onDeadline: opts.meter?.onDeadline,
       // A planner's order is the order: the route's `cheapest` strategy orders unplanned calls only.
       cheapest: !planned && this.registry.strategy(capability) === 'cheapest',
+      areaPrice: this.prices.get(capability)?.price,
     };
   }
 
@@ -192,7 +232,8 @@ export class Router {
       route = await this.plan(capability, { ...opts, request: opts.request });
     if (!route) {
       const list = this.candidates(capability, opts);
-      if (!list.length) throw noVendor({ capability, model: opts.model, region: opts.region });
+      if (!list.length)
+        throw noVendor({ capability, model: opts.model, region: opts.region, ...this.plannerOptions(capability) });
       return list.map((cand) => ({ cand }));
     }
     const steps = route.flatMap((r) => {
@@ -200,13 +241,7 @@ export class Router {
       return cand && capability in cand.instance.capabilities ? [{ cand, plan: r.plan, byok: r.byok }] : [];
     });
     if (!steps.length)
-      throw noVendor({
-        capability,
-        model: opts.model,
-        region: opts.region,
-        docs: this.planners.get(capability)?.opts.docs,
-        hint: this.planners.get(capability)?.opts.hint,
-      });
+      throw noVendor({ capability, model: opts.model, region: opts.region, ...this.plannerOptions(capability) });
     return steps;
   }
 
@@ -224,6 +259,8 @@ export class Router {
           accountId: opts.accountId,
           deadline: a.deadline,
           plan: a.step.plan,
+          credentials: a.step.byok?.credentials,
+          idempotencyKey: opts.idempotencyKey,
         };
         return raceAbort((a.impl as CapabilityImpl<I, O>).invoke(input, invokeOpts), a.ctrl.signal);
       },
@@ -234,10 +271,15 @@ export class Router {
         const fee = step.byok?.fee ?? 0;
         // Outside the failover: a failure to record the charge must not send the call to a second vendor.
         const cost = hold
-          ? await this.wallet.settle(hold, this.actualCharge(a, input, output, a.estimate - fee) + fee, {
-              vendor: step.cand.id,
-              ref: opts.ref,
-            })
+          ? await this.wallet.settle(
+              hold,
+              this.actualCharge(a, output, a.estimate - fee) + fee,
+              {
+                vendor: step.cand.id,
+                ref: opts.ref,
+              },
+              opts.meter?.charges
+            )
           : 0;
         if (opts.meter) {
           opts.meter.costMicros += cost;
@@ -250,17 +292,20 @@ export class Router {
     };
   }
 
-  /** What the answered call costs; if the adapter cannot say, what was reserved for it. */
-  private actualCharge<I, O>(a: AttemptContext, input: I, output: O, reserved: number): number {
+  /** What the answered call costs; if its price cannot say, what was reserved for it. */
+  private actualCharge<O>(a: AttemptContext, output: O, reserved: number): number {
     const vendor = a.step.cand.id;
     try {
-      return charged(this.markup, vendor, (a.impl as CapabilityImpl<I, O>).price(input, output, a.step.plan));
+      return charged(this.markup, vendor, a.vendorMicros(output));
     } catch (err) {
-      this.log.error({ vendor, err }, 'price() failed after the vendor answered; charging the reserved estimate');
+      this.log.error({ vendor, err }, 'the price failed after the vendor answered; charging the reserved estimate');
       return reserved;
     }
   }
 }
+
+/** The planner of a capability without one: every candidate offered, in order, with no plan. */
+const asTheyAre: Planner = (_req, candidates) => candidates.map((c) => ({ id: c.instance.id }));
 
 /** Settle a promise as soon as the signal aborts, even if the adapter ignores the signal. */
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -22,10 +22,72 @@ const SHAPES: Array<[RegExp, string]> = [
   [/\bAIza[0-9A-Za-z_-]{30,}/g, REDACTED],
 ];
 
-/** The forms a secret may take in a vendor's text: as it is, JSON-escaped, URL-encoded, its head ("sk-abcd1234***"). */
+// A run of the secret this long, in any form and any case, is the secret (half a key still
+// narrows a search, and a vendor may echo any part of it); shorter secrets count whole.
+const RUN_CHARS = 16;
+const HEAD_CHARS = 8;
+
+const b64 = (s: string, from: number) => Buffer.from(s).subarray(from).toString('base64').replace(/=+$/, '');
+
+/**
+ * The forms a secret may take in a vendor's text: as it is, JSON-escaped, URL- and
+ * form-encoded, base64 (standard and URL-safe, at each of the three byte alignments a prefix
+ * such as Basic's `user:` may give it), hex, and its head ("sk-abcd1234***").
+ */
 function forms(secret: string): string[] {
-  const out = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)];
-  if (secret.length >= 12) out.push(secret.slice(0, 8));
+  const url = encodeURIComponent(secret);
+  const out = [secret, JSON.stringify(secret).slice(1, -1), url, url.replace(/%20/g, '+')];
+  for (const from of [0, 1, 2]) {
+    const std = b64(secret, from);
+    out.push(std, std.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  out.push(Buffer.from(secret).toString('hex'));
+  if (secret.length >= 12) out.push(secret.slice(0, HEAD_CHARS));
+  return out;
+}
+
+/** How long a run of `form` must be to be redacted: at most RUN_CHARS, at least half of it (or 8). */
+const runOf = (form: string) => Math.min(form.length, RUN_CHARS, Math.max(HEAD_CHARS, Math.ceil(form.length / 2)));
+
+/**
+ * Every run of `run` characters of any form, lower-cased, grouped by run length: a text is
+ * then scanned once a run length, whatever the number of secrets and forms.
+ */
+function windows(secrets: string[]): Map<number, Set<string>> {
+  const byRun = new Map<number, Set<string>>();
+  for (const form of new Set(secrets.flatMap(forms))) {
+    if (!form) continue;
+    const run = runOf(form);
+    const set = byRun.get(run) ?? new Set<string>();
+    byRun.set(run, set);
+    const lower = form.toLowerCase();
+    for (let i = 0; i + run <= lower.length; i++) set.add(lower.slice(i, i + run));
+  }
+  return byRun;
+}
+
+/** `text` with every stretch covered by a run of a known secret's form replaced by one marker. */
+function redactRuns(text: string, byRun: Map<number, Set<string>>): string {
+  const lower = text.toLowerCase();
+  const covered = new Uint8Array(text.length);
+  let any = false;
+  for (const [run, set] of byRun) {
+    for (let i = 0; i + run <= lower.length; i++) {
+      if (!set.has(lower.slice(i, i + run))) continue;
+      covered.fill(1, i, i + run);
+      any = true;
+    }
+  }
+  if (!any) return text;
+  let out = '';
+  for (let i = 0; i < text.length; ) {
+    if (!covered[i]) {
+      out += text[i++];
+      continue;
+    }
+    out += REDACTED;
+    while (covered[i]) i++;
+  }
   return out;
 }
 
@@ -34,11 +96,8 @@ function forms(secret: string): string[] {
  * one scrubber for failures the router records, logs or returns.
  */
 export function scrubText(text: string, secrets: Iterable<string>): string {
-  let out = text;
   const known = [...secrets].filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_CHARS);
-  const all = [...new Set(known.flatMap(forms))];
-  // Longest first, so a secret's head never splits the secret itself.
-  for (const s of all.sort((a, b) => b.length - a.length)) out = out.split(s).join(REDACTED);
+  let out = known.length ? redactRuns(text, windows(known)) : text;
   for (const [re, to] of SHAPES) out = out.replace(re, to);
   return out;
 }

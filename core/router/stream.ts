@@ -3,7 +3,8 @@ import type { Wallet } from '../wallet/wallet.js';
 import type { Meter } from './meter.js';
 import { classifyGeneric, VendorFailure } from './failure.js';
 import { failureText } from './scrub.js';
-import { charged, type Attempt, type AttemptContext, type AttemptKind } from './attempt.js';
+import type { Attempt, AttemptContext, AttemptKind } from './attempt.js';
+import { charged } from './pricing.js';
 
 /** A stream that has produced its first event: from here on it is this vendor's or an error. */
 export interface StreamSession<E, U> {
@@ -27,7 +28,7 @@ interface First<E> {
 /**
  * A stream attempt: it succeeds when the first event arrives (a candidate silent past
  * `firstEventTimeoutMs` fails over like one that failed), and the caller settles later with
- * the usage produced, priced by `price(input, usage, plan)`.
+ * the usage produced, priced by the adapter's `price(input, usage, plan)` (or the area's price).
  */
 export function streamAttempt<E, U>(
   deps: { wallet: Wallet; markup: number },
@@ -62,6 +63,7 @@ export function streamAttempt<E, U>(
             accountId: a.accountId,
             deadline: a.deadline,
             plan: step.plan,
+            credentials: step.byok?.credentials,
           });
           const it = iterable[Symbol.asyncIterator]();
           const r = await it.next();
@@ -86,11 +88,15 @@ export function streamAttempt<E, U>(
         async settle(usage: U) {
           if (settled || !hold) return 0;
           settled = true;
-          const vendorMicros = (a.impl.price as (i: unknown, u?: U, p?: unknown) => number)(input, usage, step.plan);
-          const cost = await deps.wallet.settle(hold, charged(deps.markup, step.cand.id, vendorMicros) + fee, {
-            vendor: step.cand.id,
-            ref: opts.ref,
-          });
+          const cost = await deps.wallet.settle(
+            hold,
+            charged(deps.markup, step.cand.id, a.vendorMicros(usage)) + fee,
+            {
+              vendor: step.cand.id,
+              ref: opts.ref,
+            },
+            opts.meter?.charges
+          );
           if (opts.meter) {
             opts.meter.metered = true;
             opts.meter.costMicros += cost;

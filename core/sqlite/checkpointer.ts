@@ -1,13 +1,12 @@
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type SQLite from 'better-sqlite3';
 
 // SQLite's WAL is copied back into the database file by a checkpoint, which ends with an
 // fsync. The gateway checkpoints on a timer rather than inside whichever commit crosses
 // wal_autocheckpoint (open.ts), but a checkpoint on the event loop still stops every request
 // for as long as it takes: 2–7 ms a second for a one-connection load, 15–18 ms a second under
-// load on the machine of BENCHMARKS.md's fifth session. So once the WAL has grown past a few
+// the `ai` bench's load on a 2-vCPU VM (BENCHMARKS.md, `ai`). So once the WAL has grown past a few
 // megabytes (a gateway under real load), checkpoints run on a worker thread with a connection
 // of its own; a PASSIVE checkpoint from another connection waits for nobody and takes no lock
 // a writer needs. An idle or lightly used gateway never starts the thread (it would cost ~10 MB
@@ -27,6 +26,17 @@ parentPort.on('message', (m) => {
   parentPort.postMessage(out);
 });
 `;
+
+/**
+ * What the checkpointer uses of a better-sqlite3 connection: named here rather than imported, so
+ * the vendor kit's types need no better-sqlite3 types (a dev dependency) in a package that uses
+ * none of it. A `Database` is one.
+ */
+export interface CheckpointConnection {
+  readonly open: boolean;
+  readonly inTransaction: boolean;
+  pragma(source: string): unknown;
+}
 
 export interface CheckpointResult {
   on: 'main' | 'worker';
@@ -52,7 +62,7 @@ export class Checkpointer {
 
   constructor(
     private readonly file: string,
-    private readonly conn: SQLite.Database,
+    private readonly conn: CheckpointConnection,
     opts: CheckpointerOptions = {}
   ) {
     this.aboveBytes = opts.workerAboveBytes ?? 4 * 1024 * 1024;

@@ -8,6 +8,7 @@ import { MemoryHolds } from './memory-holds.js';
 import { ChargeQueue } from './charge-queue.js';
 import { BalanceCache } from './balance-cache.js';
 import { type Db, deleteHold, entry, give, insertHold, type LedgerKind, take } from './kysely-wallet.js';
+import type { DeferredCharge, DeferredCharges, SettleMeta } from './deferred-charges.js';
 
 export type { LedgerKind } from './kysely-wallet.js';
 
@@ -164,13 +165,23 @@ export class Wallet {
   /**
    * Hold an upper bound of a call's cost before the vendor is called. `deadline` (epoch ms):
    * when the call gives up; the hold expires `holdGraceMs` after it (STALE_HOLD_MS from now
-   * without one), and releaseExpired gives it back if nothing settled it by then.
+   * without one), and releaseExpired gives it back if nothing settled it by then. `trx`: taken
+   * in the caller's transaction, a row (settleIn and release then take the same `trx`, or none).
    */
-  async reserve(accountId: string, micros: number, capability: string, deadline?: number): Promise<Hold> {
+  async reserve(accountId: string, micros: number, capability: string, deadline?: number, trx?: Db): Promise<Hold> {
     assertMicros(micros, 'reserve');
     const amount = Math.max(0, Math.ceil(micros));
     const hold: Hold = { holdId: newId('hold'), accountId, amount, capability };
     const expiresAt = (deadline ?? Date.now() + STALE_HOLD_MS) + this.holdGraceMs;
+    // In the caller's transaction (an outbox record's hold): a row, committed with its writes.
+    if (trx && trx !== this.db) {
+      await this.writing(accountId, async () => {
+        if (!(await take(trx, accountId, amount, this.held(accountId))))
+          throw await this.insufficient(trx, accountId, amount);
+        await insertHold(trx, hold, expiresAt);
+      });
+      return hold;
+    }
     const sync = this.syncFree();
     // A hold without a deadline (a chat batch's) outlives a restart: it stays a row.
     if (sync && this.holds && deadline !== undefined) {
@@ -199,15 +210,25 @@ export class Wallet {
   /**
    * Turn a hold into a charge of `actual` micro-USD: the rest goes back. A charge above the
    * hold takes what the balance allows and no more, so the balance never goes negative.
-   * Settling twice does nothing the second time (the hold row is the once-only guard).
+   * Settling twice does nothing the second time (the hold row is the once-only guard). With
+   * `later` (a request holding an idempotency claim) the charge is decided now and written with
+   * the request's answer (deferred-charges.ts).
    */
-  async settle(
-    hold: Hold,
-    actual: number,
-    meta: { vendor?: string; ref?: string; quantity?: number } = {}
-  ): Promise<number> {
+  async settle(hold: Hold, actual: number, meta: SettleMeta = {}, later?: DeferredCharges): Promise<number> {
     assertMicros(actual, 'settle');
     const want = Math.max(0, Math.round(actual));
+    if (later) {
+      // Decided now, as the response will say; written with the request's answer (settleDeferred).
+      const extra = want - hold.amount;
+      const charged =
+        extra <= 0 ? want : hold.amount + Math.max(0, Math.min(extra, await this.balance(hold.accountId)));
+      if (later.add({ hold, charged, meta })) {
+        // Held until the answer is stored, which may be past this call's deadline (a request
+        // of several calls): the sweep must not give it back meanwhile, or the call goes free.
+        await this.refresh(hold);
+        return charged;
+      }
+    }
     if (this.holds?.remove(hold.holdId)) return this.charge(hold, want, meta);
     const sync = this.syncFree();
     if (sync) {
@@ -216,28 +237,70 @@ export class Wallet {
       return charged;
     }
     return this.writing(hold.accountId, () =>
-      this.db.transaction().execute(async (q) => {
-        if (!(await deleteHold(q, hold.holdId))) return 0;
-        let charged = want;
-        if (want <= hold.amount) {
-          if (hold.amount > want) await give(q, hold.accountId, hold.amount - want);
-        } else {
-          charged = hold.amount + (await this.takeUpTo(q, hold.accountId, want - hold.amount));
-        }
-        await entry(q, hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, {
-          ...meta,
-          capability: hold.capability,
-        });
-        return charged;
-      })
+      this.db.transaction().execute((q) => this.settleRow(q, hold, want, meta))
     );
+  }
+
+  /** Settle a hold written to `wallet_holds`, on `q`; 0 when it was settled or released already. */
+  private async settleRow(q: Db, hold: Hold, want: number, meta: SettleMeta): Promise<number> {
+    if (!(await deleteHold(q, hold.holdId))) return 0;
+    let charged = want;
+    if (want <= hold.amount) {
+      if (hold.amount > want) await give(q, hold.accountId, hold.amount - want);
+    } else {
+      charged = hold.amount + (await this.takeUpTo(q, hold.accountId, want - hold.amount));
+    }
+    await entry(q, hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, {
+      ...meta,
+      capability: hold.capability,
+    });
+    return charged;
+  }
+
+  /**
+   * Write the charges a request deferred (DeferredCharges) on `q`, the transaction that stores
+   * its idempotent answer, or alone when there is none to store.
+   */
+  async settleDeferred(q: Db, charges: readonly DeferredCharge[]): Promise<void> {
+    for (const c of charges) {
+      // A hold in memory leaves it as the charge is written: put back should `q` roll back.
+      c.inMemory = this.holds?.has(c.hold.holdId);
+      await this.settleIn(q, c.hold, c.charged, c.meta);
+    }
+  }
+
+  /** After settleDeferred's transaction rolled back: its holds are held again, to release or settle. */
+  rolledBack(charges: readonly DeferredCharge[]): void {
+    for (const c of charges) {
+      if (c.inMemory && !this.holds!.has(c.hold.holdId))
+        this.holds!.add(c.hold.holdId, c.hold.accountId, c.hold.amount, Date.now() + STALE_HOLD_MS + this.holdGraceMs);
+      c.inMemory = false;
+    }
+  }
+
+  /**
+   * Settle on `q`, a transaction that writes what the charge belongs with (a batch's move to
+   * succeeded, a stored answer): both commit or neither does. Once-only, as settle.
+   */
+  async settleIn(q: Db, hold: Hold, actual: number, meta: SettleMeta = {}): Promise<number> {
+    assertMicros(actual, 'settle');
+    const want = Math.max(0, Math.round(actual));
+    return this.writing(hold.accountId, () =>
+      this.holds?.remove(hold.holdId) ? this.chargeOn(q, hold, want, meta) : this.settleRow(q, hold, want, meta)
+    );
+  }
+
+  /** The holds of deferred charges whose transaction rolled back, given back: nothing was charged. */
+  async releaseDeferred(charges: readonly DeferredCharge[]): Promise<void> {
+    this.rolledBack(charges);
+    for (const c of charges) await this.release(c.hold);
   }
 
   /**
    * Charge a hold kept in memory, already removed (the once-only guard). Should the charge fail,
    * the hold is gone all the same: the call costs nothing, as when the sweep gives a hold back.
    */
-  private async charge(hold: Hold, want: number, meta: { vendor?: string; ref?: string; quantity?: number }) {
+  private async charge(hold: Hold, want: number, meta: SettleMeta) {
     const sync = this.syncFree();
     if (sync) {
       // The column first: reading it may write queued charges, which moves `held`.
@@ -246,23 +309,30 @@ export class Wallet {
       this.queue!.add({ ...meta, ...hold, charged, at: Date.now() });
       return charged;
     }
-    return this.writing(hold.accountId, () =>
-      this.db.transaction().execute(async (q) => {
-        const charged = await this.takeUpTo(q, hold.accountId, want);
-        await entry(q, hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, {
-          ...meta,
-          capability: hold.capability,
-        });
-        return charged;
-      })
-    );
+    return this.writing(hold.accountId, () => this.db.transaction().execute((q) => this.chargeOn(q, hold, want, meta)));
   }
 
-  /** Give a hold back in full (the call failed or was never made). */
-  async release(hold: Hold): Promise<void> {
+  /** Charge a hold kept in memory, already removed, on `q`. */
+  private async chargeOn(q: Db, hold: Hold, want: number, meta: SettleMeta): Promise<number> {
+    const charged = await this.takeUpTo(q, hold.accountId, want);
+    await entry(q, hold.accountId, -charged, 'usage', meta.ref ?? hold.holdId, {
+      ...meta,
+      capability: hold.capability,
+    });
+    return charged;
+  }
+
+  /**
+   * Give a hold back in full (the call failed or was never made); on `q`, a transaction that
+   * writes what the release belongs with (a batch's move to canceled), so both commit or neither.
+   */
+  async release(hold: Hold, q?: Db): Promise<void> {
     // A hold in memory was never taken from the balance column: forgetting it gives it back.
     if (this.holds?.remove(hold.holdId)) return;
-    await this.releaseRow(hold);
+    if (!q) return void (await this.releaseRow(hold));
+    await this.writing(hold.accountId, async () => {
+      if (await deleteHold(q, hold.holdId)) await give(q, hold.accountId, hold.amount);
+    });
   }
 
   /**

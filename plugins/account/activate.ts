@@ -1,10 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Svc } from '../../core/context.js';
-import { newId } from '../../core/ids.js';
-import { apiError } from '../../core/errors.js';
-import { presentedKey } from '../../core/http/auth-hook.js';
-import { RateLimiter } from '../../core/http/rate-limit.js';
-import { usdToMicros, microsToUsd } from '../../core/wallet/money.js';
+import { type Svc, newId, apiError, presentedKey, RateLimiter, usdToMicros, microsToUsd } from '../../core/kit/area.js';
 import { ActivateBody, ActivateResult, type ActivateBodyT } from './schemas.js';
 
 /** A link to the hosted top-up page for this account, valid 30 days. */

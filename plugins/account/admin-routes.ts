@@ -1,9 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { apiError } from '../../core/errors.js';
-import { iso } from '../../core/clock.js';
-import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
-import { microsToUsd, usdToMicros } from '../../core/wallet/money.js';
-import type { Svc } from '../../core/context.js';
+import {
+  apiError,
+  iso,
+  ListQuery,
+  decodeCursor,
+  pageOf,
+  type ListQueryT,
+  microsToUsd,
+  usdToMicros,
+  type Svc,
+} from '../../core/kit/area.js';
 import {
   AccountIdParams,
   AdminAccount,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Page } from '../../core/http/pagination.js';
+import { Page } from '../../core/kit/area.js';
 import { Timestamp } from './schemas.js';
 
 export const AdminAccount = Type.Object({

@@ -1,8 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isApiError } from '../../core/errors.js';
-import { iso } from '../../core/clock.js';
-import { microsToUsd } from '../../core/wallet/money.js';
-import type { Svc } from '../../core/context.js';
+import { isApiError, iso, microsToUsd, type Svc } from '../../core/kit/area.js';
 import { amountPage, checkoutPage, messagePage, resultPage, sendHtml } from './checkout-html.js';
 import { checkCents, createTopup, findBySession, settleTopup, type TopupRow } from './topup-service.js';
 

@@ -1,5 +1,4 @@
-import { defineArea } from '../../core/define.js';
-import { PAYMENTS_CAPABILITIES } from '../../core/capabilities/payments.js';
+import { defineArea, PAYMENTS_CAPABILITIES } from '../../core/kit/area.js';
 import { registerUsageRoutes } from './usage-routes.js';
 import { accountMigrations } from './migrations.js';
 import { registerActivate } from './activate.js';

@@ -1,9 +1,16 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { iso } from '../../core/clock.js';
-import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
-import type { KeyRow } from '../../core/auth/keys.js';
-import { requireLiveKey, requireWithin } from '../../core/auth/key-grants.js';
-import { Ok } from '../../core/http/ok.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  iso,
+  ListQuery,
+  decodeCursor,
+  pageOf,
+  type ListQueryT,
+  type KeyRow,
+  requireLiveKey,
+  requireWithin,
+  Ok,
+  idempotentTransaction,
+} from '../../core/kit/area.js';
 import { CreateKeyBody, CreatedKey, KeyIdParams, KeyList, RotatedKey, type CreateKeyBodyT } from './schemas.js';
 
 function wire(k: KeyRow) {
@@ -47,13 +54,17 @@ export function registerKeyRoutes(app: FastifyInstance): void {
         response: { 200: CreatedKey },
       },
     },
-    async (req: FastifyRequest<{ Body: CreateKeyBodyT }>) => {
+    async (req: FastifyRequest<{ Body: CreateKeyBodyT }>, reply: FastifyReply) => {
       const p = req.principal!;
       const scopes = req.body.scopes ?? ['*'];
       requireLiveKey(p);
       requireWithin(p.scopes, scopes, 'create a key');
-      const { secret, key } = await app.svc.keys.create(p.accountId, p.projectId, req.body.label, scopes);
-      return { ...wire(key), secret };
+      // The key and the answer that carries its secret commit together: a retry never makes a
+      // second key whose secret nobody saw.
+      return idempotentTransaction(app.svc, req, reply, async (trx) => {
+        const { secret, key } = await app.svc.keys.create(p.accountId, p.projectId, req.body.label, scopes, trx);
+        return { ...wire(key), secret };
+      });
     }
   );
 
@@ -64,8 +75,9 @@ export function registerKeyRoutes(app: FastifyInstance): void {
       schema: { summary: 'Revoke a key at once', tags: ['account'], params: KeyIdParams, response: { 200: Ok } },
     },
     async (req: FastifyRequest<{ Params: { key_id: string } }>) => {
-      requireLiveKey(req.principal!);
-      await app.svc.keys.revoke(req.principal!.accountId, req.params.key_id);
+      const p = req.principal!;
+      requireLiveKey(p);
+      await app.svc.keys.revoke(p.accountId, req.params.key_id, p.scopes);
       return { ok: true };
     }
   );
@@ -73,7 +85,7 @@ export function registerKeyRoutes(app: FastifyInstance): void {
   app.post(
     '/v1/account/keys/:key_id/rotate',
     {
-      config: { scope: 'account', operation: 'account.keys.rotate' },
+      config: { scope: 'account', operation: 'account.keys.rotate', idempotent: true },
       schema: {
         summary: 'Issue a new secret for a key; the old one keeps working for the grace period',
         tags: ['account'],
@@ -81,17 +93,23 @@ export function registerKeyRoutes(app: FastifyInstance): void {
         response: { 200: RotatedKey },
       },
     },
-    async (req: FastifyRequest<{ Params: { key_id: string } }>) => {
+    async (req: FastifyRequest<{ Params: { key_id: string } }>, reply: FastifyReply) => {
       const p = req.principal!;
       requireLiveKey(p);
       const grace = app.svc.config.limits.key_rotation_grace_seconds;
-      const r = await app.svc.keys.rotate(p.accountId, req.params.key_id, grace, p.scopes);
-      return {
-        ...wire(r.key),
-        secret: r.secret,
-        old_key_id: req.params.key_id,
-        old_key_expires_at: iso(r.old_key_expires_at),
-      };
+      // Idempotent (the `idempotency-key` header): a retry of a rotation whose answer was lost
+      // replays the new secret instead of a 409 for a key that now has a successor.
+      const answer = await idempotentTransaction(app.svc, req, reply, async (trx) => {
+        const r = await app.svc.keys.rotate(p.accountId, req.params.key_id, grace, p.scopes, trx);
+        return {
+          ...wire(r.key),
+          secret: r.secret,
+          old_key_id: req.params.key_id,
+          old_key_expires_at: iso(r.old_key_expires_at),
+        };
+      });
+      app.svc.keys.invalidateAccount(p.accountId);
+      return answer;
     }
   );
 }

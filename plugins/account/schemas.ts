@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Page } from '../../core/http/pagination.js';
-import { IdempotencyKey } from '../../core/http/idempotency.js';
+import { Page, IdempotencyKey } from '../../core/kit/area.js';
 
 // The Account area's wire, stated once: validation, serialization, OpenAPI, discovery and
 // the client's types all come from here.

@@ -1,19 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import { iso } from '../../core/clock.js';
-import { apiError } from '../../core/errors.js';
-import { microsToUsd } from '../../core/wallet/money.js';
-import type { Svc } from '../../core/context.js';
+import type { Kysely } from 'kysely';
+import { iso, apiError, microsToUsd, type Svc } from '../../core/kit/area.js';
 import { AccountSummary, Balance } from './schemas.js';
 
-export async function accountSummary(svc: Svc, accountId: string, projectId?: string) {
-  const a = await svc.db.selectFrom('accounts').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+/** The AccountSummary; read on `db` when given (a transaction that just changed the account). */
+export async function accountSummary(svc: Svc, accountId: string, projectId?: string, db: Kysely<any> = svc.db) {
+  const a = await db.selectFrom('accounts').selectAll().where('account_id', '=', accountId).executeTakeFirst();
   if (!a) throw apiError('not_found', 'No such account.');
   return {
     account_id: a.account_id,
     kind: a.kind,
     status: a.status,
     tier: a.tier,
-    balance_usd: microsToUsd(await svc.wallet.balance(accountId)),
+    balance_usd: microsToUsd(await svc.wallet.balance(accountId, db)),
     region: a.region,
     ...(projectId ? { project_id: projectId } : {}),
     created_at: iso(Number(a.created_at)),

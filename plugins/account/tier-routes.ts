@@ -1,7 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { apiError } from '../../core/errors.js';
-import { usdToMicros } from '../../core/wallet/money.js';
+import { apiError, fieldError, idempotentTransaction, usdToMicros } from '../../core/kit/area.js';
 import { AccountSummary } from './schemas.js';
 import { accountSummary } from './summary-routes.js';
 
@@ -23,7 +22,9 @@ type TierUpgradeBodyT = Static<typeof TierUpgradeBody>;
  * Move the account to another configured tier. The target tier's price_usd is debited from
  * the wallet in the same transaction as the move, whichever way the move goes (a cheaper
  * tier costs its own price, usually 0, and nothing is refunded: see docs/account.md).
- * The key cache is dropped afterwards so the new rate limit applies from the next request.
+ * The answer (the account after the move) commits with it, so a retry of a move whose answer
+ * was lost replays it. The key cache is dropped afterwards so the new rate limit applies from
+ * the next request.
  */
 export function registerTierRoutes(app: FastifyInstance): void {
   const svc = app.svc;
@@ -38,19 +39,17 @@ export function registerTierRoutes(app: FastifyInstance): void {
         response: { 200: AccountSummary },
       },
     },
-    async (req: FastifyRequest<{ Body: TierUpgradeBodyT }>) => {
+    async (req: FastifyRequest<{ Body: TierUpgradeBodyT }>, reply: FastifyReply) => {
       const p = req.principal!;
       const target = req.body.target_tier;
       const tier = Object.hasOwn(svc.config.tiers, target) ? svc.config.tiers[target] : undefined;
       if (!tier) {
         const known = Object.keys(svc.config.tiers).join(', ');
-        throw apiError('validation_failed', `target_tier "${target}" is not a tier of this gateway (${known}).`, {
-          param: 'target_tier',
-          details: { errors: [{ param: 'target_tier', message: `must be one of ${known}` }] },
-        });
+        const message = `target_tier "${target}" is not a tier of this gateway (${known}).`;
+        throw fieldError('target_tier', `must be one of ${known}`, message);
       }
       const price = usdToMicros(tier.price_usd);
-      await svc.db.transaction().execute(async (trx) => {
+      const summary = await idempotentTransaction(svc, req, reply, async (trx) => {
         const a = await trx
           .selectFrom('accounts')
           .select('tier')
@@ -68,9 +67,10 @@ export function registerTierRoutes(app: FastifyInstance): void {
         if (Number(moved.numUpdatedRows) !== 1)
           throw apiError('conflict', 'The tier changed while this request ran; read the account and retry.');
         await svc.wallet.debit(p.accountId, price, 'tier', `tier:${target}`, trx);
+        return accountSummary(svc, p.accountId, p.projectId, trx);
       });
       svc.keys.invalidateAccount(p.accountId);
-      return accountSummary(svc, p.accountId, p.projectId);
+      return summary;
     }
   );
 }

@@ -1,7 +1,15 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ListQuery,
+  decodeCursor,
+  pageOf,
+  type ListQueryT,
+  idempotentTransaction,
+  newId,
+  recordAttempt,
+} from '../../core/kit/area.js';
 import { TopupIdParams, TopupList, TopupRecord, topupBody, type TopupBodyT } from './topup-schemas.js';
-import { createTopup, getTopup, listTopups, wireTopup } from './topup-service.js';
+import { checkCents, getTopup, listTopups, openCheckout, recordTopup, wireTopup } from './topup-service.js';
 
 /** Wallet top-ups through a hosted checkout: the API never sees card data. */
 export function registerTopupRoutes(app: FastifyInstance): void {
@@ -20,16 +28,28 @@ export function registerTopupRoutes(app: FastifyInstance): void {
         response: { 200: TopupRecord },
       },
     },
-    async (req: FastifyRequest<{ Body: TopupBodyT }>) => {
+    async (req: FastifyRequest<{ Body: TopupBodyT }>, reply: FastifyReply) => {
       const p = req.principal!;
-      const t = await createTopup(app.svc, {
-        accountId: p.accountId,
-        region: p.region,
-        amountUsd: req.body.amount_usd,
-        returnUrl: req.body.return_url,
-        meter: req.meter,
+      checkCents(req.body.amount_usd);
+      // The checkout is an effect at the payments vendor: its top-up id is recorded on the
+      // idempotency claim before it is opened, so the retry of a request that died after
+      // opening it opens the same top-up again (the vendor's reference) and records one row.
+      const { topup_id } = await recordAttempt(app.svc, req, () => ({ topup_id: newId('top') }));
+      const t = await openCheckout(
+        app.svc,
+        {
+          accountId: p.accountId,
+          region: p.region,
+          amountUsd: req.body.amount_usd,
+          returnUrl: req.body.return_url,
+          meter: req.meter,
+        },
+        topup_id
+      );
+      return idempotentTransaction(app.svc, req, reply, async (trx) => {
+        await recordTopup(trx, t);
+        return wireTopup(app.svc, t);
       });
-      return wireTopup(app.svc, t);
     }
   );
 

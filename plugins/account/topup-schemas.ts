@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Page } from '../../core/http/pagination.js';
+import { Page, IdempotencyKey } from '../../core/kit/area.js';
 import { Timestamp } from './schemas.js';
-import { IdempotencyKey } from '../../core/http/idempotency.js';
 
 // The top-up wire. The amount range comes from the config (wallet.topup_min_usd and
 // topup_max_usd), so the body schema is built once at registration from those values.

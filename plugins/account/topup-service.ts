@@ -1,12 +1,16 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Svc } from '../../core/context.js';
-import type { Meter } from '../../core/router/router.js';
-import { newId } from '../../core/ids.js';
-import { iso } from '../../core/clock.js';
-import { apiError } from '../../core/errors.js';
-import { microsToUsd } from '../../core/wallet/money.js';
-import type { CheckoutInput, CheckoutOutput } from '../../core/capabilities/payments.js';
-import { newestFirst } from '../../core/db/newest-first.js';
+import {
+  type Svc,
+  type Meter,
+  newId,
+  iso,
+  apiError,
+  microsToUsd,
+  type CheckoutInput,
+  type CheckoutOutput,
+  newestFirst,
+  fieldError,
+} from '../../core/kit/area.js';
 
 // Top-ups: a pending record and a hosted checkout session at a payments vendor; the
 // checkout's outcome moves the record once, out of pending, and a success credits the
@@ -57,10 +61,7 @@ export function wireTopup(svc: Svc, t: TopupRow) {
 export function checkCents(amountUsd: number, param = 'amount_usd'): void {
   const cents = amountUsd * 100;
   if (Math.abs(cents - Math.round(cents)) > 1e-6) {
-    throw apiError('validation_failed', `${param} must have at most two decimals.`, {
-      param,
-      details: { errors: [{ param, message: 'must have at most two decimals' }] },
-    });
+    throw fieldError(param, 'must have at most two decimals');
   }
 }
 
@@ -74,8 +75,20 @@ export interface CreateTopup {
 
 /** Open a checkout session at the payments vendor and record the pending top-up. */
 export async function createTopup(svc: Svc, req: CreateTopup): Promise<TopupRow> {
+  const r = await openCheckout(svc, req, newId('top'));
+  await recordTopup(svc.db, r);
+  return r;
+}
+
+/**
+ * Open the checkout session of top-up `topupId` at the payments vendor; the pending record to
+ * write is returned (recordTopup), not written. The vendor gets `topupId` as the session's
+ * reference and its idempotency key: a retry after a crash, or after a vendor timeout or 5xx
+ * (the vendor may have opened the session unseen), opens the same top-up again (recordAttempt)
+ * and gets the same session back.
+ */
+export async function openCheckout(svc: Svc, req: CreateTopup, topupId: string): Promise<TopupRow> {
   checkCents(req.amountUsd);
-  const topupId = newId('top');
   const amountMicros = Math.round(req.amountUsd * 100) * 10_000;
   const now = Date.now();
   const expiresAt = now + svc.config.limits.topup_ttl_seconds * 1000;
@@ -85,6 +98,7 @@ export async function createTopup(svc: Svc, req: CreateTopup): Promise<TopupRow>
     'payments.checkout',
     {
       topup_id: topupId,
+      idempotency_key: topupId,
       amount_usd: microsToUsd(amountMicros),
       currency: svc.config.wallet.currency,
       description: `Wallet top-up ${topupId}`,
@@ -106,8 +120,11 @@ export async function createTopup(svc: Svc, req: CreateTopup): Promise<TopupRow>
     expires_at: expiresAt,
     completed_at: null,
   };
-  await svc.db.insertInto('topups').values(r).execute();
   return r;
+}
+
+export async function recordTopup(db: Db, r: TopupRow): Promise<void> {
+  await db.insertInto('topups').values(r).execute();
 }
 
 /** Pending top-ups past their expiry become expired (lazily, whenever they are read). */

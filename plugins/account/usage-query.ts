@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { DAY_MS, usageCapability } from '../../core/wallet/usage-rollup.js';
+import { DAY_MS, usageCapability } from '../../core/kit/area.js';
 
 export interface UsageBucket {
   /** Days since the epoch (by day) or the capability. */

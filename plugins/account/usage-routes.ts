@@ -1,21 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { iso } from '../../core/clock.js';
-import { apiError } from '../../core/errors.js';
-import { microsToUsd } from '../../core/wallet/money.js';
-import { DAY_MS } from '../../core/wallet/usage-rollup.js';
+import { iso, microsToUsd, DAY_MS, fieldError } from '../../core/kit/area.js';
 import { usageBuckets } from './usage-query.js';
 import { UsageQuery, UsageReport, type UsageQueryT } from './usage-schemas.js';
 
 const DEFAULT_RANGE_MS = 30 * DAY_MS;
 
-function badParam(param: string, message: string) {
-  return apiError('validation_failed', `${param} ${message}.`, { param, details: { errors: [{ param, message }] } });
-}
-
 function parseTime(value: string | undefined, param: string): number | undefined {
   if (value === undefined) return undefined;
   const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw badParam(param, 'is not a valid ISO 8601 timestamp');
+  if (!Number.isFinite(ms)) throw fieldError(param, 'is not a valid ISO 8601 timestamp');
   return ms;
 }
 
@@ -37,7 +30,7 @@ export function registerUsageRoutes(app: FastifyInstance): void {
     async (req: FastifyRequest<{ Querystring: UsageQueryT }>) => {
       const to = parseTime(req.query.to, 'to') ?? Date.now();
       const from = parseTime(req.query.from, 'from') ?? to - DEFAULT_RANGE_MS;
-      if (from >= to) throw badParam('from', 'must be before to');
+      if (from >= to) throw fieldError('from', 'must be before to');
       const byDay = req.query.group_by === 'day';
       const rows = await usageBuckets(app.svc.db, req.principal!.accountId, from, to, byDay);
       let total = 0;

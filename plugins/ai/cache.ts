@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { isUniqueViolation } from '../../core/http/idempotency.js';
+import { isUniqueViolation } from '../../core/kit/area.js';
 
 /** JSON with sorted keys, so field order never changes the hash. */
 function canonical(v: unknown): string {

@@ -1,5 +1,4 @@
-import { apiError } from '../../core/errors.js';
-import type { ResponseFormat, Tool, ToolChoice } from '../../core/capabilities/ai/chat.js';
+import { type ResponseFormat, type Tool, type ToolChoice, fieldError } from '../../core/kit/area.js';
 import type { ChatBodyT } from './schemas.js';
 
 // What the chat schemas cannot say: `response_format.json_schema` is a free object on the
@@ -8,10 +7,6 @@ import type { ChatBodyT } from './schemas.js';
 
 /** OpenAI's rule for the names of functions and JSON schemas; Anthropic's tool names follow it too. */
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
-function invalid(param: string, message: string): never {
-  throw apiError('validation_failed', `${param} ${message}.`, { param, details: { errors: [{ param, message }] } });
-}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -24,13 +19,13 @@ export function responseFormat(f: ChatBodyT['response_format']): ResponseFormat 
   if (f.type !== 'json_schema') return { type: f.type };
   const p = 'response_format.json_schema';
   const js = f.json_schema;
-  if (!js) return invalid(p, 'is required with type json_schema: { name, schema, description?, strict? }');
+  if (!js) throw fieldError(p, 'is required with type json_schema: { name, schema, description?, strict? }');
   if (typeof js.name !== 'string' || !NAME.test(js.name))
-    invalid(`${p}.name`, 'must be 1 to 64 letters, digits, _ or -');
-  if (js.schema !== undefined && !isObject(js.schema)) invalid(`${p}.schema`, 'must be a JSON Schema object');
+    throw fieldError(`${p}.name`, 'must be 1 to 64 letters, digits, _ or -');
+  if (js.schema !== undefined && !isObject(js.schema)) throw fieldError(`${p}.schema`, 'must be a JSON Schema object');
   if (js.description !== undefined && typeof js.description !== 'string')
-    invalid(`${p}.description`, 'must be a string');
-  if (js.strict != null && typeof js.strict !== 'boolean') invalid(`${p}.strict`, 'must be a boolean');
+    throw fieldError(`${p}.description`, 'must be a string');
+  if (js.strict != null && typeof js.strict !== 'boolean') throw fieldError(`${p}.strict`, 'must be a boolean');
   return {
     type: 'json_schema',
     json_schema: {
@@ -47,10 +42,10 @@ export function toolChoice(choice: ToolChoice | undefined, tools: Tool[] | undef
   if (choice === undefined) return undefined;
   if (!tools?.length) {
     if (choice === 'none' || choice === 'auto') return undefined;
-    return invalid('tool_choice', 'asks for a tool call but the request has no tools');
+    throw fieldError('tool_choice', 'asks for a tool call but the request has no tools');
   }
   if (typeof choice === 'object' && !tools.some((t) => t.function.name === choice.function.name)) {
-    invalid(
+    throw fieldError(
       'tool_choice.function.name',
       `names no function in tools (${tools.map((t) => t.function.name).join(', ')})`
     );

@@ -1,10 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { defineArea } from '../../core/define.js';
-import { AI_CAPABILITIES } from '../../core/capabilities/ai/capabilities.js';
-import { ModelEntrySchema } from '../../core/capabilities/ai/models.js';
+import { defineArea, AI_CAPABILITIES, ModelEntrySchema, usdToMicros } from '../../core/kit/area.js';
 import { aiMigrations } from './migrations.js';
 import { AiService } from './service.js';
-import { catalogPlanner, flatPlanner, PLANNED_CAPABILITIES } from './planner.js';
+import { catalogPlanner, PLANNED_CAPABILITIES } from './planner.js';
 import { registerAiRoutes } from './routes.js';
 import { registerOpenAiRoutes } from './openai/routes.js';
 import { BatchStore } from './batch/store.js';
@@ -21,7 +19,6 @@ import { registerMediaRoutes } from './media/routes.js';
 import { registerOpenAiImageRoutes } from './openai/images-route.js';
 import { registerOpenAiImageUploadRoutes } from './openai/image-upload-routes.js';
 import { pricedCapabilities } from './list-price.js';
-import { usdToMicros } from '../../core/wallet/money.js';
 
 const ConfigSchema = Type.Object(
   {
@@ -84,7 +81,9 @@ export default defineArea({
     // The router's planner hooks: which model each candidate is asked for, and in what order.
     const planner = catalogPlanner(ai.catalog);
     for (const cap of PLANNED_CAPABILITIES) svc.router.planner(cap, planner, { docs: 'docs/ai.md' });
-    svc.router.planner(REALTIME_CAPABILITY, flatPlanner(usdToMicros(ctx.config.realtime.price_usd)));
+    // A live session token is the area's flat price (the caller's own key: the platform fee only).
+    const realtimeMicros = usdToMicros(ctx.config.realtime.price_usd);
+    svc.router.price(REALTIME_CAPABILITY, () => realtimeMicros);
     const batches: BatchDeps = {
       svc,
       ai,

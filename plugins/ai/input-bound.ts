@@ -1,4 +1,4 @@
-import type { ChatMessage, ResponseFormat, Tool, ToolChoice } from '../../core/capabilities/ai/chat.js';
+import type { ChatMessage, ResponseFormat, Tool, ToolChoice } from '../../core/kit/area.js';
 
 /** An upper bound of the tokens a text costs: byte-level tokenizers never use more tokens than bytes. */
 export function tokenBound(text: string): number {

@@ -1,4 +1,4 @@
-import type { CapabilitySpec, ListPrice } from '../../core/define.js';
+import type { CapabilitySpec, ListPrice } from '../../core/kit/area.js';
 import type { Catalog, ModelEntry, ModelKind } from './catalog/catalog.js';
 import { vendorKey } from './planner.js';
 

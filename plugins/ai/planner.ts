@@ -1,9 +1,13 @@
-import { apiError } from '../../core/errors.js';
-import type { RegisteredInstance } from '../../core/router/registry.js';
-import type { Planned, Planner, PlanRequest, RouteCandidate } from '../../core/router/planner.js';
+import {
+  inRegion,
+  type RegisteredInstance,
+  type Planned,
+  type Planner,
+  type PlanRequest,
+  type RouteCandidate,
+  type CandidatePlan,
+} from '../../core/kit/area.js';
 import type { Catalog, ModelEntry, ModelKind, Task } from './catalog/catalog.js';
-import type { CandidatePlan } from '../../core/capabilities/ai/chat.js';
-import type { RealtimePlan } from '../../core/capabilities/ai/realtime.js';
 
 export type Prefer = 'balanced' | 'cheapest' | 'smartest';
 
@@ -39,10 +43,6 @@ export function vendorKey(inst: RegisteredInstance): string {
   const preset = inst.redactedConfig?.preset;
   if (typeof preset === 'string') return preset;
   return inst.adapter === 'openai-compatible' ? inst.id : inst.adapter;
-}
-
-function inRegion(regions: string[], region: string | undefined): boolean {
-  return !region || region === 'auto' || regions.includes('global') || regions.includes(region);
 }
 
 /** The price a plan carries: per million tokens (chat, embed), characters (tts) or per minute (asr). */
@@ -141,7 +141,6 @@ function planModels(catalog: Catalog, req: PlanRequest<AiPlanInput>, candidates:
   const kind = KIND[req.capability as PlannedCapability];
   const pairs: Candidate[] = [];
   const own = new Set<string>();
-  let outOfRegion = false; // something the request named was skipped for the account's region
   for (const c of candidates) {
     const inst = c.instance;
     if (c.byok) own.add(inst.id);
@@ -159,10 +158,8 @@ function planModels(catalog: Catalog, req: PlanRequest<AiPlanInput>, candidates:
     for (const entry of entries) {
       // A pinned model keeps only its own rows (the pool below would drop the rest anyway).
       if (req.model && entry.id !== req.model) continue;
-      if (!inRegion(entry.regions, req.region)) {
-        outOfRegion = true;
-        continue;
-      }
+      // The router refuses a pin whose models serve only other regions (region_not_allowed).
+      if (!inRegion(entry.regions, req.region)) continue;
       pairs.push({ id: inst.id, entry, plan: planOf(c, entry, kind) });
     }
   }
@@ -174,15 +171,6 @@ function planModels(catalog: Catalog, req: PlanRequest<AiPlanInput>, candidates:
     if (!pool.length) pool = pairs;
     const capable = pool.filter((p) => req.request.needs.every((n) => p.entry.capabilities.includes(n)));
     if (capable.length) pool = capable;
-  }
-  if (!pool.length && req.vendor && outOfRegion) {
-    // A vendor the caller pinned exists but not for this account's region: a refusal, not an outage.
-    const what = req.model ? `model "${req.model}" ` : '';
-    throw apiError(
-      'region_not_allowed',
-      `Vendor "${req.vendor}" does not serve ${what}in the account's region (${req.region}).`,
-      { param: 'vendor' }
-    );
   }
   const ranked = rank(pool, req.request.prefer);
   // One model per instance (the router tries each instance once), BYOK instances first.
@@ -209,17 +197,4 @@ function rank(pool: Candidate[], prefer: Prefer): Candidate[] {
   for (const [i, c] of byPrice.entries()) score.set(c, i);
   for (const [i, c] of bySmarts.entries()) score.set(c, (score.get(c) ?? 0) + i);
   return [...pool].sort((a, b) => score.get(a)! - score.get(b)! || b.entry.quality - a.entry.quality);
-}
-
-/**
- * The planner hook of a capability priced per call rather than per model (live session
- * tokens): every candidate the router offers, at `priceMicros` with the operator's key, or
- * free of the vendor price with the caller's own key (the router adds the platform fee).
- */
-export function flatPlanner(priceMicros: number): Planner<unknown, Planned<RealtimePlan>> {
-  return (_req, candidates) =>
-    candidates.map((c) => ({
-      id: c.instance.id,
-      plan: c.byok ? { price: 0, credentials: c.byok.credentials } : { price: priceMicros },
-    }));
 }

@@ -1,9 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Svc } from '../../core/context.js';
-import { newId } from '../../core/ids.js';
-import type { Planned } from '../../core/router/planner.js';
-import type { RealtimePlan, RealtimeTokenInput, RealtimeTokenOutput } from '../../core/capabilities/ai/realtime.js';
+import {
+  type Svc,
+  newId,
+  type Planned,
+  type RealtimeTokenInput,
+  type RealtimeTokenOutput,
+} from '../../core/kit/area.js';
 
 export const REALTIME_CAPABILITY = 'ai.realtime.token';
 
@@ -88,7 +91,7 @@ export function registerRealtimeToken(app: FastifyInstance, svc: Svc, cfg: Realt
       const b = req.body;
       // The caller's own key goes first (charged the platform fee); a revoked or invalid one is not among them.
       const { accountId, region } = req.principal!;
-      const route = await svc.router.plan<unknown, Planned<RealtimePlan>>(REALTIME_CAPABILITY, {
+      const route = await svc.router.plan<unknown, Planned>(REALTIME_CAPABILITY, {
         accountId,
         region,
         request: undefined,

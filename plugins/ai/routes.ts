@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody } from '../../core/errors.js';
+import { errorBody } from '../../core/kit/area.js';
 import {
   ChatBody,
   ChatResult,

@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdempotencyKey } from '../../core/http/idempotency.js';
-import { TASKS } from '../../core/capabilities/ai/models.js';
+import { IdempotencyKey, TASKS } from '../../core/kit/area.js';
 
 const lit = <T extends string>(values: readonly T[], opts = {}) =>
   Type.Union(

@@ -1,24 +1,27 @@
 import type { FastifyRequest } from 'fastify';
-import type { Svc } from '../../core/context.js';
-import { isApiError } from '../../core/errors.js';
-import { microsToUsd, usdToMicros } from '../../core/wallet/money.js';
-import type { Attempt, CallOptions, CallResult } from '../../core/router/router.js';
-import type { StreamSession } from '../../core/router/stream.js';
-import type { Routed } from '../../core/router/planner.js';
+import {
+  type Svc,
+  isApiError,
+  microsToUsd,
+  usdToMicros,
+  type Attempt,
+  type CallOptions,
+  type CallResult,
+  type StreamSession,
+  type Routed,
+  type ChatInput,
+  type ChatMessage,
+  type ChatOutput,
+  type ChatStreamEvent,
+  type EmbedInput,
+  type EmbedOutput,
+  type ToolChoice,
+  type Usage,
+} from '../../core/kit/area.js';
 import { Catalog, type ModelEntry } from './catalog/catalog.js';
 import { declaredModels } from './catalog/declared-models.js';
 import { ChatCache } from './cache.js';
 import type { AiPlanInput, Candidate, PlannedCapability } from './planner.js';
-import type {
-  ChatInput,
-  ChatMessage,
-  ChatOutput,
-  ChatStreamEvent,
-  EmbedInput,
-  EmbedOutput,
-  ToolChoice,
-  Usage,
-} from '../../core/capabilities/ai/chat.js';
 import type { ChatBodyT, ChatResultT, EmbedBodyT } from './schemas.js';
 import { responseFormat, toolChoice } from './chat-options.js';
 import { chatInputBound, tokenBound } from './input-bound.js';
@@ -139,7 +142,7 @@ export class AiService {
       meter: req.meter,
       route: candidates,
       ref: req.id,
-      maxCostMultiplier: body.max_cost_multiplier ?? 1.5,
+      maxCostMultiplier: body.max_cost_multiplier,
       timeoutMs: body.timeout_seconds ? Math.round(body.timeout_seconds * 1000) : undefined,
     };
   }
@@ -211,11 +214,14 @@ export class AiService {
     const hit = await this.cache.get<ChatResultT>(req.principal!.accountId, hash);
     if (!hit) return undefined;
     const price = usdToMicros(this.cfg.cache_price_usd);
-    if (price > 0)
-      await this.svc.wallet.debit(req.principal!.accountId, price, 'usage', req.id, undefined, {
-        capability: 'ai.chat',
-        vendor: 'cache',
-      });
+    const meta = { capability: 'ai.chat', vendor: 'cache' };
+    const later = req.meter.charges;
+    // Under an idempotency key the charge is written with the stored answer (Meter.charges).
+    if (price > 0 && later) {
+      const hold = await this.svc.wallet.reserve(req.principal!.accountId, price, meta.capability);
+      await this.svc.wallet.settle(hold, price, { vendor: meta.vendor, ref: req.id }, later);
+    } else if (price > 0)
+      await this.svc.wallet.debit(req.principal!.accountId, price, 'usage', req.id, undefined, meta);
     req.meter.metered = true;
     req.meter.costMicros += price;
     return {

@@ -1,10 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { apiError, isApiError, type ApiError } from '../../core/errors.js';
-import { VendorFailure } from '../../core/router/failure.js';
-import { keepIdempotentResponse } from '../../core/http/idempotency.js';
-import type { StreamSession } from '../../core/router/stream.js';
+import {
+  apiError,
+  isApiError,
+  type ApiError,
+  VendorFailure,
+  keepIdempotentResponse,
+  type StreamSession,
+  type ChatInput,
+  type ChatStreamEvent,
+  type ToolCall,
+  type Usage,
+} from '../../core/kit/area.js';
 import type { AiService, ChatRequest, Prepared } from './service.js';
-import type { ChatInput, ChatStreamEvent, ToolCall, Usage } from '../../core/capabilities/ai/chat.js';
 import type { ChatResultT } from './schemas.js';
 
 export interface StreamEnd {
@@ -168,6 +175,6 @@ export async function streamChat(
   // keys; see replayIdempotent); a broken one gives the key back (the onResponse release).
   await runStream(req, reply, ai, p, session, writer(p.modelOf(session.vendor)), started, async (r) => {
     if (hash) await ai.cache.put(req.principal!.accountId, hash, r);
-    await keepIdempotentResponse(req.server.svc, req, 200, JSON.stringify(r));
+    await keepIdempotentResponse(req.server.svc, req, 200, JSON.stringify(r), true);
   });
 }

@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
-import type { FailureKind } from '../../core/router/failure.js';
-import type { Credentials, CredentialsProvider } from '../../core/router/credentials.js';
-import type { RegisteredInstance } from '../../core/router/registry.js';
+import type { FailureKind, Credentials, CredentialsProvider, RegisteredInstance } from '../../core/kit/area.js';
 import type { ByokStore } from './store.js';
 import { NoByokCache } from './no-byok-cache.js';
 import { credentialsFor } from './providers.js';

@@ -1,6 +1,6 @@
-import { deriveKey } from '../../core/auth/sealed.js';
+import { deriveKey } from '../../core/kit/area.js';
 
-export { seal, open } from '../../core/auth/sealed.js';
+export { seal, open } from '../../core/kit/area.js';
 
 /** The BYOK data key: HKDF-SHA256 of the master key, so it is never the key that signs tokens. */
 export function byokKey(master: Buffer): Buffer {

@@ -1,16 +1,26 @@
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import type { FastifyRequest } from 'fastify';
-import { defineArea, type VendorDefinition } from '../../core/define.js';
-import { apiError } from '../../core/errors.js';
-import { iso } from '../../core/clock.js';
-import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  defineArea,
+  type VendorDefinition,
+  apiError,
+  iso,
+  ListQuery,
+  decodeCursor,
+  pageOf,
+  type ListQueryT,
+  usdToMicros,
+  Ok,
+  credentialValues,
+  scrubText,
+  idempotentTransaction,
+  fieldError,
+} from '../../core/kit/area.js';
 import { servesProvider } from './providers.js';
 import { BYOK_CHANGED, ByokStore, type ByokRow, type TestResult as TestResultT } from './store.js';
 import { ByokCredentials } from './credentials-provider.js';
-import { usdToMicros } from '../../core/wallet/money.js';
 import { byokMigrations } from './migrations.js';
-import { Ok } from '../../core/http/ok.js';
 import { ByokIdParams, ByokKey, ByokList, CreateByokBody, TestResult, type CreateByokBodyT } from './schemas.js';
 
 function wire(r: ByokRow) {
@@ -26,10 +36,7 @@ function wire(r: ByokRow) {
 
 /** Never let a credential value reach a response or a log through a vendor's error message. */
 function scrub(text: string, creds: Record<string, string>): string {
-  let out = text;
-  for (const v of Object.values(creds))
-    if (v.length >= 4) out = out.split(v).join('[redacted]').split(v.slice(0, 8)).join('[redacted]');
-  return out;
+  return scrubText(text, credentialValues(creds));
 }
 
 /**
@@ -74,7 +81,7 @@ export default defineArea({
           response: { 200: ByokKey },
         },
       },
-      async (req: FastifyRequest<{ Body: CreateByokBodyT }>) => {
+      async (req: FastifyRequest<{ Body: CreateByokBodyT }>, reply: FastifyReply) => {
         const { provider, alias, credentials } = req.body;
         const def = definitionFor(provider);
         if (!def?.byok) {
@@ -86,10 +93,10 @@ export default defineArea({
                 .flatMap((i) => [i.def.byok!.provider, i.id])
             ),
           ].sort();
-          throw apiError(
-            'validation_failed',
-            `provider "${provider}" takes no BYOK credentials on this gateway. Known: ${known.join(', ') || 'none'}.`,
-            { param: 'provider', details: { errors: [{ param: 'provider', message: 'is not a BYOK provider' }] } }
+          throw fieldError(
+            'provider',
+            'is not a BYOK provider',
+            `provider "${provider}" takes no BYOK credentials on this gateway. Known: ${known.join(', ') || 'none'}.`
           );
         }
         if (!Value.Check(def.byok.credentials, credentials)) {
@@ -104,7 +111,12 @@ export default defineArea({
             { param: errors[0]?.param ?? 'credentials', details: { errors } }
           );
         }
-        return wire(await store.create(req.principal!.accountId, provider, alias, credentials));
+        const accountId = req.principal!.accountId;
+        const answer = await idempotentTransaction(svc, req, reply, async (trx) =>
+          wire(await store.create(accountId, provider, alias, credentials, trx))
+        );
+        store.changed(accountId);
+        return answer;
       }
     );
 

@@ -1,4 +1,4 @@
-import type { RegisteredInstance } from '../../core/router/registry.js';
+import type { RegisteredInstance } from '../../core/kit/area.js';
 
 /**
  * May BYOK keys registered under `provider` be sent to this instance? By its instance id or

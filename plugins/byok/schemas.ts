@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdempotencyKey } from '../../core/http/idempotency.js';
-import { Page } from '../../core/http/pagination.js';
+import { IdempotencyKey, Page } from '../../core/kit/area.js';
 
 export const TestResult = Type.Object({
   ok: Type.Boolean(),

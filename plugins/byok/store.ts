@@ -1,9 +1,6 @@
-import type { CompiledQuery, Kysely } from 'kysely';
-import type { Bus } from '../../core/bus/bus.js';
-import type { CheckCode } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
+import { type Bus, type CheckCode, newId, newestFirst } from '../../core/kit/area.js';
 import { byokKey, open, seal } from './crypto.js';
-import { newestFirst } from '../../core/db/newest-first.js';
 
 export type ByokState = 'active' | 'invalid' | 'revoked';
 export interface TestResult {
@@ -50,20 +47,26 @@ export class ByokStore {
     this.key = byokKey(master);
   }
 
-  private changed(accountId: string): void {
+  /** Tell every node (the AI area's no-BYOK cache among them) that the account's keys changed. */
+  changed(accountId: string): void {
     // A lost announcement costs at most a cache's expiry (the AI area's is seconds).
     this.bus?.publish(BYOK_CHANGED, { accountId }).catch(() => undefined);
   }
 
+  /**
+   * Register credentials. Given `trx`, the row joins it (the route commits it with its
+   * idempotent answer) and the caller announces the change once it committed (`changed`).
+   */
   async create(
     accountId: string,
     provider: string,
     alias: string,
-    credentials: Record<string, string>
+    credentials: Record<string, string>,
+    trx?: Transaction<any>
   ): Promise<ByokRow> {
     const byok_id = newId('byok');
     const created_at = Date.now();
-    await this.db
+    await (trx ?? this.db)
       .insertInto('byok_keys')
       .values({
         byok_id,
@@ -77,7 +80,7 @@ export class ByokStore {
         updated_at: created_at,
       })
       .execute();
-    this.changed(accountId);
+    if (!trx) this.changed(accountId);
     return { byok_id, account_id: accountId, provider, alias, state: 'active', created_at };
   }
 

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TObject } from '@sinclair/typebox';
-import { apiError } from '../../core/errors.js';
-import { IMAGE_MAX_INPUT_BYTES } from '../../core/capabilities/image.js';
+import { apiError, IMAGE_MAX_INPUT_BYTES, fieldError } from '../../core/kit/area.js';
 import { splitMultipart } from './multipart.js';
 import { UploadSlabs } from './upload-slabs.js';
 
@@ -31,10 +30,6 @@ export function uploadDigest(req: FastifyRequest): string | undefined {
   return bytes && createHash('sha256').update(bytes).digest('hex');
 }
 
-function bad(param: string, message: string) {
-  return apiError('validation_failed', `${param} ${message}.`, { param, details: { errors: [{ param, message }] } });
-}
-
 /**
  * A text field as the JSON value its schema wants: form fields are strings, so numbers,
  * booleans and (for lists such as `operations`) JSON are read from them. A string that is
@@ -48,7 +43,7 @@ function coerce(schema: TObject, name: string, text: string): unknown {
     try {
       return JSON.parse(text);
     } catch {
-      throw bad(name, 'is not valid JSON');
+      throw fieldError(name, 'is not valid JSON');
     }
   }
   return text;
@@ -65,8 +60,8 @@ export function formBody(req: FastifyRequest, raw: Buffer, fields: TObject): Rec
   let image: Buffer | undefined;
   for (const p of splitMultipart(raw, String(req.headers['content-type']))) {
     if ((FILE_FIELDS as readonly string[]).includes(p.name)) {
-      if (p.filename === undefined) throw bad(p.name, 'must be a file part (with a filename), not a text field');
-      if (image) throw bad(p.name, 'is a second image: send one file part, `input` or `file`');
+      if (p.filename === undefined) throw fieldError(p.name, 'must be a file part (with a filename), not a text field');
+      if (image) throw fieldError(p.name, 'is a second image: send one file part, `input` or `file`');
       if (p.data.length > IMAGE_MAX_INPUT_BYTES)
         throw apiError(
           'payload_too_large',
@@ -82,22 +77,22 @@ export function formBody(req: FastifyRequest, raw: Buffer, fields: TObject): Rec
       try {
         options = JSON.parse(p.data.toString('utf8'));
       } catch {
-        throw bad(OPTIONS_FIELD, 'is not valid JSON');
+        throw fieldError(OPTIONS_FIELD, 'is not valid JSON');
       }
       if (!options || typeof options !== 'object' || Array.isArray(options))
-        throw bad(OPTIONS_FIELD, 'must be a JSON object of the request fields');
+        throw fieldError(OPTIONS_FIELD, 'must be a JSON object of the request fields');
       entries.push(...Object.entries(options));
     } else if (p.filename !== undefined)
-      throw bad(p.name, `is a file part; only ${FILE_FIELDS.join(' or ')} takes one`);
+      throw fieldError(p.name, `is a file part; only ${FILE_FIELDS.join(' or ')} takes one`);
     else entries.push([p.name, coerce(fields, p.name, p.data.toString('utf8'))]);
     for (const [k, v] of entries) {
-      if ((FILE_FIELDS as readonly string[]).includes(k)) throw bad(k, 'must be sent as a file part');
-      if (Object.hasOwn(body, k)) throw bad(k, 'is given twice');
+      if ((FILE_FIELDS as readonly string[]).includes(k)) throw fieldError(k, 'must be sent as a file part');
+      if (Object.hasOwn(body, k)) throw fieldError(k, 'is given twice');
       // `__proto__` as a plain key, never a prototype: the JSON parser's rule, kept for forms.
       Object.defineProperty(body, k, { value: v, enumerable: true, writable: true, configurable: true });
     }
   }
-  if (!image) throw bad('input', 'is required: send the image as a file part named `input` (or `file`)');
+  if (!image) throw fieldError('input', 'is required: send the image as a file part named `input` (or `file`)');
   uploads.set(req, image);
   return body;
 }

@@ -1,15 +1,7 @@
-import { defineArea } from '../../core/define.js';
-import { IMAGE_CAPABILITIES, type ImagePlan } from '../../core/capabilities/image.js';
-import type { Planned, Planner } from '../../core/router/planner.js';
-import { usdToMicros } from '../../core/wallet/money.js';
+import { defineArea, IMAGE_CAPABILITIES, usdToMicros } from '../../core/kit/area.js';
 import { ImageConfig } from './config.js';
 import { ImageService, REMOVE_HINT } from './service.js';
 import { registerImageRoutes } from './routes.js';
-
-/** Every candidate gets the area's flat price for the call (engines are priced by the operator, not per vendor). */
-function flatPrice(price: number): Planner<unknown, Planned<ImagePlan>> {
-  return (_req, candidates) => candidates.map((c) => ({ id: c.instance.id, plan: { price } }));
-}
 
 /** Image processing: resize, rotate, watermark, compress, convert, metadata, background removal; on the embedded
  * sharp and imgly-background engines, or a configured vendor. */
@@ -25,14 +17,15 @@ export default defineArea({
       'image.remove_background': usdToMicros(ctx.config.remove_background_price_usd),
     } as const;
     for (const [cap, micros] of Object.entries(prices)) {
-      svc.router.planner(cap, flatPrice(micros), {
-        docs: 'docs/image.md',
-        ...(cap === 'image.remove_background' ? { hint: REMOVE_HINT } : {}),
-      });
       // Discovery shows what the router charges: this price times wallet.markup.
       svc.capabilities.set(cap, {
         ...IMAGE_CAPABILITIES[cap as keyof typeof prices],
         listPrice: () => ({ unit: 'call', micros }),
+      });
+      // A flat price a call, whichever engine serves it: the router reserves and settles it.
+      svc.router.price(cap, () => micros, {
+        docs: 'docs/image.md',
+        ...(cap === 'image.remove_background' ? { hint: REMOVE_HINT } : {}),
       });
     }
     registerImageRoutes(app, new ImageService(svc, ctx.config), {

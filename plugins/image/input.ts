@@ -1,6 +1,4 @@
-import type { Egress } from '../../core/egress/egress.js';
-import { apiError } from '../../core/errors.js';
-import { IMAGE_MAX_INPUT_BYTES } from '../../core/capabilities/image.js';
+import { type Egress, apiError, IMAGE_MAX_INPUT_BYTES, fieldError } from '../../core/kit/area.js';
 import type { ImageRefT } from './schemas.js';
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
@@ -10,10 +8,6 @@ function unpadded(text: string): number {
   let n = text.length;
   while (n > 0 && text.charCodeAt(n - 1) === 61) n--;
   return n;
-}
-
-function badField(param: string, message: string) {
-  return apiError('validation_failed', `${param} ${message}.`, { param, details: { errors: [{ param, message }] } });
 }
 
 function overCap(param: string, bytes: number) {
@@ -34,7 +28,7 @@ function overCap(param: string, bytes: number) {
  */
 export async function imageBytes(ref: ImageRefT, egress: Egress, param: string): Promise<Buffer> {
   if ((ref.url === undefined) === (ref.base64 === undefined))
-    throw badField(param, 'needs exactly one of url or base64');
+    throw fieldError(param, 'needs exactly one of url or base64');
   if (ref.url !== undefined) {
     const p = `${param}.url`;
     const res = await egress.fetch(ref.url, {
@@ -52,7 +46,7 @@ export async function imageBytes(ref: ImageRefT, egress: Egress, param: string):
   // One scan of the common case; copies only for a data: prefix or line-wrapped (MIME) base64.
   let text = ref.base64!.startsWith('data:') ? ref.base64!.replace(/^data:[^,]*;base64,/i, '') : ref.base64!;
   if (!BASE64.test(text)) text = text.replace(/\s+/g, '');
-  if (!text || !BASE64.test(text) || unpadded(text) % 4 === 1) throw badField(p, 'is not valid base64');
+  if (!text || !BASE64.test(text) || unpadded(text) % 4 === 1) throw fieldError(p, 'is not valid base64');
   const bytes = Buffer.from(text, 'base64');
   if (bytes.length > IMAGE_MAX_INPUT_BYTES) throw overCap(p, bytes.length);
   return bytes;

@@ -1,4 +1,4 @@
-import { apiError } from '../../core/errors.js';
+import { apiError } from '../../core/kit/area.js';
 
 /** One part of a multipart/form-data body; `data` is a view into the body, not a copy. */
 export interface FormPart {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TObject } from '@sinclair/typebox';
-import type { ErrorCode } from '../../core/errors.js';
+import type { ErrorCode } from '../../core/kit/area.js';
 import type { ImageService } from './service.js';
 import { acceptImageForms, uploadDigest } from './form.js';
 import {
@@ -24,7 +24,7 @@ const bodies = (json: TObject, form: TObject) => ({
 /**
  * POST /v1/image/process and /v1/image/metadata: base64 JSON or a multipart upload, so the
  * large body limit (25 MiB by default). The upload skips JSON parsing and base64 on the hot
- * path (BENCHMARKS.md, image): a 1.2 MB photo costs the event loop a scan for the boundary.
+ * path (BENCHMARKS.md, `image`): a 1.2 MB photo costs the event loop a scan for the boundary.
  */
 export function registerImageRoutes(
   app: FastifyInstance,

@@ -1,6 +1,5 @@
 import { Type, type Static, type TUnion } from '@sinclair/typebox';
-import { IdempotencyKey } from '../../core/http/idempotency.js';
-import { IMAGE_FITS, IMAGE_FORMATS, WATERMARK_POSITIONS } from '../../core/capabilities/image.js';
+import { IdempotencyKey, IMAGE_FITS, IMAGE_FORMATS, WATERMARK_POSITIONS } from '../../core/kit/area.js';
 
 const lit = <T extends string>(values: readonly T[], opts = {}) =>
   Type.Union(
@@ -11,6 +10,8 @@ const strict = { additionalProperties: false } as const;
 const Side = Type.Integer({ minimum: 1, maximum: 16384, description: 'Pixels.' });
 const Quality = Type.Integer({ minimum: 0, maximum: 100, description: '0 (smallest) to 100 (best).' });
 const Format = lit(IMAGE_FORMATS);
+/** A fill colour: `#rrggbb`, or `#rrggbbaa` with its alpha. */
+const Color = (description: string) => Type.String({ pattern: '^#([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$', description });
 
 /** ImageRef: a URL the gateway fetches under its egress rules, or the bytes as base64; exactly one. */
 export const ImageRef = Type.Object(
@@ -38,6 +39,11 @@ const OPERATIONS = [
           description: 'As CSS object-fit; `inside`/`outside` keep the aspect ratio.',
         })
       ),
+      background: Type.Optional(
+        Color(
+          'Fills the padding of `fit: contain`; default transparent (JPEG, which has no transparency, shows it black).'
+        )
+      ),
     },
     { ...strict, description: 'At least one of width or height; one alone keeps the aspect ratio.' }
   ),
@@ -48,10 +54,7 @@ const OPERATIONS = [
         Type.Number({ minimum: -360, maximum: 360, description: 'Degrees clockwise; absent: orient by EXIF.' })
       ),
       background: Type.Optional(
-        Type.String({
-          pattern: '^#([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$',
-          description: 'Fills the corners of a rotation that is not a right angle; default transparent.',
-        })
+        Color('Fills the corners of a rotation that is not a right angle; default transparent.')
       ),
     },
     strict

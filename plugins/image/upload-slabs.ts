@@ -17,7 +17,7 @@ const SMALLEST_SLAB = 256 * 1024;
  * refusing it, or any answer given before the image was handed out). After any other answer
  * it is left to the collector, since an engine may still be reading it. Free slabs are kept
  * up to `keepBytes` in all (0: none kept).
- * bench/image and BENCHMARKS.md have the figures.
+ * bench/image measures it; BENCHMARKS.md, `image`, has the figures.
  */
 export class UploadSlabs {
   private readonly free = new Map<number, Buffer[]>();

@@ -39,6 +39,18 @@ export const PdfConfig = Type.Object(
       default: 256 * 1024,
       description: "Largest template's HTML accepted by POST /v1/pdf/templates, in bytes (UTF-8).",
     }),
+    max_template_depth: Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 8,
+      description: 'Deepest nesting of sections ({{#a}}{{#b}}...) accepted by POST /v1/pdf/templates.',
+    }),
+    template_render_seconds: Type.Number({
+      minimum: 0.1,
+      maximum: 60,
+      default: 5,
+      description: 'Longest filling a template may take (in a worker thread, then stopped: 422).',
+    }),
   },
   { additionalProperties: false, default: {} }
 );

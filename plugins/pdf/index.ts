@@ -1,38 +1,12 @@
-import { defineArea } from '../../core/define.js';
-import { PDF_CAPABILITIES, type PdfPlan } from '../../core/capabilities/pdf.js';
-import type { Planned, Planner } from '../../core/router/planner.js';
-import { usdToMicros } from '../../core/wallet/money.js';
-import { PdfConfig, type PdfConfigT } from './config.js';
+import { defineArea, PDF_CAPABILITIES, WorkerPool } from '../../core/kit/area.js';
+import { PdfConfig } from './config.js';
+import { pdfPrice, pdfPrices, PRICE_KEYS, type PdfCap } from './pricing.js';
 import { pdfMigrations } from './migrations.js';
 import { registerPdfRoutes } from './routes.js';
 import { registerTemplateRoutes } from './template-routes.js';
 import { PdfService, RENDER_HINT } from './service.js';
 import { TemplateStore } from './templates.js';
-
-const PRICE_KEYS = {
-  'pdf.render': 'generate',
-  'pdf.merge': 'merge',
-  'pdf.split': 'split',
-  'pdf.watermark': 'watermark',
-  'pdf.ocr': 'ocr',
-} as const;
-type Cap = keyof typeof PRICE_KEYS;
-
-/**
- * The call's plan, the same for every candidate (engines are priced by the operator, not per
- * vendor): a flat price, or a base plus a page price whose reservation covers `reserve_pages`.
- */
-export function pdfPlan(cfg: PdfConfigT, cap: Cap): PdfPlan {
-  const key = PRICE_KEYS[cap];
-  const base = usdToMicros(cfg[`${key}_price_usd`]);
-  const page = usdToMicros(cfg[`${key}_page_price_usd`]);
-  if (!page) return { price: base };
-  return { price: base + page * cfg.reserve_pages, basePrice: base, pagePrice: page };
-}
-
-function samePlan(plan: PdfPlan): Planner<unknown, Planned<PdfPlan>> {
-  return (_req, candidates) => candidates.map((c) => ({ id: c.instance.id, plan }));
-}
+import type { tasks as templateTasks } from './template-tasks.js';
 
 /** PDF: generate (HTML, a page or a template), merge, split, watermark, OCR; on the embedded engines or a vendor. */
 export default defineArea({
@@ -45,23 +19,40 @@ export default defineArea({
     const markup = svc.config.wallet.markup;
     const usd = (micros: number) => Math.ceil(micros * markup) / 1_000_000;
     const pagePrices: Record<string, string> = {};
-    for (const cap of Object.keys(PRICE_KEYS) as Cap[]) {
-      const plan = pdfPlan(ctx.config, cap);
-      svc.router.planner(cap, samePlan(plan), {
+    for (const cap of Object.keys(PRICE_KEYS) as PdfCap[]) {
+      const p = pdfPrices(ctx.config, cap);
+      // Discovery lists one unit a route: the document when there is a fee for it, else the page.
+      const listed = p.base || !p.page ? { unit: 'document', micros: p.base } : { unit: 'page', micros: p.page };
+      svc.capabilities.set(cap, { ...PDF_CAPABILITIES[cap], listPrice: () => listed });
+      svc.router.price(cap, pdfPrice(p, cap), {
         docs: 'docs/pdf.md',
         ...(cap === 'pdf.render' ? { hint: RENDER_HINT } : {}),
       });
-      const base = plan.basePrice ?? plan.price;
-      // Discovery lists one unit a route: the document when there is a fee for it, else the page.
-      const listed =
-        base || !plan.pagePrice ? { unit: 'document', micros: base } : { unit: 'page', micros: plan.pagePrice };
-      svc.capabilities.set(cap, { ...PDF_CAPABILITIES[cap], listPrice: () => listed });
-      if (plan.pagePrice)
+      if (p.page)
         pagePrices[cap] =
-          `Charged ${usd(base)} USD a call plus ${usd(plan.pagePrice)} USD a page `
-          + `(${cap === 'pdf.ocr' ? 'of the document read' : 'of the result'}), at most ${usd(plan.price)} USD a call.`;
+          `Charged ${usd(p.base)} USD a call plus ${usd(p.page)} USD a page `
+          + `(${cap === 'pdf.ocr' ? 'of the document read' : 'of the result'}), at most ${usd(p.max)} USD a call.`;
     }
-    const templates = new TemplateStore(svc.db, ctx.config.max_template_bytes);
+    // Template rendering's threads: two at once, one an account, 20 of an account waiting (429 past it).
+    const renderPool = new WorkerPool<typeof templateTasks>({
+      name: 'pdf-templates',
+      caller: import.meta.url,
+      module: 'plugins/pdf/template-tasks',
+      concurrency: 2,
+      perAccount: 1,
+      maxQueuedPerAccount: 20,
+      maxMemoryMb: 256,
+    });
+    app.addHook('onClose', () => renderPool.close());
+    const templates = new TemplateStore(
+      svc.db,
+      {
+        maxBytes: ctx.config.max_template_bytes,
+        maxDepth: ctx.config.max_template_depth,
+        renderMs: Math.round(ctx.config.template_render_seconds * 1000),
+      },
+      renderPool
+    );
     registerPdfRoutes(app, new PdfService(svc, ctx.config, templates), pagePrices);
     registerTemplateRoutes(app, templates);
   },

@@ -1,6 +1,10 @@
-import type { Egress } from '../../core/egress/egress.js';
-import { apiError } from '../../core/errors.js';
-import { PDF_MAX_INPUT_BYTES, type FetchedResource, type ResourceFetcher } from '../../core/capabilities/pdf.js';
+import {
+  type Egress,
+  apiError,
+  PDF_MAX_INPUT_BYTES,
+  type FetchedResource,
+  type ResourceFetcher,
+} from '../../core/kit/area.js';
 
 /**
  * A caller's input (a PDF, a watermark image) fetched by the core's guarded egress (SSRF

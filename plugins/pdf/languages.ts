@@ -1,4 +1,4 @@
-import { apiError } from '../../core/errors.js';
+import { fieldError } from '../../core/kit/area.js';
 
 // ISO 639-1 to the ISO 639-2/T codes tesseract's language data is named by (the languages
 // with traineddata in tesseract's own set that callers ask for most).
@@ -59,10 +59,7 @@ export function ocrLanguages(hint: string | undefined): string[] {
     else if (TESSERACT_CODE.test(code)) out.push(code);
     else {
       const message = `is not a language code this gateway knows (an ISO 639-1 code like "en" or a tesseract code like "eng")`;
-      throw apiError('validation_failed', `language "${part}" ${message}.`, {
-        param: 'language',
-        details: { errors: [{ param: 'language', message }] },
-      });
+      throw fieldError('language', message, `language "${part}" ${message}.`);
     }
   }
   return [...new Set(out)];

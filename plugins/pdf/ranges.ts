@@ -1,5 +1,4 @@
-import type { PageRange } from '../../core/capabilities/pdf.js';
-import { apiError } from '../../core/errors.js';
+import { type PageRange, apiError } from '../../core/kit/area.js';
 
 const RANGE = /^\s*(\d{1,6})\s*(?:(-)\s*(\d{1,6})?)?\s*$/;
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ErrorCode } from '../../core/errors.js';
+import type { ErrorCode } from '../../core/kit/area.js';
 import type { PdfService } from './service.js';
 import {
   GenerateBody,

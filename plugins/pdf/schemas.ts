@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdempotencyKey } from '../../core/http/idempotency.js';
 import {
+  IdempotencyKey,
   PDF_FORMATS,
   PDF_MAX_MERGE_URLS,
   PDF_MAX_SPLIT_RANGES,
   PDF_ORIENTATIONS,
   PDF_POSITIONS,
-} from '../../core/capabilities/pdf.js';
+} from '../../core/kit/area.js';
 
 const lit = <T extends string>(values: readonly T[], opts = {}) =>
   Type.Union(

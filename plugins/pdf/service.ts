@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import type { Svc } from '../../core/context.js';
-import { apiError } from '../../core/errors.js';
-import type { CallOptions } from '../../core/router/router.js';
 import {
+  type Svc,
+  apiError,
+  type CallOptions,
   PDF_MAX_INPUT_BYTES,
   PDF_MAX_MERGE_URLS,
   PDF_MAX_SPLIT_RANGES,
@@ -14,7 +14,8 @@ import {
   type PdfSplitInput,
   type PdfSplitOutput,
   type PdfWatermarkInput,
-} from '../../core/capabilities/pdf.js';
+  fieldError,
+} from '../../core/kit/area.js';
 import type { PdfConfigT } from './config.js';
 import { fetchInput, resourceFetcher } from './input.js';
 import { ocrLanguages } from './languages.js';
@@ -27,10 +28,6 @@ export const RENDER_HINT =
   'pdf.render needs Chromium on the gateway machine: install it (Debian/Ubuntu: `apt-get install -y chromium`) '
   + 'or point the chromium engine at a browser with `vendors: [{ id: chromium, use: chromium, config: '
   + '{ executable_path: /path/to/chromium } }]`.';
-
-function invalid(param: string, message: string) {
-  return apiError('validation_failed', `${param} ${message}.`, { param, details: { errors: [{ param, message }] } });
-}
 
 function overCap(param: string, what: string, n: number, cap: number) {
   return apiError('payload_too_large', `${param} has ${n} ${what}, over the cap of ${cap}.`, {
@@ -79,14 +76,14 @@ export class PdfService {
   async generate(req: FastifyRequest, body: GenerateBodyT): Promise<PdfResultT> {
     const sources = (['html', 'url', 'template_id'] as const).filter((k) => body[k] !== undefined);
     if (sources.length !== 1)
-      throw invalid(
+      throw fieldError(
         sources[1] ?? 'html',
         sources.length
           ? `cannot be sent with ${sources[0]}: send exactly one of html, url and template_id`
           : 'is missing: send exactly one of html, url and template_id'
       );
     if (body.template_vars !== undefined && body.template_id === undefined)
-      throw invalid('template_vars', 'is only used with template_id');
+      throw fieldError('template_vars', 'is only used with template_id');
     this.need(req, 'pdf.render');
     const accountId = req.principal!.accountId;
     // A private or loopback address is the caller's 400, before anything is charged.
@@ -143,8 +140,8 @@ export class PdfService {
   async watermark(req: FastifyRequest, body: WatermarkBodyT): Promise<PdfResultT> {
     if ((body.text === undefined) === (body.image_url === undefined))
       throw body.text === undefined
-        ? invalid('text', 'is missing: send exactly one of text and image_url')
-        : invalid('image_url', 'cannot be sent with text: send exactly one of text and image_url');
+        ? fieldError('text', 'is missing: send exactly one of text and image_url')
+        : fieldError('image_url', 'cannot be sent with text: send exactly one of text and image_url');
     this.need(req, 'pdf.watermark');
     const data = await fetchInput(this.svc.egress, body.url, 'url');
     const image =

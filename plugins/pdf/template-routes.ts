@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { decodeCursor, ListQuery, Page, pageOf, type ListQueryT } from '../../core/http/pagination.js';
+import { decodeCursor, ListQuery, Page, pageOf, type ListQueryT } from '../../core/kit/area.js';
 import { Deleted, Template, TemplateBody, TemplateParams, type TemplateBodyT } from './schemas.js';
 import { wire, type TemplateStore } from './templates.js';
 

@@ -1,10 +1,16 @@
 import type { Kysely } from 'kysely';
-import { iso } from '../../core/clock.js';
-import { apiError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
-import type { CursorPos } from '../../core/http/pagination.js';
+import {
+  iso,
+  apiError,
+  newId,
+  type CursorPos,
+  newestFirst,
+  TaskStopped,
+  type WorkerPool,
+  fieldError,
+} from '../../core/kit/area.js';
 import type { TemplateT } from './schemas.js';
-import { newestFirst } from '../../core/db/newest-first.js';
+import type { tasks } from './template-tasks.js';
 
 interface Row {
   template_id: string;
@@ -18,12 +24,35 @@ type Mustache = typeof import('mustache').default;
 let lib: Promise<Mustache> | undefined;
 /** mustache is loaded on the first template, not at boot. */
 export function mustache(): Promise<Mustache> {
-  lib ??= import('mustache').then((m) => (m.default ?? m) as Mustache);
+  lib ??= import('mustache').then((m) => {
+    const mustache = (m.default ?? m) as Mustache;
+    // Its cache keeps every template it ever parsed: the process's heap would grow with them.
+    mustache.templateCache = undefined;
+    return mustache;
+  });
   return lib;
 }
 
-function invalid(param: string, message: string) {
-  return apiError('validation_failed', `${param} ${message}.`, { param, details: { errors: [{ param, message }] } });
+/** Deepest nesting of sections (`{{#a}}`, `{{^a}}`) in parsed tokens; a loop, not recursion (5,000 levels). */
+export function sectionDepth(tokens: unknown[]): number {
+  let max = 0;
+  const stack: [unknown[], number][] = [[tokens, 0]];
+  while (stack.length) {
+    const [list, depth] = stack.pop()!;
+    for (const tok of list as unknown[][]) {
+      if (tok[0] !== '#' && tok[0] !== '^') continue;
+      max = Math.max(max, depth + 1);
+      if (Array.isArray(tok[4])) stack.push([tok[4], depth + 1]);
+    }
+  }
+  return max;
+}
+
+export interface TemplateLimits {
+  maxBytes: number;
+  maxDepth: number;
+  /** Longest one rendering may take in its worker thread (ms). */
+  renderMs: number;
 }
 
 export function wire(r: Row): TemplateT {
@@ -34,26 +63,33 @@ export function wire(r: Row): TemplateT {
 export class TemplateStore {
   constructor(
     private readonly db: Kysely<any>,
-    private readonly maxBytes: number
+    private readonly limits: TemplateLimits,
+    private readonly pool: WorkerPool<typeof tasks>
   ) {}
 
   async create(accountId: string, name: string, html: string): Promise<TemplateT> {
+    const { maxBytes, maxDepth } = this.limits;
     const bytes = Buffer.byteLength(html);
-    if (bytes > this.maxBytes)
+    if (bytes > maxBytes)
+      throw apiError('payload_too_large', `html is ${bytes} bytes, over the cap of ${maxBytes} bytes a template.`, {
+        param: 'html',
+        details: { max_bytes: maxBytes },
+      });
+    // Refused now (an unclosed section, sections nested too deep) rather than at every generate.
+    // Parsing is linear in the (capped) size: it stays on the event loop; rendering does not.
+    let tokens: unknown[];
+    try {
+      tokens = (await mustache()).parse(html);
+    } catch (e) {
+      throw fieldError('html', `is not a valid mustache template: ${(e as Error).message.split('\n')[0]}`);
+    }
+    const depth = sectionDepth(tokens);
+    if (depth > maxDepth)
       throw apiError(
         'payload_too_large',
-        `html is ${bytes} bytes, over the cap of ${this.maxBytes} bytes a template.`,
-        {
-          param: 'html',
-          details: { max_bytes: this.maxBytes },
-        }
+        `html nests sections ${depth} deep, over the cap of ${maxDepth} levels a template.`,
+        { param: 'html', details: { max_depth: maxDepth } }
       );
-    // Refused now (an unclosed section…) rather than at every generate that uses it.
-    try {
-      (await mustache()).parse(html);
-    } catch (e) {
-      throw invalid('html', `is not a valid mustache template: ${(e as Error).message.split('\n')[0]}`);
-    }
     const row: Row = { template_id: newId('tpl'), account_id: accountId, name, html, created_at: Date.now() };
     await this.db.insertInto('pdf_templates').values(row).execute();
     return wire(row);
@@ -87,8 +123,32 @@ export class TemplateStore {
   }
 
   /** The template's HTML with `vars` filled in; `{{tags}}` are HTML-escaped, `{{{tags}}}` are not. */
+  /**
+   * Rendered in a worker thread, ended at `renderMs`: its cost is the caller's choice (sections
+   * over long lists multiply), and on the event loop it held every account's requests.
+   */
   async render(accountId: string, id: string, vars: Record<string, unknown> = {}): Promise<string> {
     const row = await this.get(accountId, id);
-    return (await mustache()).render(row.html, vars);
+    const { renderMs } = this.limits;
+    try {
+      return await this.pool.run(accountId, 'render', { html: row.html, vars }, { timeoutMs: renderMs });
+    } catch (e) {
+      if (e instanceof TaskStopped && e.reason === 'timeout')
+        throw apiError(
+          'unprocessable',
+          `The template did not render within ${renderMs} ms with these template_vars (sections nested over long `
+            + 'lists multiply the work): nest fewer sections or send shorter lists.',
+          { param: 'template_vars' }
+        );
+      if ((e instanceof TaskStopped && e.reason === 'memory') || (e as Error).name === 'RangeError')
+        throw apiError(
+          'payload_too_large',
+          'The template rendered with these template_vars is too large or too deep.',
+          {
+            param: 'template_vars',
+          }
+        );
+      throw e;
+    }
   }
 }

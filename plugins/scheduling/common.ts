@@ -1,14 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Svc } from '../../core/context.js';
-import { iso } from '../../core/clock.js';
-import { apiError } from '../../core/errors.js';
-import { decodeCursor } from '../../core/http/pagination.js';
+import { type Svc, iso, apiError, decodeCursor, newestFirst as page } from '../../core/kit/area.js';
 import type { SchedulingConfigT } from './config.js';
 import type { AttemptOutcome } from './outbound.js';
 import type { WebhookSecrets } from './secrets.js';
 import type { DeliverySecrets } from './delivery-secrets.js';
-import { newestFirst as page } from '../../core/db/newest-first.js';
+import type { EndpointSecrets } from './event-endpoints.js';
 
 /** What every part of the area shares. */
 export interface Deps {
@@ -17,6 +14,8 @@ export interface Deps {
   secrets: WebhookSecrets;
   /** A delivery's own secret and headers, sealed at rest. */
   deliveries: DeliverySecrets;
+  /** Event endpoints' secrets, sealed at rest. */
+  endpoints: EndpointSecrets;
   log: Logger;
   userAgent: string;
 }
@@ -48,32 +47,44 @@ export function encodePayload(payload: unknown, cfg: SchedulingConfigT, param = 
   return body;
 }
 
-export function badField(param: string, message: string, reason: string) {
-  return apiError('validation_failed', message, { param, details: { errors: [{ param, message: reason }] } });
-}
-
-export async function recordAttempt(
+/**
+ * One attempt of an outbound call (a webhook, a cron run, a push), recorded before the call is
+ * made: a node killed during it leaves the attempt `started` (the receiver may have had it,
+ * and the next attempt carries the same webhook-id), never no trace. Its outcome is written
+ * when the call returns.
+ */
+export async function recordedAttempt(
   db: Kysely<any>,
   refId: string,
   accountId: string,
   attempt: number,
-  o: AttemptOutcome,
-  startedAt: number
-): Promise<void> {
+  call: () => Promise<AttemptOutcome>
+): Promise<AttemptOutcome> {
+  const key = (q: any) => q.where('ref_id', '=', refId).where('attempt', '=', attempt);
   await db
     .insertInto('scheduling_attempts')
     .values({
       ref_id: refId,
       attempt,
       account_id: accountId,
+      status: 'started',
+      response_code: null,
+      duration_ms: 0,
+      error: null,
+      started_at: Date.now(),
+    })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  const o = await call();
+  await key(
+    db.updateTable('scheduling_attempts').set({
       status: o.ok ? 'succeeded' : 'failed',
       response_code: o.responseCode,
       duration_ms: Math.round(o.durationMs),
       error: o.error ? o.error.slice(0, 500) : null,
-      started_at: startedAt,
     })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+  ).execute();
+  return o;
 }
 
 export async function attemptsOf(db: Kysely<any>, refIds: string[]) {
@@ -92,7 +103,7 @@ export async function attemptsOf(db: Kysely<any>, refIds: string[]) {
 function wireAttempt(r: any) {
   return {
     attempt: Number(r.attempt),
-    status: r.status as 'succeeded' | 'failed',
+    status: r.status as 'started' | 'succeeded' | 'failed',
     response_code: r.response_code === null ? null : Number(r.response_code),
     duration_ms: Number(r.duration_ms),
     ...(r.error ? { error: r.error as string } : {}),

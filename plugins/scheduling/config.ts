@@ -42,6 +42,19 @@ export const SchedulingConfig = Type.Object(
       default: 64,
       description: 'Deliveries (webhooks, cron runs, pushes) a node makes at once, per kind.',
     }),
+    max_event_endpoints: Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      default: 20,
+      description: 'Event endpoints (POST /v1/events/endpoints) an account may have.',
+    }),
+    cron_catch_up_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "How late a cron slot may still run (Kubernetes' startingDeadlineSeconds); older slots are recorded as missed. Default: the job's period, at least 60 s.",
+      })
+    ),
     cron_default_timeout_seconds: Type.Integer({ minimum: 1, default: 300 }),
     cron_max_timeout_seconds: Type.Integer({ minimum: 1, default: 900 }),
     queue_max_receives: Type.Integer({

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { badField } from './common.js';
+import { fieldError } from '../../core/kit/area.js';
 
 /** Whether the runtime knows an IANA zone name (croner itself accepts unknown names silently). */
 function knownZone(tz: string): boolean {
@@ -14,23 +14,23 @@ function knownZone(tz: string): boolean {
 /** Check a schedule and zone; 400 naming the field that is wrong. */
 export function checkSchedule(schedule: string, timezone: string): void {
   if (!knownZone(timezone))
-    throw badField(
+    throw fieldError(
       'timezone',
-      `timezone "${timezone}" is not an IANA time zone name (like UTC or Europe/Berlin).`,
-      'is not an IANA time zone'
+      'is not an IANA time zone',
+      `timezone "${timezone}" is not an IANA time zone name (like UTC or Europe/Berlin).`
     );
   let cron: Cron;
   try {
     cron = new Cron(schedule, { paused: true, timezone });
   } catch (e) {
     const why = (e as Error).message.replace(/^CronPattern:\s*/, '');
-    throw badField(
+    throw fieldError(
       'schedule',
-      `schedule "${schedule}" is not a valid cron expression: ${why}.`,
-      'is not a valid cron expression'
+      'is not a valid cron expression',
+      `schedule "${schedule}" is not a valid cron expression: ${why}.`
     );
   }
-  if (!cron.nextRun()) throw badField('schedule', `schedule "${schedule}" never fires.`, 'never fires');
+  if (!cron.nextRun()) throw fieldError('schedule', 'never fires', `schedule "${schedule}" never fires.`);
 }
 
 /** The first slot strictly after `after` (epoch ms), or undefined when there is none. */

@@ -1,12 +1,20 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { iso } from '../../core/clock.js';
-import { apiError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
-import { ListQuery, Page, pageOf, type ListQueryT } from '../../core/http/pagination.js';
-import { attemptsOf, badField, encodePayload, newestFirst, type Deps } from './common.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  idempotentTransaction,
+  iso,
+  now as clockNow,
+  apiError,
+  newId,
+  ListQuery,
+  Page,
+  pageOf,
+  type ListQueryT,
+  Ok,
+  fieldError,
+} from '../../core/kit/area.js';
+import { attemptsOf, encodePayload, newestFirst, type Deps } from './common.js';
 import { checkSchedule, nextSlot } from './cron-schedule.js';
 import { enqueueTick } from './cron-jobs.js';
-import { Ok } from '../../core/http/ok.js';
 import {
   CronCreateBody,
   CronPatchBody,
@@ -40,10 +48,10 @@ export function registerCron(app: FastifyInstance, d: Deps): void {
 
   const checkTimeout = (v: number | undefined) => {
     if (v !== undefined && v > cfg.cron_max_timeout_seconds)
-      throw badField(
+      throw fieldError(
         'timeout_seconds',
-        `timeout_seconds is at most ${cfg.cron_max_timeout_seconds}.`,
-        `must be at most ${cfg.cron_max_timeout_seconds}`
+        `must be at most ${cfg.cron_max_timeout_seconds}`,
+        `timeout_seconds is at most ${cfg.cron_max_timeout_seconds}.`
       );
   };
 
@@ -69,14 +77,14 @@ export function registerCron(app: FastifyInstance, d: Deps): void {
         response: { 200: CronRecord },
       },
     },
-    async (req: FastifyRequest<{ Body: CronCreateBodyT }>) => {
+    async (req: FastifyRequest<{ Body: CronCreateBodyT }>, reply: FastifyReply) => {
       const b = req.body;
       const timezone = b.timezone ?? 'UTC';
       checkSchedule(b.schedule, timezone);
       checkTimeout(b.timeout_seconds);
       const payload = b.payload === undefined ? null : encodePayload(b.payload, cfg);
       await svc.egress.check(b.url, 'url');
-      const now = Date.now();
+      const now = clockNow();
       const enabled = b.enabled ?? true;
       const next = enabled ? (nextSlot(b.schedule, timezone, now) ?? null) : null;
       const row = {
@@ -95,11 +103,11 @@ export function registerCron(app: FastifyInstance, d: Deps): void {
         created_at: now,
         updated_at: now,
       };
-      await svc.db.transaction().execute(async (trx) => {
+      return idempotentTransaction(svc, req, reply, async (trx) => {
         await trx.insertInto('cron_jobs').values(row).execute();
         if (next !== null) await enqueueTick(svc.jobs, trx, row.cron_id, next);
+        return wire(row);
       });
-      return wire(row);
     }
   );
 
@@ -157,7 +165,7 @@ export function registerCron(app: FastifyInstance, d: Deps): void {
       if (b.url !== undefined) await svc.egress.check(b.url, 'url');
       const enabled = b.enabled ?? Number(cur.enabled) === 1;
       const timing = b.schedule !== undefined || b.timezone !== undefined || b.enabled !== undefined;
-      const now = Date.now();
+      const now = clockNow();
       // A changed schedule or state gets a fresh next slot; the old tick finds next_run_at moved and does nothing.
       const next = !enabled ? null : timing ? (nextSlot(schedule, timezone, now) ?? null) : cur.next_run_at;
       const set = {
@@ -230,6 +238,7 @@ export function registerCron(app: FastifyInstance, d: Deps): void {
           run_id: r.run_id,
           scheduled_for: iso(Number(r.slot_at)),
           state: r.state,
+          ...(r.missed_until != null ? { missed_until: iso(Number(r.missed_until)) } : {}),
           attempts: attempts.get(r.run_id) ?? [],
           created_at: iso(Number(r.created_at)),
         })

@@ -1,7 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import { deriveKey, open, seal } from '../../core/auth/sealed.js';
-import { migrateModule } from '../../core/db/migrate.js';
-import type { DialectName } from '../../core/db/open.js';
+import { deriveKey, open, seal, migrateModule, type DialectName } from '../../core/kit/area.js';
 
 /** What a caller handed over for one delivery to authenticate to its receiver. */
 export interface DeliveryCredentials {
@@ -62,7 +60,8 @@ export class DeliverySecrets {
    * migration). It needs the master key, which plain migrations (run by `migrate` too) do not
    * have, so it runs when the area starts, before the first delivery job.
    */
-  async sealPlaintextRows(db: Kysely<any>, dialect: DialectName): Promise<string[]> {
+  async sealPlaintextRows(db: Kysely<any>, dialect: DialectName): Promise<number> {
+    let sealedRows = 0;
     const migration: Migration = {
       up: async (trx: Kysely<any>) => {
         const rows: StoredCredentials[] = await trx
@@ -75,6 +74,7 @@ export class DeliverySecrets {
             ])
           )
           .execute();
+        sealedRows = rows.length;
         for (const r of rows) {
           const sealed = this.seal(r, this.open(r));
           await trx.updateTable('webhook_deliveries').set(sealed).where('delivery_id', '=', r.delivery_id).execute();
@@ -82,6 +82,8 @@ export class DeliverySecrets {
       },
     };
     const database = { db, dialect, close: async () => undefined };
-    return migrateModule(database, 'scheduling-sealed', { '0001_seal_delivery_credentials': migration });
+    await migrateModule(database, 'scheduling-sealed', { '0001_seal_delivery_credentials': migration });
+    // A fresh data dir runs the migration over no rows: nothing was sealed, so nothing is said.
+    return sealedRows;
   }
 }

@@ -1,4 +1,4 @@
-import { badField } from './common.js';
+import { fieldError } from '../../core/kit/area.js';
 
 // Headers a caller may add to a webhook delivery. The schema already limits names to tokens
 // and values to printable ASCII (no CR/LF); what is left is names that would break or
@@ -14,11 +14,11 @@ export function checkDeliveryHeaders(headers: Record<string, string> | undefined
   for (const name of Object.keys(headers ?? {})) {
     const param = `headers.${name}`;
     if (SET_BY_GATEWAY.test(name)) {
-      throw badField(param, `${param} is set by the gateway and cannot be overridden.`, 'is reserved');
+      throw fieldError(param, 'is reserved', `${param} is set by the gateway and cannot be overridden.`);
     }
     if (HOP_BY_HOP.test(name)) {
       const why = 'is a hop-by-hop or connection-level header, which a webhook delivery cannot carry';
-      throw badField(param, `${param} ${why}.`, 'is not allowed');
+      throw fieldError(param, 'is not allowed', `${param} ${why}.`);
     }
   }
 }

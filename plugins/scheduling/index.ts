@@ -1,10 +1,12 @@
-import { defineArea } from '../../core/define.js';
+import { defineArea } from '../../core/kit/area.js';
 import { SchedulingConfig } from './config.js';
 import { schedulingMigrations } from './migrations.js';
 import { WebhookSecrets } from './secrets.js';
 import { DeliverySecrets } from './delivery-secrets.js';
 import { KIND, type Deps } from './common.js';
 import { registerWebhooks, webhookHandler } from './webhooks.js';
+import { EndpointSecrets } from './event-endpoints.js';
+import { eventSink, registerEvents } from './events.js';
 import { registerCron } from './cron.js';
 import { cronRunHandler, cronTickHandler } from './cron-jobs.js';
 import { pushHandler, registerQueue } from './queue.js';
@@ -21,6 +23,7 @@ export default defineArea({
       cfg: ctx.config,
       secrets: new WebhookSecrets(ctx.svc.db, ctx.svc.masterKey),
       deliveries: new DeliverySecrets(ctx.svc.masterKey),
+      endpoints: new EndpointSecrets(ctx.svc.masterKey),
       log: ctx.log,
       userAgent: `svc-gateway/${ctx.svc.version}`,
     };
@@ -58,6 +61,9 @@ export default defineArea({
           .execute();
       },
     });
+    // The gateway's events go out as this area's webhook deliveries (docs/events.md).
+    ctx.svc.events.deliverWith(eventSink(d));
+    registerEvents(app, d);
     registerWebhooks(app, d);
     registerCron(app, d);
     registerQueue(app, d);
@@ -65,8 +71,7 @@ export default defineArea({
   },
   // Before the jobs engine starts (it starts after every area's start): no delivery runs from a plaintext row.
   async start(ctx) {
-    const applied = await new DeliverySecrets(ctx.svc.masterKey).sealPlaintextRows(ctx.svc.db, ctx.svc.dialect);
-    if (applied.length)
-      ctx.log.info({ migrations: applied }, 'sealed the delivery secrets and headers stored in plaintext');
+    const rows = await new DeliverySecrets(ctx.svc.masterKey).sealPlaintextRows(ctx.svc.db, ctx.svc.dialect);
+    if (rows) ctx.log.info({ rows }, 'sealed the delivery secrets and headers stored in plaintext');
   },
 });

@@ -123,4 +123,39 @@ const init: Migration = {
   },
 };
 
-export const schedulingMigrations: Record<string, Migration> = { '0001_scheduling': init, ...retentionMigrations };
+// A missed run stands for the slots its tick found past the catch-up window (cron-jobs.ts).
+const missedUntil: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('cron_runs').addColumn('missed_until', 'bigint').execute();
+  },
+};
+
+// The gateway's event endpoints (events.ts), and which endpoint an event's delivery is for: its
+// secret signs the delivery, and a deleted endpoint's pending deliveries are not sent.
+const eventEndpoints: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('event_endpoints')
+      .addColumn('endpoint_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('url', 'text', (c) => c.notNull())
+      .addColumn('event_types', 'text')
+      .addColumn('description', 'text')
+      .addColumn('secret', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex('event_endpoints_account')
+      .on('event_endpoints')
+      .columns(['account_id', 'created_at'])
+      .execute();
+    await db.schema.alterTable('webhook_deliveries').addColumn('endpoint_id', 'text').execute();
+  },
+};
+
+export const schedulingMigrations: Record<string, Migration> = {
+  '0001_scheduling': init,
+  ...retentionMigrations,
+  '0003_cron_missed_until': missedUntil,
+  '0004_event_endpoints': eventEndpoints,
+};

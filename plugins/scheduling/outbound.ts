@@ -1,5 +1,4 @@
-import type { Egress } from '../../core/egress/egress.js';
-import { isApiError } from '../../core/errors.js';
+import { type Egress, isApiError } from '../../core/kit/area.js';
 import { signedHeaders } from './signing.js';
 import type { SchedulingConfigT } from './config.js';
 

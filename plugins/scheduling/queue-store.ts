@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DialectName } from '../../core/db/open.js';
-import { base62 } from '../../core/ids.js';
+import { type DialectName, base62 } from '../../core/kit/area.js';
 
 // Pull consumers of a queue. A receive hides the messages it returns for the visibility
 // timeout and gives each a receipt handle for this receive only; a message not acked in time

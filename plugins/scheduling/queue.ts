@@ -1,13 +1,21 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { iso } from '../../core/clock.js';
-import { apiError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
-import { JobRetry, type JobContext } from '../../core/jobs/engine.js';
-import { ListQuery, Page, pageOf, type ListQueryT } from '../../core/http/pagination.js';
-import { KIND, badField, encodePayload, newestFirst, recordAttempt, type Deps } from './common.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  idempotentTransaction,
+  iso,
+  apiError,
+  newId,
+  JobRetry,
+  type JobContext,
+  ListQuery,
+  Page,
+  pageOf,
+  type ListQueryT,
+  Ok,
+  fieldError,
+} from '../../core/kit/area.js';
+import { KIND, encodePayload, newestFirst, recordedAttempt, type Deps } from './common.js';
 import { nextDelayMs, postSigned } from './outbound.js';
 import { ack, receive } from './queue-store.js';
-import { Ok } from '../../core/http/ok.js';
 import {
   AckBody,
   DeadMessage,
@@ -48,15 +56,15 @@ export function registerQueue(app: FastifyInstance, d: Deps): void {
         response: { 200: Type.Object({ message_id: Type.String() }) },
       },
     },
-    async (req: FastifyRequest<{ Body: PublishBodyT }>) => {
+    async (req: FastifyRequest<{ Body: PublishBodyT }>, reply: FastifyReply) => {
       const b = req.body;
       const accountId = req.principal!.accountId;
       const delay = b.delay_seconds ?? 0;
       if (delay > cfg.queue_max_delay_seconds)
-        throw badField(
+        throw fieldError(
           'delay_seconds',
-          `delay_seconds is at most ${cfg.queue_max_delay_seconds}.`,
-          `must be at most ${cfg.queue_max_delay_seconds}`
+          `must be at most ${cfg.queue_max_delay_seconds}`,
+          `delay_seconds is at most ${cfg.queue_max_delay_seconds}.`
         );
       const payload = encodePayload(b.payload, cfg);
       const now = Date.now();
@@ -83,11 +91,7 @@ export function registerQueue(app: FastifyInstance, d: Deps): void {
         created_at: now,
         updated_at: now,
       };
-      if (!subs.length) {
-        await svc.db.insertInto('queue_messages').values(message).execute(); // one statement: no transaction needed
-        return { message_id: messageId };
-      }
-      await svc.db.transaction().execute(async (trx) => {
+      const answer = await idempotentTransaction(svc, req, reply, async (trx) => {
         await trx.insertInto('queue_messages').values(message).execute();
         for (const s of subs) {
           await svc.jobs.enqueue(
@@ -101,9 +105,10 @@ export function registerQueue(app: FastifyInstance, d: Deps): void {
             trx
           );
         }
+        return { message_id: messageId };
       });
-      svc.jobs.wake();
-      return { message_id: messageId };
+      if (subs.length) svc.jobs.wake();
+      return answer;
     }
   );
 
@@ -281,18 +286,20 @@ export function pushHandler(d: Deps) {
       .where('subscription_id', '=', job.payload.subscription_id)
       .executeTakeFirst();
     if (!msg || !sub) return;
-    const startedAt = Date.now();
-    const o = await postSigned(d.svc.egress, {
-      url: sub.url,
-      msgId: msg.message_id,
-      body: msg.payload,
-      secrets: await d.secrets.signingSecrets(msg.account_id),
-      headers: { 'webhook-event-type': `queue.${msg.queue}` },
-      timeoutMs: d.cfg.delivery_timeout_seconds * 1000,
-      signal: job.signal,
-      userAgent: d.userAgent,
-    });
-    await recordAttempt(db, `${msg.message_id}:${sub.subscription_id}`, msg.account_id, job.attempt, o, startedAt);
+    const secrets = await d.secrets.signingSecrets(msg.account_id);
+    const refId = `${msg.message_id}:${sub.subscription_id}`;
+    const o = await recordedAttempt(db, refId, msg.account_id, job.attempt, () =>
+      postSigned(d.svc.egress, {
+        url: sub.url,
+        msgId: msg.message_id,
+        body: msg.payload,
+        secrets,
+        headers: { 'webhook-event-type': `queue.${msg.queue}` },
+        timeoutMs: d.cfg.delivery_timeout_seconds * 1000,
+        signal: job.signal,
+        userAgent: d.userAgent,
+      })
+    );
     if (o.ok) {
       await db
         .updateTable('queue_messages')

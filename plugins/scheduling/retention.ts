@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { Svc } from '../../core/context.js';
+import type { Svc } from '../../core/kit/area.js';
 
 // Scheduling's share of retention (core/retention): finished webhook deliveries, finished
 // cron runs and the attempts of every delivery, run and push, kept `retention.deliveries_days`.
@@ -51,7 +51,7 @@ export async function sweepScheduling(db: Kysely<any>, before: number, limit: nu
     before,
     limit
   );
-  const runs = await deleteFinished(db, 'cron_runs', 'run_id', ['succeeded', 'failed'], before, limit);
+  const runs = await deleteFinished(db, 'cron_runs', 'run_id', ['succeeded', 'failed', 'missed'], before, limit);
   // Attempts have a two-column key: a row-value IN (SQLite ≥ 3.15 and PostgreSQL alike).
   const attempts = await sql`delete from scheduling_attempts where (ref_id, attempt) in (
     select ref_id, attempt from scheduling_attempts where started_at < ${before} limit ${limit})`.execute(db);

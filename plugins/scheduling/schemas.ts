@@ -2,8 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 
 // The Scheduling area's wire, stated once.
 
-const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' });
-const Url = Type.String({
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' });
+export const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
   examples: ['https://example.com/hooks/svc'],
@@ -66,7 +66,10 @@ export const DeliveryCreated = Type.Object({ delivery_id: Type.String(), state: 
 
 export const Attempt = Type.Object({
   attempt: Type.Integer(),
-  status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]),
+  status: Type.Union([Type.Literal('started'), Type.Literal('succeeded'), Type.Literal('failed')], {
+    description:
+      'started: recorded before the call and its outcome not yet written: in flight, or its node died during it (the receiver may have had it; every attempt carries the same webhook-id).',
+  }),
   response_code: Type.Union([Type.Integer(), Type.Null()]),
   duration_ms: Type.Integer(),
   error: Type.Optional(Type.String()),
@@ -169,7 +172,18 @@ export const CronRecord = Type.Object({
 export const CronRun = Type.Object({
   run_id: Type.String(),
   scheduled_for: Timestamp,
-  state: Type.Union(['running', 'retrying', 'succeeded', 'failed'].map((s) => Type.Literal(s))),
+  state: Type.Union(
+    ['running', 'retrying', 'succeeded', 'failed', 'missed'].map((s) => Type.Literal(s)),
+    {
+      description: 'missed: the slot was older than the catch-up window when its tick ran, so it did not run.',
+    }
+  ),
+  missed_until: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'On a missed run: the first slot that was not skipped; every slot from scheduled_for up to it was.',
+    })
+  ),
   attempts: Type.Array(Attempt),
   created_at: Timestamp,
 });

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
-import { newId } from '../../core/ids.js';
+import { newId, deriveKey, open, seal } from '../../core/kit/area.js';
 import { newWebhookSecret } from './signing.js';
-import { deriveKey, open, seal } from '../../core/auth/sealed.js';
 
 interface SecretRow {
   secret_id: string;

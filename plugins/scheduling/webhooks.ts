@@ -1,14 +1,23 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { iso } from '../../core/clock.js';
-import { apiError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
-import { JobRetry, type JobContext } from '../../core/jobs/engine.js';
-import { ListQuery, Page, pageOf, type ListQueryT } from '../../core/http/pagination.js';
-import { KIND, attemptsOf, badField, encodePayload, newestFirst, recordAttempt, type Deps } from './common.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  idempotentTransaction,
+  iso,
+  apiError,
+  newId,
+  JobRetry,
+  type JobContext,
+  ListQuery,
+  Page,
+  pageOf,
+  type ListQueryT,
+  fieldError,
+} from '../../core/kit/area.js';
+import { KIND, attemptsOf, encodePayload, newestFirst, recordedAttempt, type Deps } from './common.js';
 import { nextDelayMs, postSigned } from './outbound.js';
 import { checkDeliveryHeaders } from './headers.js';
 import type { StoredCredentials } from './delivery-secrets.js';
 import { isWebhookSecret } from './signing.js';
+import { endpointOf } from './event-endpoints.js';
 import {
   Delivery,
   DeliveryCreated,
@@ -51,29 +60,29 @@ export function registerWebhooks(app: FastifyInstance, d: Deps): void {
         response: { 200: DeliveryCreated },
       },
     },
-    async (req: FastifyRequest<{ Body: WebhookSendBodyT }>) => {
+    async (req: FastifyRequest<{ Body: WebhookSendBodyT }>, reply: FastifyReply) => {
       const b = req.body;
       const accountId = req.principal!.accountId;
       const body = encodePayload(b.payload, cfg);
       const maxAttempts = b.max_attempts ?? cfg.retry_schedule_seconds.length;
       if (maxAttempts > cfg.retry_schedule_seconds.length)
-        throw badField(
+        throw fieldError(
           'max_attempts',
-          `max_attempts is at most ${cfg.retry_schedule_seconds.length}, the length of the retry schedule.`,
-          `must be at most ${cfg.retry_schedule_seconds.length}`
+          `must be at most ${cfg.retry_schedule_seconds.length}`,
+          `max_attempts is at most ${cfg.retry_schedule_seconds.length}, the length of the retry schedule.`
         );
       if (b.secret !== undefined && !isWebhookSecret(b.secret))
-        throw badField(
+        throw fieldError(
           'secret',
-          'secret must be whsec_ followed by 24 to 64 base64-encoded bytes.',
-          'is not a whsec_ secret'
+          'is not a whsec_ secret',
+          'secret must be whsec_ followed by 24 to 64 base64-encoded bytes.'
         );
       checkDeliveryHeaders(b.headers);
       await svc.egress.check(b.url, 'url');
       const now = Date.now();
       const deliveryId = newId('dlv');
       const runAt = now + cfg.retry_schedule_seconds[0] * 1000 * cfg.time_scale;
-      await svc.db.transaction().execute(async (trx) => {
+      return idempotentTransaction(svc, req, reply, async (trx) => {
         await trx
           .insertInto('webhook_deliveries')
           .values({
@@ -94,8 +103,8 @@ export function registerWebhooks(app: FastifyInstance, d: Deps): void {
           { kind: KIND.webhook, id: deliveryId, payload: { delivery_id: deliveryId }, runAt, maxAttempts },
           trx
         );
+        return { delivery_id: deliveryId, state: 'pending' as const };
       });
-      return { delivery_id: deliveryId, state: 'pending' };
     }
   );
 
@@ -205,21 +214,35 @@ export function webhookHandler(d: Deps) {
       .executeTakeFirst();
     if (!row || row.state === 'delivered' || row.state === 'failed') return;
     const own = d.deliveries.open(row as StoredCredentials);
-    const secrets = own.secret ? [own.secret] : await d.secrets.signingSecrets(row.account_id);
+    let secrets = own.secret ? [own.secret] : undefined;
+    if (row.endpoint_id) {
+      // A gateway event: signed with its endpoint's secret; a deleted endpoint gets nothing more.
+      const ep = await endpointOf(db, row.account_id, row.endpoint_id);
+      if (!ep) {
+        await db
+          .updateTable('webhook_deliveries')
+          .set({ state: 'failed', next_attempt_at: null, updated_at: Date.now() })
+          .where('delivery_id', '=', row.delivery_id)
+          .execute();
+        return;
+      }
+      secrets = [d.endpoints.open(ep)];
+    }
+    secrets ??= await d.secrets.signingSecrets(row.account_id);
     const headers: Record<string, string> = { ...own.headers };
     if (row.event_type) headers['webhook-event-type'] = row.event_type;
-    const startedAt = Date.now();
-    const o = await postSigned(d.svc.egress, {
-      url: row.url,
-      msgId: row.delivery_id,
-      body: row.payload,
-      secrets,
-      headers,
-      timeoutMs: d.cfg.delivery_timeout_seconds * 1000,
-      signal: job.signal,
-      userAgent: d.userAgent,
-    });
-    await recordAttempt(db, row.delivery_id, row.account_id, job.attempt, o, startedAt);
+    const o = await recordedAttempt(db, row.delivery_id, row.account_id, job.attempt, () =>
+      postSigned(d.svc.egress, {
+        url: row.url,
+        msgId: row.delivery_id,
+        body: row.payload,
+        secrets,
+        headers,
+        timeoutMs: d.cfg.delivery_timeout_seconds * 1000,
+        signal: job.signal,
+        userAgent: d.userAgent,
+      })
+    );
     const now = Date.now();
     const last = o.stop || job.attempt >= job.maxAttempts;
     const delay = nextDelayMs(d.cfg, job.attempt, o.retryAfterMs);

@@ -1,8 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Wallet } from '../../core/wallet/wallet.js';
-import { usdToMicros } from '../../core/wallet/money.js';
-import { isApiError } from '../../core/errors.js';
+import { type Wallet, usdToMicros, isApiError } from '../../core/kit/area.js';
 import type { StorageConfig } from './config.js';
 import type { UsageMeter } from './usage.js';
 

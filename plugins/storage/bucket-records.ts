@@ -1,9 +1,6 @@
-import type { Kysely } from 'kysely';
-import { isUniqueViolation } from '../../core/http/idempotency.js';
-import { apiError } from '../../core/errors.js';
-import { PUBLIC_RESULTS_BUCKET } from '../../core/results/result-store.js';
+import type { Kysely, Transaction } from 'kysely';
+import { isUniqueViolation, apiError, PUBLIC_RESULTS_BUCKET, newestFirst } from '../../core/kit/area.js';
 import type { BucketRow } from './bucket-row.js';
-import { newestFirst } from '../../core/db/newest-first.js';
 
 const BUCKET_CACHE_MS = 5000;
 
@@ -28,9 +25,9 @@ export class BucketRecords {
     private readonly region: string
   ) {}
 
-  async insert(b: BucketRow): Promise<void> {
+  async insert(b: BucketRow, trx?: Transaction<any>): Promise<void> {
     try {
-      await this.db.insertInto('storage_buckets').values(b).execute();
+      await (trx ?? this.db).insertInto('storage_buckets').values(b).execute();
     } catch (e) {
       if (isUniqueViolation(e))
         throw apiError('already_exists', `This account already has a bucket named "${b.name}".`, { param: 'bucket' });

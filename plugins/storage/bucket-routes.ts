@@ -1,10 +1,16 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { iso } from '../../core/clock.js';
-import { apiError } from '../../core/errors.js';
-import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  iso,
+  apiError,
+  ListQuery,
+  decodeCursor,
+  pageOf,
+  type ListQueryT,
+  Ok,
+  idempotentTransaction,
+} from '../../core/kit/area.js';
 import type { BucketRow, StorageService } from './service.js';
 import { storagePrice } from './billing.js';
-import { Ok } from '../../core/http/ok.js';
 import { Bucket, BucketList, BucketParams, CreateBucketBody, StorageUsage, type CreateBucketBodyT } from './schemas.js';
 
 export function bucketWire(b: BucketRow) {
@@ -25,13 +31,18 @@ export function registerBucketRoutes(app: FastifyInstance, storage: StorageServi
       },
       schema: { summary: 'Create a bucket', tags: ['storage'], body: CreateBucketBody, response: { 200: Bucket } },
     },
-    async (req: FastifyRequest<{ Body: CreateBucketBodyT }>) => {
-      const b = await storage.createBucket(req.principal!.accountId, req.body.bucket, {
+    async (req: FastifyRequest<{ Body: CreateBucketBodyT }>, reply: FastifyReply) => {
+      // The vendor's bucket first (a retry that runs it again makes nothing twice: see
+      // openBucket), then its row and the stored answer in one transaction.
+      const b = await storage.openBucket(req.principal!.accountId, req.body.bucket, {
         vendor: req.body.vendor,
         region: req.body.region,
         acl: req.body.acl,
       });
-      return bucketWire(b);
+      return idempotentTransaction(app.svc, req, reply, async (trx) => {
+        await storage.recordBucket(b, trx);
+        return bucketWire(b);
+      });
     }
   );
 

@@ -1,10 +1,16 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { iso } from '../../core/clock.js';
-import { ListQuery, decodeCursor, pageOf, type ListQueryT } from '../../core/http/pagination.js';
+import {
+  iso,
+  ListQuery,
+  decodeCursor,
+  pageOf,
+  type ListQueryT,
+  Ok,
+  idempotentTransaction,
+} from '../../core/kit/area.js';
 import type { CredentialRow } from './credentials.js';
 import type { StorageService } from './service.js';
-import { Ok } from '../../core/http/ok.js';
 import { CreateCredentialBody, CreatedCredential, CredentialList, type CreateCredentialBodyT } from './schemas.js';
 
 function credentialWire(r: CredentialRow) {
@@ -24,17 +30,20 @@ export function registerCredentialRoutes(app: FastifyInstance, storage: StorageS
         response: { 200: CreatedCredential },
       },
     },
-    async (req: FastifyRequest<{ Body: CreateCredentialBodyT }>) => {
+    async (req: FastifyRequest<{ Body: CreateCredentialBodyT }>, reply: FastifyReply) => {
       const label = req.body?.label ?? 's3';
-      const c = await storage.credentials.create(req.principal!.accountId, 'user', label);
-      return {
-        access_key_id: c.accessKeyId,
-        label,
-        created_at: iso(c.createdAt),
-        secret_access_key: c.secret,
-        endpoint: storage.endpoint,
-        region: storage.config.region,
-      };
+      // The credential and the answer that carries its secret commit together.
+      return idempotentTransaction(app.svc, req, reply, async (trx) => {
+        const c = await storage.credentials.create(req.principal!.accountId, 'user', label, trx);
+        return {
+          access_key_id: c.accessKeyId,
+          label,
+          created_at: iso(c.createdAt),
+          secret_access_key: c.secret,
+          endpoint: storage.endpoint,
+          region: storage.config.region,
+        };
+      });
     }
   );
 

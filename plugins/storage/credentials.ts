@@ -1,11 +1,15 @@
 import { randomInt } from 'node:crypto';
-import { deriveKey, open, seal } from '../../core/auth/sealed.js';
-import type { Kysely } from 'kysely';
-import { base62 } from '../../core/ids.js';
-import { apiError } from '../../core/errors.js';
-import { isUniqueViolation } from '../../core/http/idempotency.js';
-import type { CursorPos } from '../../core/http/pagination.js';
-import { newestFirst } from '../../core/db/newest-first.js';
+import {
+  deriveKey,
+  open,
+  seal,
+  base62,
+  apiError,
+  isUniqueViolation,
+  type CursorPos,
+  newestFirst,
+} from '../../core/kit/area.js';
+import type { Kysely, Transaction } from 'kysely';
 
 export interface Credential {
   accessKeyId: string;
@@ -51,15 +55,17 @@ export class CredentialStore {
     this.key = deriveKey(masterKey, '', 'svc-gateway storage credentials');
   }
 
+  /** A new credential; given `trx`, its row joins it (the route commits it with its idempotent answer). */
   async create(
     accountId: string,
     kind: 'user' | 'internal',
-    label: string
+    label: string,
+    trx?: Transaction<any>
   ): Promise<Credential & { createdAt: number }> {
     const accessKeyId = newAccessKeyId();
     const secret = base62(40);
     const createdAt = Date.now();
-    await this.db
+    await (trx ?? this.db)
       .insertInto('storage_credentials')
       .values({
         access_key_id: accessKeyId,

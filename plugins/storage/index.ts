@@ -1,7 +1,6 @@
-import { defineArea } from '../../core/define.js';
+import { defineArea, STORAGE_CAPABILITIES } from '../../core/kit/area.js';
 import { StorageConfigSchema } from './config.js';
 import { storageMigrations } from './migrations.js';
-import { STORAGE_CAPABILITIES } from '../../core/capabilities/storage/objects.js';
 import { CredentialStore } from './credentials.js';
 import { StorageService } from './service.js';
 import { registerBucketRoutes } from './bucket-routes.js';
@@ -42,6 +41,8 @@ export default defineArea({
           ? (r) => storage.gatewayUrl(r.accountId, r.bucket, r.key, 'GET', r.expiresSeconds, r.response)
           : undefined,
       publicUrl: publicResultUrls(ctx.config, ctx.svc.vendors, storage.endpoint),
+      // Results count in the account's storage usage (reported, capped, charged) while kept.
+      usage: storage.usage,
     });
     // Every body field of this area is optional somewhere: a POST without a body means the defaults.
     app.addHook('preValidation', async (req) => {

@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { newId } from '../../core/ids.js';
-import type { ByteRange, GetResult, ObjectInfo, WriteCondition } from '../../core/capabilities/storage/objects.js';
-import type { Svc } from '../../core/context.js';
-import { formatBytes } from '../../core/capabilities/storage/names.js';
+import {
+  newId,
+  type ByteRange,
+  type GetResult,
+  type ObjectInfo,
+  type WriteCondition,
+  type Svc,
+  formatBytes,
+} from '../../core/kit/area.js';
 import type { BucketRow } from './bucket-row.js';
 import type { StorageConfig } from './config.js';
 import type { UsageMeter } from './usage.js';

@@ -1,12 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { iso } from '../../core/clock.js';
-import { apiError } from '../../core/errors.js';
-import type { ListedObject, ObjectInfo } from '../../core/capabilities/storage/objects.js';
-import { prefixProblem } from '../../core/capabilities/storage/names.js';
+import {
+  iso,
+  apiError,
+  type ListedObject,
+  type ObjectInfo,
+  prefixProblem,
+  Ok,
+  fieldError,
+} from '../../core/kit/area.js';
 import { checkKey, type StorageService } from './service.js';
 import { presignPost } from './presign-post.js';
 import { storagePrice } from './billing.js';
-import { Ok } from '../../core/http/ok.js';
 import {
   BucketParams,
   KeyParamsSchema,
@@ -46,10 +50,7 @@ function decodeCursor(cursor: string | undefined): string | undefined {
   } catch {
     /* fall through */
   }
-  throw apiError('validation_failed', 'cursor is not a cursor this gateway handed out.', {
-    param: 'cursor',
-    details: { errors: [{ param: 'cursor', message: 'is not valid' }] },
-  });
+  throw fieldError('cursor', 'is not valid', 'cursor is not a cursor this gateway handed out.');
 }
 
 type KeyParams = { bucket: string; key: string };
@@ -172,11 +173,7 @@ export function registerObjectRoutes(app: FastifyInstance, storage: StorageServi
     async (req: FastifyRequest<{ Params: { bucket: string }; Querystring: ObjectListQueryT }>) => {
       const prefix = req.query.prefix ?? '';
       const problem = prefixProblem(prefix);
-      if (problem)
-        throw apiError('validation_failed', `prefix ${problem}.`, {
-          param: 'prefix',
-          details: { errors: [{ param: 'prefix', message: problem }] },
-        });
+      if (problem) throw fieldError('prefix', problem);
       const after = decodeCursor(req.query.cursor);
       const b = await storage.requireBucket(req.principal!.accountId, req.params.bucket);
       const page = await storage.list(b, { prefix, after, limit: req.query.limit });

@@ -1,5 +1,4 @@
-import { signedUntil } from '../../core/clock.js';
-import type { PresignPostOutput } from '../../core/capabilities/storage/objects.js';
+import { signedUntil, type PresignPostOutput } from '../../core/kit/area.js';
 import type { BucketRow, StorageService } from './service.js';
 import { signPostPolicy } from './s3/post-policy.js';
 

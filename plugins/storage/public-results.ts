@@ -1,6 +1,5 @@
 import { ConfigError } from '../../config/load.js';
-import type { VendorRegistry } from '../../core/router/registry.js';
-import { PUBLIC_RESULTS_BUCKET } from '../../core/results/result-store.js';
+import { type VendorRegistry, PUBLIC_RESULTS_BUCKET } from '../../core/kit/area.js';
 import type { StorageConfig } from './config.js';
 
 // The embedded vendor whose objects the gateway's own S3 endpoint serves: its public URLs

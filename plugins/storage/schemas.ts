@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ListQuery, Page } from '../../core/http/pagination.js';
-import { IdempotencyKey } from '../../core/http/idempotency.js';
+import { ListQuery, Page, IdempotencyKey } from '../../core/kit/area.js';
 
 // The Storage area's wire, stated once.
 

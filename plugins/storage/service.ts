@@ -1,33 +1,40 @@
 import { Readable } from 'node:stream';
-import { presignedExpiry, signedUntil } from '../../core/clock.js';
-import type { Svc } from '../../core/context.js';
-import { apiError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
-import type { CallOptions } from '../../core/router/router.js';
+import type { Transaction } from 'kysely';
+import {
+  presignedExpiry,
+  signedUntil,
+  type Svc,
+  apiError,
+  newId,
+  type CallOptions,
+  type ByteRange,
+  type ConditionFailed,
+  type GetResult,
+  type ListOutput,
+  type ObjectInfo,
+  type PresignInput,
+  type PresignOutput,
+  type PutInput,
+  type PutOutput,
+  type WriteCondition,
+  bucketNameProblem,
+  keyProblem,
+  formatBytes,
+  PUBLIC_RESULTS_BUCKET,
+  RESULTS_BUCKET,
+  presignUrl,
+  responseQuery,
+  fieldError,
+} from '../../core/kit/area.js';
 import type { StorageConfig } from './config.js';
-import type {
-  ByteRange,
-  ConditionFailed,
-  GetResult,
-  ListOutput,
-  ObjectInfo,
-  PresignInput,
-  PresignOutput,
-  PutInput,
-  PutOutput,
-  WriteCondition,
-} from '../../core/capabilities/storage/objects.js';
 import type { CredentialStore } from './credentials.js';
-import { bucketNameProblem, keyProblem, formatBytes } from '../../core/capabilities/storage/names.js';
 import { UsageMeter } from './usage.js';
-import { PUBLIC_RESULTS_BUCKET, RESULTS_BUCKET } from '../../core/results/result-store.js';
 import { Multipart, UPLOADS_BUCKET } from './multipart.js';
 import { BucketRecords } from './bucket-records.js';
 import type { BucketRow } from './bucket-row.js';
 
 // Re-exported: the routes and handlers take the row from the service that returns it.
 export type { BucketRow };
-import { presignUrl, responseQuery } from '../../core/capabilities/storage/sigv4.js';
 
 /** A put of bytes in memory whose `body` stream is made only if a vendor reads it. */
 /** A conditional write's condition did not hold: nothing was written. */
@@ -61,11 +68,7 @@ class BufferedPut implements PutInput {
 
 export function checkKey(key: string, param = 'key'): void {
   const problem = keyProblem(key);
-  if (problem)
-    throw apiError('validation_failed', `${param} ${problem}.`, {
-      param,
-      details: { errors: [{ param, message: problem }] },
-    });
+  if (problem) throw fieldError(param, problem);
 }
 
 /**
@@ -96,7 +99,24 @@ export class StorageService {
     return { accountId: b.account_id, vendor: b.vendor, charge: false, ...extra };
   }
 
+  /** Create a bucket and record it. */
   async createBucket(
+    accountId: string,
+    name: string,
+    o: { vendor?: string; region?: string; acl?: 'private' | 'public' } = {}
+  ): Promise<BucketRow> {
+    const b = await this.openBucket(accountId, name, o);
+    await this.recordBucket(b);
+    return b;
+  }
+
+  /**
+   * Check the name and create the bucket at its vendor; the row to record is returned, not
+   * written (recordBucket). The vendor's bucket is named by the account and the name alone, and
+   * creating one that exists is a no-op there, so a retry that runs this again after a crash
+   * before the record makes nothing twice.
+   */
+  async openBucket(
     accountId: string,
     name: string,
     o: { vendor?: string; region?: string; acl?: 'private' | 'public' } = {}
@@ -107,11 +127,7 @@ export class StorageService {
         : name === UPLOADS_BUCKET
           ? 'is reserved for the parts of multipart uploads'
           : bucketNameProblem(name);
-    if (problem)
-      throw apiError('validation_failed', `bucket ${problem}.`, {
-        param: 'bucket',
-        details: { errors: [{ param: 'bucket', message: problem }] },
-      });
+    if (problem) throw fieldError('bucket', problem);
     if (await this.findBucket(accountId, name))
       throw apiError('already_exists', `This account already has a bucket named "${name}".`, { param: 'bucket' });
     const res = await this.svc.router.call<unknown, { region: string }>(
@@ -128,8 +144,12 @@ export class StorageService {
       acl: o.acl ?? 'private',
       created_at: Date.now(),
     };
-    await this.buckets.insert(b);
     return b;
+  }
+
+  /** Write a bucket's row (on `trx`: with the route's idempotent answer); 409 already_exists for a taken name. */
+  recordBucket(b: BucketRow, trx?: Transaction<any>): Promise<void> {
+    return this.buckets.insert(b, trx);
   }
 
   findBucket(accountId: string, name: string): Promise<BucketRow | undefined> {

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { makeApp } from '../helpers/app.js';
 import { cliEnv, runCli } from './fixtures/cli.js';
 
+// database-independent: the CLI's credentials file and output; activation's rows are account/activate's, on both.
+
 async function gateway(t: Parameters<typeof makeApp>[0]) {
   const { app } = await makeApp(t);
   await app.listen({ port: 0, host: '127.0.0.1' });

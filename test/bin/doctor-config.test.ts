@@ -3,6 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, cliEnv, runCli } from './fixtures/cli.js';
 
+// database-independent: doctor's config errors, printed before a database is opened.
+
 const FIXTURE = join(ROOT, 'test', 'bin', 'fixtures', 'health-vendor.mjs');
 
 t.test('doctor prints every config error with its key path and exits 2', async (t) => {

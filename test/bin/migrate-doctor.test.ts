@@ -18,7 +18,7 @@ t.test('doctor before and after migrate', async (t) => {
   const after = await runCli(['doctor'], { env });
   t.equal(after.code, 0, after.stderr);
   t.match(after.stdout, /\ndatabase +ok +(sqlite|postgres) /);
-  t.match(after.stdout, /\nmigrations +ok +up to date \(core, jobs, results, retention, account, /);
+  t.match(after.stdout, /\nmigrations +ok +up to date \(core, jobs, results, retention, outbox, account, /);
   t.match(after.stdout, /\nvendor byok-openai +skip +.*BYOK only/);
   t.notOk(after.stdout.includes('postgres://postgres@'), 'database credentials are masked');
   t.ok(databaseUrl);

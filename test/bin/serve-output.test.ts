@@ -7,6 +7,8 @@ import { cliCommand } from '../helpers/cli-command.js';
 import { DIALECT } from '../helpers/app.js';
 import { ROOT, cliEnv, startCli } from './fixtures/cli.js';
 
+// database-independent: the CLI's output and parent watch; app.svc.dialect is config-doc.test.ts's, on both.
+
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 function refused(port: number): Promise<boolean> {
@@ -146,4 +148,34 @@ t.test('started by npm: the gateway exits when npm is gone (SIGKILL to its paren
     t.comment(`inner sh ${stat(pid)}; gateway ${gateway && stat(Number(gateway))}`);
     t.comment(`output:\n${output.slice(-4000)}`);
   }
+});
+
+/** The gateway at a terminal (script(1)), one request to it, then SIGTERM: everything it wrote. */
+async function oneRequestAtATerminal(t: any, extraEnv: NodeJS.ProcessEnv): Promise<string> {
+  const { env } = await cliEnv(t);
+  const cmd = [process.execPath, ...cliCommand(), 'serve', '--port', '0'].map(sq).join(' ');
+  const child = spawn('script', ['-qec', cmd, '/dev/null'], {
+    env: { ...env, SVC_LOG_LEVEL: 'info', ...extraEnv },
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  t.teardown(() => void child.kill('SIGKILL'));
+  let text = '';
+  child.stdout!.on('data', (d) => (text += d));
+  const { match } = await waitFor(child.stdout!, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  const res = await fetch(`${match[1]}/v1/discovery`);
+  t.equal(res.status, 200);
+  await res.arrayBuffer();
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+  return text;
+}
+
+t.test('at a terminal, requests are not logged unless asked (log.requests / SVC_LOG_REQUESTS)', async (t) => {
+  const quiet = await oneRequestAtATerminal(t, {});
+  t.match(quiet, /"msg":"egress: loopback targets/, 'info lines still come');
+  t.notMatch(quiet, /request completed|incoming request/, 'no line per request under the banner');
+  const asked = await oneRequestAtATerminal(t, { SVC_LOG_REQUESTS: 'true' });
+  t.match(asked, /"url":"\/v1\/discovery"[^\n]*"msg":"incoming request"/);
+  t.match(asked, /"msg":"request completed"/);
 });

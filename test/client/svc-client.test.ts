@@ -10,6 +10,8 @@ import { loadConfig } from '../../config/load.js';
 import { buildApp } from '../../core/app.js';
 import { freshDatabaseUrl } from '../helpers/app.js';
 
+// database-independent: the client's wire; the account, key and top-up rows are plugins/account's, on both.
+
 type Tap = typeof t;
 
 /**

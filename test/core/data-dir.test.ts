@@ -11,6 +11,8 @@ import { activate } from '../plugins/storage/helpers.js';
 import { listeningApp } from '../helpers/listening-app.js';
 import { createBucket, presign } from '../helpers/storage-api.js';
 
+// database-independent: file modes; on PostgreSQL it checks less (no database file) than on SQLite.
+
 // The usual umask, so that what the gateway creates owes its mode to the gateway.
 process.umask(0o022);
 

@@ -2,6 +2,8 @@ import t from 'tap';
 import { makeApp } from '../helpers/app.js';
 import { OPENAI_MODELS } from '../../vendors/openai/models.js';
 
+// database-independent: prices from the catalog and config; no row is read.
+
 type Tap = Parameters<typeof makeApp>[0];
 type Billing = { unit: string; price_usd: number; free_quota?: number } | null;
 

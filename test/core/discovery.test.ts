@@ -10,6 +10,8 @@ import { ERRORS } from '../../core/errors.js';
 import { RouteRegistry } from '../../core/discovery/route-registry.js';
 import type { Tap } from '../helpers/tap.js';
 
+// database-independent: the discovery document and its examples; the rows the examples write are their areas'.
+
 const run = promisify(execFile);
 
 // A third-party area, loaded from a file the way an operator's plugin is: one billed,
@@ -65,7 +67,7 @@ async function freePort(): Promise<number> {
 }
 
 t.test('GET /v1/discovery lists every operation with its availability, vendors and price', async (t) => {
-  const { app } = await probeApp(t);
+  const { app } = await probeApp(t, { admin_key: 'admin_secret_for_tests' });
   const res = await app.inject({ method: 'GET', url: '/v1/discovery' });
   t.equal(res.statusCode, 200, 'no key needed');
   const items: any[] = res.json().items;
@@ -167,7 +169,7 @@ t.test('availability follows the router: a vendor in cooldown makes its operatio
 });
 
 t.test('GET /v1/discovery/{id} adds the request schemas, the errors and an example', async (t) => {
-  const { app } = await probeApp(t);
+  const { app } = await probeApp(t, { admin_key: 'admin_secret_for_tests' });
   const res = await app.inject({ method: 'GET', url: '/v1/discovery/probe.checkout' });
   t.equal(res.statusCode, 200);
   const d = res.json();
@@ -315,4 +317,15 @@ t.test('an operation id declared twice fails at boot', async (t) => {
     ],
     'HEAD twins are skipped'
   );
+});
+
+t.test("with no admin key an area's admin route is in neither discovery nor OpenAPI (it answers 404)", async (t) => {
+  const { app } = await probeApp(t);
+  const ids = (await app.inject({ method: 'GET', url: '/v1/discovery' })).json().items.map((i: any) => i.id);
+  t.ok(ids.includes('probe.checkout'));
+  t.notOk(ids.includes('probe.admin'));
+  const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+  t.notOk(doc.paths['/v1/admin/probe']);
+  t.notOk(doc.components.securitySchemes.adminKey);
+  t.equal((await app.inject({ method: 'GET', url: '/v1/admin/probe' })).statusCode, 404);
 });

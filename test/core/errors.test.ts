@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ApiError, apiError, isApiError } from '../../core/errors.js';
+import { ApiError, apiError, fieldError, isApiError } from '../../core/errors.js';
 
 // The CLI runs a bundle with its own copy of core/errors while a third-party plugin imports
 // `svc-gateway` from dist/: an ApiError made by either copy must be one to the other.
@@ -28,4 +28,13 @@ t.test('the mark is a registered symbol, the same for every copy', async (t) => 
   const e = apiError('validation_failed', 'width must be integer.', { param: 'width' });
   t.ok(Object.getOwnPropertySymbols(e).includes(Symbol.for('svc-gateway.ApiError')));
   t.notMatch(JSON.stringify(e), /svc-gateway/, 'not in what JSON.stringify writes');
+});
+
+t.test('fieldError is a validation_failed naming one field, shaped like the schema validator', async (t) => {
+  const e = fieldError('width', 'must be an integer');
+  t.match(e, { code: 'validation_failed', status: 400, param: 'width', message: 'width must be an integer.' });
+  t.same(e.details, { errors: [{ param: 'width', message: 'must be an integer' }] });
+  const told = fieldError('url', 'resolves to a loopback address', 'url points at 127.0.0.1, which is refused.');
+  t.equal(told.message, 'url points at 127.0.0.1, which is refused.', 'a message of its own when given');
+  t.same(told.details, { errors: [{ param: 'url', message: 'resolves to a loopback address' }] });
 });

@@ -8,6 +8,8 @@ import { createLogger } from '../../core/logger.js';
 import { freshDatabaseUrl } from '../helpers/app.js';
 import { captureLog } from '../helpers/log-lines.js';
 
+// database-independent: what reaches the log; the key and secret rows are their areas' tests', on both.
+
 const ADMIN_KEY = 'adm_Zq8sV1xL4pT7nR2wK9yB3cD6fG0hJ5mQ';
 
 function leaks(lines: string[], secrets: string[]): string[] {
@@ -93,7 +95,25 @@ t.test('no key, secret or admin key reaches the log at level trace', async (t) =
     headers: { 'x-api-key': created.json().secret },
   });
 
-  t.ok(lines.filter((l) => l.includes('"incoming request"')).length >= calls.length + 5, 'every request was logged');
+  // The add-funds link is a bearer credential for the account's top-ups: its token stays out too.
+  const link = new URL(act.json().checkout_url).pathname;
+  const token = link.split('/').at(-1)!;
+  t.match(token, /^svt1\./);
+  secrets.push(token.slice('svt1.'.length, 'svt1.'.length + 16), token.split('.')[2]);
+  await app.inject({ method: 'GET', url: link });
+  await app.inject({ method: 'GET', url: `${link}?amount=12` });
+  await app.inject({
+    method: 'POST',
+    url: link,
+    payload: 'amount_usd=10',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  t.ok(
+    lines.some((l) => l.includes('/checkout/topup/')),
+    'the page requests were logged'
+  );
+
+  t.ok(lines.filter((l) => l.includes('"incoming request"')).length >= calls.length + 8, 'every request was logged');
   t.equal(app.log.level, 'trace', 'the capture runs at trace');
   t.same(leaks(lines, secrets), [], 'no secret in any log line');
 });

@@ -2,6 +2,8 @@ import t from 'tap';
 import { Gauge } from 'prom-client';
 import { makeApp, activate } from '../helpers/app.js';
 
+// database-independent: the metrics registry; no row is read.
+
 /** The value of one sample line, by metric name and exact label set; undefined when absent. */
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
   for (const line of text.split('\n')) {

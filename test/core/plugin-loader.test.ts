@@ -3,6 +3,8 @@ import { makeApp, activate } from '../helpers/app.js';
 import { PLUGIN_PROJECT, meterCall, scriptedApp } from '../helpers/scripted-app.js';
 import type { Tap } from '../helpers/tap.js';
 
+// database-independent: plugin loading and config errors at boot.
+
 const boot = (t: Tap, overrides: Record<string, unknown>) => makeApp(t, overrides, { baseDir: PLUGIN_PROJECT });
 t.test('third-party area and vendor load by package name from the operator project', async (t) => {
   const { app } = await scriptedApp(t, [{ id: 'scripted', price_micros: 1234 }]);
@@ -43,7 +45,7 @@ t.test('boot fails with the config key path for every kind of bad plugin', async
   const cases: [string, Record<string, unknown>, RegExp][] = [
     [
       'unknown adapter',
-      { vendors: [good, { id: 'x', use: 'svc-vendor-nope' }] },
+      { plugins: { 'svc-area-meter': {} }, vendors: [good, { id: 'x', use: 'svc-vendor-nope' }] },
       /^vendors\[1\]\.use: unknown vendor adapter "svc-vendor-nope": not built in \(sandbox-payments(, [a-z0-9-]+)*\) and not an installed npm package \(npm install svc-vendor-nope\)$/,
     ],
     [
@@ -63,7 +65,10 @@ t.test('boot fails with the config key path for every kind of bad plugin', async
     ],
     [
       'an unknown config key',
-      { vendors: [good, { id: 'x', use: 'svc-vendor-scripted', config: { price: 5 } }] },
+      {
+        plugins: { 'svc-area-meter': {} },
+        vendors: [good, { id: 'x', use: 'svc-vendor-scripted', config: { price: 5 } }],
+      },
       /^invalid configuration:\n {2}vendors\[1\]\.config\.price: is not a known key$/,
     ],
     [
@@ -87,6 +92,16 @@ t.test('boot fails with the config key path for every kind of bad plugin', async
       /^vendor "hollow" \(svc-vendor-hollow\): capability "test\.run" needs invoke\(\) and price\(\) functions$/,
     ],
     [
+      'a vendor serving a capability no area declares',
+      { plugins: { 'svc-area-meter': {} }, vendors: [{ id: 'typo', use: 'svc-vendor-misspelt' }] },
+      /^vendor "typo" \(svc-vendor-misspelt\): serves capability "test\.rnu", which no area declares; did you mean "test\.run"\?$/,
+    ],
+    [
+      'a vendor serving a capability its own serves does not name',
+      { plugins: { 'svc-area-meter': {} }, vendors: [{ id: 'over', use: 'svc-vendor-overreach' }] },
+      /^vendor "over" \(svc-vendor-overreach\): serves capability "test\.send", which its definition's serves does not name; did you mean "test\.run"\?$/,
+    ],
+    [
       'an area capability without idempotent',
       { plugins: { 'svc-area-vague': {} } },
       /^plugins\.svc-area-vague: area "svc-area-vague" declares capability "test\.notify" without idempotent: true or false$/,
@@ -104,6 +119,7 @@ t.test('boot fails with the config key path for every kind of bad plugin', async
 
 t.test('a plugin path relative to the project directory loads too', async (t) => {
   const { app } = await boot(t, {
+    plugins: { 'svc-area-meter': {} },
     vendors: [{ id: 'rel', use: './node_modules/svc-vendor-scripted/index.js', config: {} }],
   });
   t.equal(app.svc.vendors.get('rel')?.adapter, 'svc-vendor-scripted');

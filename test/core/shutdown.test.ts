@@ -58,7 +58,6 @@ t.test('SIGTERM: the call in flight gets its answer, new connections are refused
   );
   await sleep(300);
 
-  const signalled = Date.now();
   child.kill('SIGTERM');
   let refused = '';
   for (let i = 0; i < 50 && refused !== 'ECONNREFUSED'; i++) {
@@ -78,8 +77,9 @@ t.test('SIGTERM: the call in flight gets its answer, new connections are refused
   t.match(body.checkout_url, `http://127.0.0.1:${port}/`, 'URLs handed out name the port served, not 0');
   sock.destroy();
 
+  // Exit 0 is the proof it drained within the grace period: past server.shutdown_grace_ms the
+  // gateway exits 1. A stopwatch here would also count how slowly a loaded machine starts it.
   const [code, signal] = await exited;
-  t.equal(code, 0, `exit 0 (stderr: ${stderr})`);
+  t.equal(code, 0, `exit 0, within the grace period (stderr: ${stderr})`);
   t.equal(signal, null);
-  t.ok(Date.now() - signalled < 10_000, 'within the grace period (server.shutdown_grace_ms, 10 s)');
 });

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { makeApp, activate } from '../helpers/app.js';
 
+// database-independent: the page's statements; idempotency and cursors are their own files', on both.
+
 // docs/api-conventions.md states the project's decisions where the conventions are silent.
 // Each test here is one statement of that page, checked against the running gateway.
 

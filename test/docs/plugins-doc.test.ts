@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { makeApp, activate } from '../helpers/app.js';
 import type { Tap } from '../helpers/tap.js';
 
+// database-independent: the docs' example area and adapter; the charge is core/wallet's tests', on both.
+
 // docs/plugins.md ends with a complete third-party area and vendor adapter. This installs them
 // from the page into a temp project, as an operator would, and runs them against a fake of
 // the vendor's API: the example in the docs is code that works.

@@ -58,11 +58,17 @@ export function pngBomb(): Buffer {
  * sees an object rather than a frame.
  */
 export function subjectOnFlat(size = 320): Promise<Buffer> {
+  // Drawn pixel by pixel, not as SVG: the image engines block libvips' SVG loader in the process.
   const r = size / 4;
-  const disc = `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}">
-    <circle cx="${size / 2}" cy="${size / 2}" r="${r}" fill="#b01818"/></svg>`;
-  return sharp({ create: { width: size, height: size, channels: 3, background: '#f4f4f4' } })
-    .composite([{ input: Buffer.from(disc) }])
+  const c = size / 2;
+  const rgb = Buffer.alloc(size * size * 3, 0xf4);
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      if ((x + 0.5 - c) ** 2 + (y + 0.5 - c) ** 2 > r * r) continue;
+      rgb.set([0xb0, 0x18, 0x18], (y * size + x) * 3);
+    }
+  }
+  return sharp(rgb, { raw: { width: size, height: size, channels: 3 } })
     .png()
     .toBuffer();
 }

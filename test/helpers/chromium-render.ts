@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { basename } from 'node:path';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import chromiumVendor from '../../vendors/chromium/index.js';
@@ -37,9 +38,21 @@ export function guardedFetcher(t: any): ResourceFetcher {
   };
 }
 
-export async function instance(t: any, config: Record<string, unknown> = {}): Promise<VendorInstance> {
-  const cfg = Value.Default(chromiumVendor.configSchema, { executable_path: CHROMIUM, ...config }) as any;
-  const inst = await chromiumVendor.create(cfg, vendorContext('chromium'));
+/** The vendor, its browser's connections through a forward proxy under the default egress rules, or `proxy`'s. */
+export async function instance(
+  t: any,
+  config: Record<string, unknown> = {},
+  proxy?: () => Promise<string>
+): Promise<VendorInstance> {
+  // group_nice 0: the test machine is shared with other busy sessions, against which a lowered
+  // browser group renders several times slower (docs/pdf.md); priority.test.ts checks the group.
+  const cfg = Value.Default(chromiumVendor.configSchema, {
+    executable_path: CHROMIUM,
+    group_nice: 0,
+    ...config,
+  }) as any;
+  const ctx = vendorContext('chromium', t);
+  const inst = await chromiumVendor.create(cfg, proxy ? { ...ctx, egressProxy: proxy } : ctx);
   t.teardown(() => inst.close?.());
   return inst;
 }
@@ -110,7 +123,9 @@ export function chromiumChildren(): number[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (ppid !== process.pid) continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('chromium')) pids.push(Number(entry));
+      // By the program's own name: a path in its arguments (a checkout named after it) is not it.
+      const argv0 = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')[0] ?? '';
+      if (basename(argv0).includes('chromium')) pids.push(Number(entry));
     } catch {}
   }
   return pids;

@@ -13,7 +13,8 @@ export type Behaviour = string | { mode: string; delay_ms?: number; retry_after_
 export interface Script {
   mode: Behaviour;
   once: Behaviour[];
-  calls: { capability: string; input: { input: string; model?: string }; at: number; mode: string }[];
+  // deadline: the epoch ms the router gave the call to answer by.
+  calls: { capability: string; input: { input: string; model?: string }; at: number; mode: string; deadline: number }[];
 }
 
 /** The live script of a configured svc-vendor-scripted instance. */

@@ -44,7 +44,14 @@ export async function s3Credentials(app: FastifyInstance, who: Activated) {
 
 /** An AWS SDK client on the gateway's S3 endpoint with fresh credentials of `who`, destroyed at teardown. */
 export async function s3Client(t: Tap, app: FastifyInstance, who: Activated): Promise<S3Client> {
-  const c = await s3Credentials(app, who);
+  return sdkClient(t, await s3Credentials(app, who));
+}
+
+/** An AWS SDK client with the credentials POST /v1/storage/credentials answered, destroyed at teardown. */
+export function sdkClient(
+  t: Tap,
+  c: { access_key_id: string; secret_access_key: string; endpoint: string; region: string }
+): S3Client {
   const s3 = new S3Client({
     endpoint: c.endpoint,
     region: c.region,

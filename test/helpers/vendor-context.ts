@@ -1,7 +1,23 @@
 import pino from 'pino';
+import { Value } from '@sinclair/typebox/value';
+import { CoreConfigSchema } from '../../config/schema.js';
 import type { VendorContext } from '../../core/define.js';
+import { Egress } from '../../core/egress/egress.js';
 
-/** What the app gives an adapter, for tests that create one directly: global fetch, silent log. */
-export function vendorContext(instanceId: string): VendorContext {
-  return { instanceId, fetch, publicUrl: 'http://127.0.0.1', dataDir: '/tmp', log: pino({ level: 'silent' }) };
+/**
+ * What the app gives an adapter, for tests that create one directly: global fetch, silent
+ * log, and a forward proxy under the default egress rules (loopback refused), started on first
+ * use and closed at teardown when `t` is given (a test that never starts it may omit `t`).
+ */
+export function vendorContext(instanceId: string, t?: { teardown(fn: () => unknown): void }): VendorContext {
+  const egress = new Egress(Value.Default(CoreConfigSchema.properties.egress, {}) as any);
+  t?.teardown(() => egress.close());
+  return {
+    instanceId,
+    fetch,
+    publicUrl: 'http://127.0.0.1',
+    dataDir: '/tmp',
+    log: pino({ level: 'silent' }),
+    egressProxy: () => egress.proxyUrl(),
+  };
 }

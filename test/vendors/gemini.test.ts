@@ -7,6 +7,8 @@ import type { ChatInput, ChatStreamEvent } from '../../core/capabilities/ai/chat
 import { geminiFake } from '../fakes/gemini-fake.js';
 import { aiApp } from '../plugins/ai/setup.js';
 
+// database-independent: the gemini adapter's wire; routing and charging are core's tests', on both.
+
 const ctx = {
   instanceId: 'gm',
   fetch: globalThis.fetch,

@@ -1,9 +1,18 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor, secret, type CapabilityImpl } from '../../core/define.js';
-import { planOf, tokenPrice } from '../../core/capabilities/ai/price.js';
-import type { CandidatePlan, ChatInput, ChatOutput, ChatStreamEvent } from '../../core/capabilities/ai/chat.js';
-import { vendorFetch, joinUrl } from '../shared/http.js';
-import { PooledHttp } from '../shared/pooled-http.js';
+import {
+  defineVendor,
+  secret,
+  type CapabilityImpl,
+  planOf,
+  tokenPrice,
+  type CandidatePlan,
+  type ChatInput,
+  type ChatOutput,
+  type ChatStreamEvent,
+  joinUrl,
+  PooledHttp,
+  httpHealthProbe,
+} from '../../core/kit/vendor.js';
 import { messagesRequest, messagesResponse, messagesStream } from './wire.js';
 import { anthropicBatchCapabilities } from './batches.js';
 import { answerTool } from './tools.js';
@@ -90,20 +99,7 @@ export default defineVendor({
         ...anthropicBatchCapabilities(config, ctx, headers),
       },
       // GET /v1/models is authenticated and costs nothing.
-      async health(opts) {
-        try {
-          const res = await vendorFetch(
-            ctx.fetch,
-            joinUrl(config.base_url, '/v1/models'),
-            { method: 'GET', headers: headers(opts.credentials), signal: opts.signal },
-            id
-          );
-          await res.body?.cancel();
-          return { ok: true };
-        } catch (e) {
-          return { ok: false, error: (e as Error).message };
-        }
-      },
+      health: httpHealthProbe(ctx.fetch, joinUrl(config.base_url, '/v1/models'), headers, id),
       close: () => http.close(),
     };
   },

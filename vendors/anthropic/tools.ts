@@ -1,4 +1,4 @@
-import type { ChatInput, ToolChoice } from '../../core/capabilities/ai/chat.js';
+import type { ChatInput, ToolChoice } from '../../core/kit/vendor.js';
 
 // The caller's tools, `tool_choice` and JSON modes as Anthropic's `tools` and `tool_choice`.
 //

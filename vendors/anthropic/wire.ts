@@ -1,6 +1,11 @@
-import { VendorFailure } from '../../core/router/failure.js';
-import type { ChatInput, ChatOutput, ChatStreamEvent } from '../../core/capabilities/ai/chat.js';
-import { readSse, parseChunk } from '../shared/sse.js';
+import {
+  VendorFailure,
+  type ChatInput,
+  type ChatOutput,
+  type ChatStreamEvent,
+  readSse,
+  parseChunk,
+} from '../../core/kit/vendor.js';
 import { anthropicTools } from './tools.js';
 
 // Anthropic's Messages API wire format: the system prompt is top-level, tool results are

@@ -1,10 +1,10 @@
 import PQueue from 'p-queue';
-import { VendorFailure } from '../../core/define.js';
-import type { PdfOutput, PdfRenderInput } from '../../core/capabilities/pdf.js';
+import { VendorFailure, WorkerPool, type PdfOutput, type PdfRenderInput } from '../../core/kit/vendor.js';
 import { BrowserPool, type Lease, type PoolOptions } from './pool.js';
 import { RenderJob } from './render.js';
 import { Tab } from './tab.js';
 import type { Browser } from 'playwright-core';
+import type { tasks } from './tasks.js';
 
 export interface EngineOptions extends PoolOptions {
   concurrency: number;
@@ -23,11 +23,21 @@ export class ChromiumEngine {
   private readonly queue: PQueue;
   /** Scriptless tabs between jobs, at most one a queue slot. */
   private readonly idle: Tab[] = [];
+  /** Page counting (pdf-lib) in a worker thread: tasks.ts. */
+  private readonly counter: WorkerPool<typeof tasks>;
 
   constructor(private readonly opts: EngineOptions) {
     // A cold start on a loaded machine takes seconds whatever a render's budget: never under 30 s.
     this.pool = new BrowserPool({ ...opts, launchTimeoutMs: Math.max(30_000, opts.timeoutMs) });
     this.queue = new PQueue({ concurrency: opts.concurrency });
+    this.counter = new WorkerPool<typeof tasks>({
+      name: 'chromium page count',
+      caller: import.meta.url,
+      module: 'vendors/chromium/tasks',
+      concurrency: 1,
+      // A printed document is at most a few MiB; pdf-lib's objects for it a few times that.
+      maxMemoryMb: 256,
+    });
   }
 
   /** Jobs rendering now (tests check the bound with it). */
@@ -35,11 +45,17 @@ export class ChromiumEngine {
     return this.queue.pending;
   }
 
-  render(input: PdfRenderInput, signal: AbortSignal): Promise<PdfOutput> {
-    return this.queue.add(() => this.within(input, signal), { signal }) as Promise<PdfOutput>;
+  /**
+   * The document, then its pages counted in the worker (after the tab and queue slot are free:
+   * the count needs no browser), within the job's timeout again.
+   */
+  async render(input: PdfRenderInput, signal: AbortSignal, accountId = ''): Promise<PdfOutput> {
+    const data = (await this.queue.add(() => this.within(input, signal), { signal })) as Buffer;
+    const pages = await this.counter.run(accountId, 'pages', data, { signal, timeoutMs: this.opts.timeoutMs });
+    return { data, pages };
   }
 
-  private async within(input: PdfRenderInput, signal: AbortSignal): Promise<PdfOutput> {
+  private async within(input: PdfRenderInput, signal: AbortSignal): Promise<Buffer> {
     const leased = this.pool.acquire();
     leased.catch(() => undefined);
     let lease: Lease | undefined;
@@ -127,7 +143,7 @@ export class ChromiumEngine {
     this.queue.clear();
     await this.queue.onIdle();
     await Promise.all(this.idle.splice(0).map((t) => t.close()));
-    await this.pool.close();
+    await Promise.all([this.pool.close(), this.counter.close()]);
   }
 }
 

@@ -1,8 +1,12 @@
+import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { defineVendor } from '../../core/define.js';
-import { pdfPlanPrice, type PDF_CAPABILITIES, type PdfRenderInput } from '../../core/capabilities/pdf.js';
-import type { ImplOf } from '../../core/capabilities/capability.js';
-import type { VendorInstance } from '../../core/define.js';
+import {
+  defineVendor,
+  type PDF_CAPABILITIES,
+  type PdfRenderInput,
+  type ImplOf,
+  type VendorInstance,
+} from '../../core/kit/vendor.js';
 import { ChromiumEngine } from './engine.js';
 import { checkChromium, findChromium } from './executable.js';
 
@@ -12,7 +16,7 @@ type Caps = typeof PDF_CAPABILITIES;
  * The embedded PDF renderer: the system's Chromium driven by playwright-core, one warm
  * browser for every job and a fresh context for each. Without a Chromium on the machine it
  * serves nothing (the area answers 503 no_vendor_available) and says how to install one.
- * Priced by the PDF area's plan: the engine itself costs nothing per call.
+ * Priced by the PDF area: the engine itself costs nothing per call.
  */
 export default defineVendor({
   name: 'chromium',
@@ -40,6 +44,15 @@ export default defineVendor({
         default: 1000,
         description: 'Restart the browser after this many documents, to bound its memory; 0: never.',
       }),
+      group_nice: Type.Integer({
+        minimum: 0,
+        maximum: 19,
+        default: 0,
+        description:
+          "The nice of the browser's scheduling group on Linux with autogroups (the browser runs in a session "
+          + 'of its own): higher keeps renders further from the requests, and slower when other sessions are '
+          + 'busy too; 0 leaves it.',
+      }),
       args: Type.Array(Type.String(), {
         default: [],
         description: 'Extra Chromium command-line flags, after the built-in ones.',
@@ -58,14 +71,16 @@ export default defineVendor({
     }
     const engine = new ChromiumEngine({
       executablePath,
+      launcherDir: join(ctx.dataDir, 'chromium'),
+      groupNice: config.group_nice,
+      proxy: ctx.egressProxy,
       args: config.args,
       recycleAfter: config.recycle_after,
       concurrency: config.concurrency,
       timeoutMs: config.timeout_seconds * 1000,
     });
     const render: ImplOf<Caps['pdf.render']> = {
-      invoke: (input: PdfRenderInput, { signal }) => engine.render(input, signal),
-      price: (_input, output, plan) => pdfPlanPrice(plan, output?.pages),
+      invoke: (input: PdfRenderInput, { signal, accountId }) => engine.render(input, signal, accountId),
     };
     return {
       capabilities: { 'pdf.render': render },

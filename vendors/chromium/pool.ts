@@ -1,7 +1,12 @@
 import type { Browser, BrowserType } from 'playwright-core';
+import { nicedExecutable } from './niced-executable.js';
 
-/** The flags every launch uses: no GPU, no sandbox (containers), nothing phoning home. */
+/**
+ * The flags every launch uses: no GPU, no sandbox (containers), nothing phoning home; WebRTC
+ * only over the proxy (its UDP would leave around it) and no speculative loads.
+ */
 export const CHROMIUM_FLAGS = [
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -14,6 +19,16 @@ export const CHROMIUM_FLAGS = [
 
 export interface PoolOptions {
   executablePath: string;
+  /** Where the launcher that starts the browser at the background nice is written (niced-executable.ts). */
+  launcherDir: string;
+  /** The nice of the browser's own scheduling group (its session's autogroup): niced-executable.ts. */
+  groupNice: number;
+  /**
+   * The forward proxy every connection of the browser goes through (the gateway's egress
+   * rules): what a page loads outside the request interception (prefetches, beacons,
+   * keepalive fetches, WebRTC's TURN over TCP) meets the guard there.
+   */
+  proxy: () => Promise<string>;
   args: string[];
   /** Documents a browser renders before it is replaced (0: never). */
   recycleAfter: number;
@@ -44,6 +59,7 @@ export class BrowserPool {
   private current?: Promise<Slot>;
   private readonly slots = new Set<Slot>();
   private chromium?: Promise<BrowserType>;
+  private launcher?: Promise<string>;
   private closed = false;
 
   constructor(private readonly opts: PoolOptions) {}
@@ -56,9 +72,19 @@ export class BrowserPool {
 
   /** A fresh browser with the pool's flags (the bench's cold side launches through this too). */
   async launch(): Promise<Browser> {
-    const chromium = await this.browserType();
+    this.launcher ??= nicedExecutable(this.opts.executablePath, this.opts.launcherDir, this.opts.groupNice);
+    // A launcher that could not be written is not kept: the next launch tries again.
+    this.launcher.catch(() => (this.launcher = undefined));
+    const [chromium, server, executablePath] = await Promise.all([
+      this.browserType(),
+      this.opts.proxy(),
+      this.launcher,
+    ]);
     return chromium.launch({
-      executablePath: this.opts.executablePath,
+      // Chromium bypasses a proxy for loopback unless told not to: <-loopback> removes that rule.
+      proxy: { server, bypass: '<-loopback>' },
+      // The browser and every process it starts at the background nice.
+      executablePath,
       headless: true,
       chromiumSandbox: false,
       args: [...CHROMIUM_FLAGS, ...this.opts.args],

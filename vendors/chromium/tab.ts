@@ -5,6 +5,14 @@ export interface TabUser {
   handle(route: Route): Promise<void>;
 }
 
+/** A request with no job holding the tab (one from a page being left) goes nowhere, as does one that failed. */
+async function dispatch(route: Route, user: TabUser | undefined): Promise<void> {
+  try {
+    if (user) return await user.handle(route);
+  } catch {}
+  await route.abort('blockedbyclient').catch(() => undefined);
+}
+
 /**
  * A browser context with one page, lent to one job at a time. A context is Chromium's
  * profile boundary (cookies, storage, cache, its own renderer processes), and opening its
@@ -29,8 +37,14 @@ export class Tab {
       // WebSockets bypass context.route: close every one before it connects.
       await context.routeWebSocket(/.*/, (ws) => ws.close());
       let tab: Tab | undefined;
-      // A request with no job holding the tab (one from a page being left) goes nowhere.
-      await context.route('**/*', (route) => (tab?.user ? tab.user.handle(route) : route.abort('blockedbyclient')));
+      // Playwright calls these outside any job's try: one that threw would be an uncaught error,
+      // the end of the gateway process. So each catches all, and a request whose handling
+      // failed is aborted.
+      await context.route('**/*', (route) => dispatch(route, tab?.user));
+      // A page's popups (window.open, target=_blank) are not part of its document: closed as they open.
+      context.on('page', (opened) => {
+        if (tab && opened !== tab.page) opened.close().catch(() => undefined);
+      });
       const page = await context.newPage();
       page.setDefaultTimeout(timeoutMs);
       tab = new Tab(browser, context, page, javascript);

@@ -1,16 +1,22 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor, secret, VendorFailure, type CapabilityImpl, type InvokeOptions } from '../../core/define.js';
-import { planOf, tokenPrice } from '../../core/capabilities/ai/price.js';
-import type {
-  CandidatePlan,
-  ChatInput,
-  ChatOutput,
-  ChatStreamEvent,
-  EmbedInput,
-  EmbedOutput,
-} from '../../core/capabilities/ai/chat.js';
-import { vendorFetch, joinUrl } from '../shared/http.js';
-import { PooledHttp } from '../shared/pooled-http.js';
+import {
+  defineVendor,
+  secret,
+  VendorFailure,
+  type CapabilityImpl,
+  type InvokeOptions,
+  planOf,
+  tokenPrice,
+  type CandidatePlan,
+  type ChatInput,
+  type ChatOutput,
+  type ChatStreamEvent,
+  type EmbedInput,
+  type EmbedOutput,
+  joinUrl,
+  PooledHttp,
+  httpHealthProbe,
+} from '../../core/kit/vendor.js';
 import { generateRequest, generateResponse, generateStream } from './wire.js';
 import { GEMINI_MODELS } from './models.js';
 
@@ -114,20 +120,7 @@ export default defineVendor({
         return undefined;
       },
       // Listing models is authenticated and free.
-      async health(opts) {
-        try {
-          const res = await vendorFetch(
-            ctx.fetch,
-            joinUrl(config.base_url, '/models?pageSize=1'),
-            { method: 'GET', headers: headers(opts.credentials), signal: opts.signal },
-            id
-          );
-          await res.body?.cancel();
-          return { ok: true };
-        } catch (e) {
-          return { ok: false, error: (e as Error).message };
-        }
-      },
+      health: httpHealthProbe(ctx.fetch, joinUrl(config.base_url, '/models?pageSize=1'), headers, id),
       close: () => http.close(),
     };
   },

@@ -1,4 +1,4 @@
-import { usdMicros, type ModelEntry } from '../../core/capabilities/ai/models.js';
+import { usdMicros, type ModelEntry } from '../../core/kit/vendor.js';
 
 type Row = [
   id: string,

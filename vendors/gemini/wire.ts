@@ -1,6 +1,13 @@
-import { VendorFailure } from '../../core/router/failure.js';
-import type { ChatInput, ChatOutput, ChatStreamEvent, ToolCall, ToolChoice } from '../../core/capabilities/ai/chat.js';
-import { readSse, parseChunk } from '../shared/sse.js';
+import {
+  VendorFailure,
+  type ChatInput,
+  type ChatOutput,
+  type ChatStreamEvent,
+  type ToolCall,
+  type ToolChoice,
+  readSse,
+  parseChunk,
+} from '../../core/kit/vendor.js';
 import { toGeminiSchema } from './schema.js';
 
 // Gemini's generateContent wire format: roles `user` / `model`, a top-level

@@ -1,21 +1,25 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor, type VendorInstance } from '../../core/define.js';
-import { planPrice, type IMAGE_CAPABILITIES, type ImageMetadataInput } from '../../core/capabilities/image.js';
-import type { ImplOf } from '../../core/capabilities/capability.js';
+import {
+  defineVendor,
+  type VendorInstance,
+  type IMAGE_CAPABILITIES,
+  type ImageMetadataInput,
+  type ImplOf,
+} from '../../core/kit/vendor.js';
 import { BackgroundRemover } from './remover.js';
-import { LIBRARY, libraryInstalled } from './library.js';
+import { LIBRARY, libraryInstalled, libraryLocation, modelMissing } from './library.js';
 
 type Caps = typeof IMAGE_CAPABILITIES;
 
 /**
- * The embedded background remover: IMG.LY's ONNX segmentation model in the gateway's process
- * (the model ships inside the npm package, so nothing is downloaded at run time). Named after
- * the library, as `sharp` is. Priced by the image area's plan; the engine costs nothing per call.
- * Without the library installed (library.ts) it serves nothing, as chromium does without a
- * browser: the image area then answers 503 no_vendor_available saying how to install it.
- * `installed` is for tests.
+ * The embedded background remover: IMG.LY's ONNX segmentation model in a child process of the
+ * gateway (the model ships inside the npm package, so nothing is downloaded at run time). Named
+ * after the library, as `sharp` is. Priced by the image area; the engine costs nothing per
+ * call. Without the library or its model files (library.ts) it serves nothing, as chromium does
+ * without a browser: the image area then answers 503 no_vendor_available saying how to install it.
+ * `installed` and `location` are for tests.
  */
-export function imglyBackground(installed: () => boolean = libraryInstalled) {
+export function imglyBackground(installed: () => boolean = libraryInstalled, location = libraryLocation) {
   return defineVendor({
     name: 'imgly-background',
     embedded: true,
@@ -32,6 +36,11 @@ export function imglyBackground(installed: () => boolean = libraryInstalled) {
           default: 120,
           description: 'Longest one removal may run, the first call (model load) included.',
         }),
+        max_waiting_per_account: Type.Integer({
+          minimum: 1,
+          default: 4,
+          description: 'Removals of one account waiting for the engine; one more is refused with 429 rate_limited.',
+        }),
       },
       { additionalProperties: false, default: {} }
     ),
@@ -43,21 +52,30 @@ export function imglyBackground(installed: () => boolean = libraryInstalled) {
         );
         return { capabilities: {} };
       }
-      const remover = new BackgroundRemover(config.model, config.timeout_seconds * 1000);
+      const where = location();
+      const missing = modelMissing(where.publicPath, config.model);
+      if (missing) {
+        ctx.log.warn(
+          `${LIBRARY} is installed but ${missing}: background removal is off. Reinstall it `
+            + `(npm install ${LIBRARY}) or configure remove-bg.`
+        );
+        return { capabilities: {} };
+      }
+      const remover = new BackgroundRemover(
+        where,
+        config.model,
+        config.timeout_seconds * 1000,
+        config.max_waiting_per_account
+      );
       const remove: ImplOf<Caps['image.remove_background']> = {
-        invoke: (input: ImageMetadataInput, { signal }) => remover.run(input.data, signal),
-        price: (_input, _output, plan) => planPrice(plan),
+        invoke: (input: ImageMetadataInput, call) => remover.run(input.data, call),
       };
       return {
         capabilities: { 'image.remove_background': remove },
-        // Healthy when the library and its native onnxruntime load here (the model itself loads on the first call).
+        // Healthy while the model files are there (not loaded here: that is the child's work, on the first call).
         async health() {
-          try {
-            await remover.load();
-            return { ok: true };
-          } catch (e) {
-            return { ok: false, error: (e as Error).message };
-          }
+          const gone = modelMissing(where.publicPath, config.model);
+          return gone ? { ok: false, error: `${LIBRARY}: ${gone}` } : { ok: true };
         },
         close: () => remover.close(),
       };

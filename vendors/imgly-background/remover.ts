@@ -1,96 +1,98 @@
-import PQueue from 'p-queue';
 import type { Sharp, SharpOptions } from 'sharp';
-import { VendorFailure } from '../../core/define.js';
 import {
+  VendorFailure,
+  FairQueue,
   IMAGE_MAX_INPUT_BYTES,
   IMAGE_MAX_INPUT_PIXELS,
   type ImageProcessOutput,
-} from '../../core/capabilities/image.js';
+  lockLoaders,
+  notAnImage,
+  sniffImage,
+} from '../../core/kit/vendor.js';
+import { RemovalProcess } from './removal-process.js';
 
 type SharpFn = (input?: Buffer, options?: SharpOptions) => Sharp;
-type RemoveFn = (image: Blob, config: { model: string; output: { format: 'image/png' } }) => Promise<Blob>;
 
 const DECODE: SharpOptions = { limitInputPixels: IMAGE_MAX_INPUT_PIXELS, failOn: 'error', pages: 1 };
-const DECODED = new Set(['jpeg', 'png', 'webp', 'gif', 'heif', 'tiff']);
 
 function refused(message: string, status: 413 | 422 = 422): VendorFailure {
   return new VendorFailure('client_error', message, { status });
 }
 
 /**
- * @imgly/background-removal-node, loaded on the first call (its import pulls in onnxruntime, and
- * most gateways never remove a background). The library memoizes its ONNX session by config, so
- * one config object for the process means the model is read once. Inference runs on
- * onnxruntime's own threads, off the event loop; the queue lets one image at a time in, since
- * two at once double the model's working memory on a small machine.
+ * Background removal: the input checked and decoded here (sharp, on libuv's threads), the
+ * model run in a child process (removal-process.ts) that a deadline can kill. The queue lets
+ * one image at a time into the child, since two at once double the model's working memory on a
+ * small machine; it is fair between accounts (their calls take turns) and refuses an account
+ * with `maxWaiting` removals already waiting (429), so one account cannot hold the engine.
  */
 export class BackgroundRemover {
-  private libs?: Promise<{ remove: RemoveFn; sharp: SharpFn }>;
-  private readonly queue = new PQueue({ concurrency: 1 });
-  private readonly config: { model: string; output: { format: 'image/png' } };
+  private lib?: Promise<SharpFn>;
+  readonly queue: FairQueue;
+  readonly process: RemovalProcess;
 
   constructor(
+    location: { libraryUrl: string; publicPath: string },
     model: string,
-    private readonly timeoutMs: number
+    private readonly timeoutMs: number,
+    maxWaiting = Number.POSITIVE_INFINITY
   ) {
-    this.config = { model, output: { format: 'image/png' } };
+    this.process = new RemovalProcess(location.libraryUrl, location.publicPath, model);
+    this.queue = new FairQueue({ concurrency: 1, maxQueuedPerAccount: maxWaiting });
   }
 
-  load(): Promise<{ remove: RemoveFn; sharp: SharpFn }> {
-    this.libs ??= Promise.all([import('@imgly/background-removal-node'), import('sharp')]).then(([imgly, s]) => ({
-      remove: imgly.removeBackground as unknown as RemoveFn,
-      sharp: s.default as unknown as SharpFn,
-    }));
-    return this.libs;
+  /** sharp, loaded on the first call (most gateways never remove a background). */
+  sharp(): Promise<SharpFn> {
+    this.lib ??= import('sharp').then((s) => {
+      lockLoaders(s.default);
+      return s.default as unknown as SharpFn;
+    });
+    return this.lib;
   }
 
-  /** The subject of `data` on a transparent background, as PNG; a caller gone while it waits never starts it. */
-  async run(data: Buffer, signal: AbortSignal): Promise<ImageProcessOutput> {
-    const { remove, sharp } = await this.load();
+  /**
+   * The subject of `data` on a transparent background, as PNG; a caller gone while it waits
+   * never starts it, and one gone while it runs ends it.
+   */
+  async run(
+    data: Buffer,
+    call: { signal: AbortSignal; deadline: number; accountId?: string }
+  ): Promise<ImageProcessOutput> {
     // Decoded and re-encoded as PNG here, so the input caps hold and the library sees one format.
-    const png = await normalized(sharp, data);
-    return this.queue.add(() => this.removeWithin(remove, sharp, png), { signal }) as Promise<ImageProcessOutput>;
-  }
-
-  private async removeWithin(remove: RemoveFn, sharp: SharpFn, png: Buffer): Promise<ImageProcessOutput> {
-    let timer: NodeJS.Timeout | undefined;
-    // Inference cannot be interrupted: past the timeout the caller gets its answer, and the queue
-    // slot stays held until the work ends, so the memory bound still holds.
-    const work = remove(new Blob([new Uint8Array(png)], { type: 'image/png' }), this.config).then(async (blob) => {
-      const out = Buffer.from(await blob.arrayBuffer());
-      const meta = await sharp(out).metadata();
-      return { data: out, format: 'png', mime: 'image/png', width: meta.width!, height: meta.height! } as const;
-    });
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new VendorFailure('timeout', `Background removal took over ${this.timeoutMs} ms.`)),
-        this.timeoutMs
-      );
-    });
-    try {
-      return await Promise.race([work, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const png = await normalized(await this.sharp(), data);
+    const out = await this.queue.add(
+      call.accountId ?? '',
+      (signal) => this.process.run(png, signal, Math.max(1, Math.min(this.timeoutMs, call.deadline - Date.now()))),
+      { signal: call.signal }
+    );
+    const { width, height } = pngSize(out);
+    return { data: out, format: 'png', mime: 'image/png', width, height };
   }
 
   async close(): Promise<void> {
     this.queue.clear();
+    await this.process.close();
     await this.queue.onIdle();
   }
+}
+
+/** A PNG's size from its IHDR chunk (the library writes PNG; anything else is its failure). */
+function pngSize(png: Buffer): { width: number; height: number } {
+  if (png.length < 24 || png.toString('latin1', 12, 16) !== 'IHDR') {
+    throw new VendorFailure('unavailable', 'Background removal returned something that is not a PNG.');
+  }
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
 async function normalized(sharp: SharpFn, data: Buffer): Promise<Buffer> {
   if (data.length > IMAGE_MAX_INPUT_BYTES) {
     throw refused(`The input is ${data.length} bytes, over the cap of ${IMAGE_MAX_INPUT_BYTES} bytes.`, 413);
   }
+  const kind = sniffImage(data);
+  if (!kind) throw refused(notAnImage());
   try {
     const meta = await sharp(data, DECODE).metadata();
-    if (!meta.format || !DECODED.has(meta.format)) {
-      throw refused(
-        `The input is ${meta.format ?? 'an unknown'} data; JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF is decoded.`
-      );
-    }
+    if (meta.format !== kind) throw refused(notAnImage());
     return await sharp(data, DECODE).rotate().png().toBuffer();
   } catch (e) {
     if (e instanceof VendorFailure) throw e;

@@ -1,6 +1,6 @@
 import { closeSync, fdatasync, fstatSync, openSync, statSync } from 'node:fs';
 import type SQLite from 'better-sqlite3';
-import { etagListed, type ConditionFailed, type WriteCondition } from '../../core/capabilities/storage/objects.js';
+import { etagListed, type ConditionFailed, type WriteCondition } from '../../core/kit/vendor.js';
 
 // Changes to an object index (object-index.ts) are committed on the event loop in small
 // transactions, and made durable by group commit: the index runs with synchronous = NORMAL,
@@ -13,7 +13,7 @@ import { etagListed, type ConditionFailed, type WriteCondition } from '../../cor
 //
 // Measured against the earlier design, a writer thread with one transaction a batch: each
 // batch's round trip of messages cost the event loop ~100 µs on a 2-vCPU VM, more than the
-// SQLite work it moved off the loop (BENCHMARKS.md, storage).
+// SQLite work it moved off the loop (BENCHMARKS.md, `storage`).
 
 /** A change to one object's row: its new state, or its removal, maybe under a condition. */
 export type IndexOp =

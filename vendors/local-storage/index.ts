@@ -1,22 +1,24 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor, VendorFailure } from '../../core/define.js';
-import type {
-  BucketRef,
-  ConditionFailed,
-  ConditionalDeleteInput,
-  ConditionalPutInput,
-  GetInput,
-  GetResult,
-  ListInput,
-  ListOutput,
-  ObjectInfo,
-  ObjectRef,
-  PresignInput,
-  PresignOutput,
-  PutInput,
-  PutOutput,
-} from '../../core/capabilities/storage/objects.js';
-import { presignUrl, responseQuery } from '../../core/capabilities/storage/sigv4.js';
+import {
+  defineVendor,
+  VendorFailure,
+  type BucketRef,
+  type ConditionFailed,
+  type ConditionalDeleteInput,
+  type ConditionalPutInput,
+  type GetInput,
+  type GetResult,
+  type ListInput,
+  type ListOutput,
+  type ObjectInfo,
+  type ObjectRef,
+  type PresignInput,
+  type PresignOutput,
+  type PutInput,
+  type PutOutput,
+  presignUrl,
+  responseQuery,
+} from '../../core/kit/vendor.js';
 import { Layout } from './layout.js';
 import { FileStore } from './store.js';
 

@@ -1,5 +1,5 @@
 import { join, resolve, sep } from 'node:path';
-import { keyProblem, bucketNameProblem } from '../../core/capabilities/storage/names.js';
+import { keyProblem, bucketNameProblem } from '../../core/kit/vendor.js';
 
 // How keys become paths under <data_dir>/objects/<account>/<bucket>/.
 //

@@ -1,8 +1,7 @@
 import { mkdirSync } from 'node:fs';
-import { createPrivateFile, PRIVATE_DIR } from '../../core/data-dir.js';
+import { createPrivateFile, PRIVATE_DIR, Checkpointer } from '../../core/kit/vendor.js';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Checkpointer } from '../../core/sqlite/checkpointer.js';
 import { GroupCommit, type Applied, type IndexOp } from './group-commit.js';
 import { importLegacyObjects } from './legacy-import.js';
 import type { ObjectRow } from './object-row.js';

@@ -6,22 +6,24 @@ import { INLINE_MAX, receive } from './receive.js';
 import { ObjectIndex } from './object-index.js';
 import type { ObjectRow } from './object-row.js';
 import type { Replaced } from './group-commit.js';
-import type {
-  ConditionFailed,
-  GetInput,
-  GetOutput,
-  ListInput,
-  ListOutput,
-  ObjectInfo,
-  ObjectRef,
-  PutInput,
-  PutOutput,
-  WriteCondition,
-} from '../../core/capabilities/storage/objects.js';
-import { resolveRange } from '../../core/capabilities/storage/objects.js';
-import { compareKeys, rolledUp } from '../../core/capabilities/storage/names.js';
+import {
+  type ConditionFailed,
+  type GetInput,
+  type GetOutput,
+  type ListInput,
+  type ListOutput,
+  type ObjectInfo,
+  type ObjectRef,
+  type PutInput,
+  type PutOutput,
+  type WriteCondition,
+  resolveRange,
+  compareKeys,
+  rolledUp,
+  PRIVATE_DIR,
+  PRIVATE_FILE,
+} from '../../core/kit/vendor.js';
 import type { Layout } from './layout.js';
-import { PRIVATE_DIR, PRIVATE_FILE } from '../../core/data-dir.js';
 import { closeInstance, openInstance, sweepTempFiles, tempName } from './temp-sweep.js';
 
 /** Large bodies are synced every this many bytes as they arrive (see `receive`). */

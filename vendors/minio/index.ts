@@ -1,26 +1,28 @@
 import { Type } from '@sinclair/typebox';
 import type * as MinioTypes from 'minio';
 import type { Readable } from 'node:stream';
-import { defineVendor, secret } from '../../core/define.js';
-import type { FailureKind } from '../../core/router/failure.js';
-import type {
-  BucketRef,
-  GetInput,
-  GetResult,
-  ListedObject,
-  ListInput,
-  ListOutput,
-  ObjectInfo,
-  ObjectRef,
-  PresignInput,
-  PresignOutput,
-  PresignPostInput,
-  PresignPostOutput,
-  PutInput,
-  PutOutput,
-} from '../../core/capabilities/storage/objects.js';
-import { resolveRange } from '../../core/capabilities/storage/objects.js';
-import { compareKeys, rolledUp } from '../../core/capabilities/storage/names.js';
+import {
+  defineVendor,
+  secret,
+  type FailureKind,
+  type BucketRef,
+  type GetInput,
+  type GetResult,
+  type ListedObject,
+  type ListInput,
+  type ListOutput,
+  type ObjectInfo,
+  type ObjectRef,
+  type PresignInput,
+  type PresignOutput,
+  type PresignPostInput,
+  type PresignPostOutput,
+  type PutInput,
+  type PutOutput,
+  resolveRange,
+  compareKeys,
+  rolledUp,
+} from '../../core/kit/vendor.js';
 import { withKnownLength } from '../s3/spool.js';
 
 const quoted = (etag: string | undefined) => (etag ? (etag.startsWith('"') ? etag : `"${etag}"`) : '');

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor, secret } from '../../core/define.js';
+import { defineVendor, secret } from '../../core/kit/vendor.js';
 import { PRESETS } from './presets.js';
 import { openAiInstance } from '../openai/client.js';
 

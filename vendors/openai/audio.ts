@@ -1,9 +1,21 @@
-import type { CapabilityImpl, InvokeOptions, VendorContext } from '../../core/define.js';
-import { VendorFailure } from '../../core/router/failure.js';
-import { asrPrice, planOf, ttsPrice } from '../../core/capabilities/ai/price.js';
-import type { CandidatePlan } from '../../core/capabilities/ai/chat.js';
-import type { AsrInput, AsrOutput, TtsFormat, TtsInput, TtsOutput } from '../../core/capabilities/ai/speech.js';
-import { joinUrl, readJson, vendorFetch } from '../shared/http.js';
+import {
+  type CapabilityImpl,
+  type InvokeOptions,
+  type VendorContext,
+  VendorFailure,
+  asrPrice,
+  planOf,
+  ttsPrice,
+  type CandidatePlan,
+  type AsrInput,
+  type AsrOutput,
+  type TtsFormat,
+  type TtsInput,
+  type TtsOutput,
+  joinUrl,
+  readJson,
+  vendorFetch,
+} from '../../core/kit/vendor.js';
 import { languageCode } from './languages.js';
 
 export interface OpenAiAudioConfig {

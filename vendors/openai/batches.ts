@@ -1,17 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import type { CapabilityImpl, VendorContext } from '../../core/define.js';
-import { VendorFailure } from '../../core/router/failure.js';
-import { planOf, tokenPrice } from '../../core/capabilities/ai/price.js';
-import type { CandidatePlan } from '../../core/capabilities/ai/chat.js';
-import type {
-  BatchCancelInput,
-  BatchCancelOutput,
-  BatchPollInput,
-  BatchPollOutput,
-  BatchSubmitInput,
-  BatchSubmitOutput,
-} from '../../core/capabilities/ai/batch.js';
-import { vendorFetch, readJson, joinUrl, errorMessage } from '../shared/http.js';
+import {
+  type CapabilityImpl,
+  type VendorContext,
+  VendorFailure,
+  planOf,
+  tokenPrice,
+  type CandidatePlan,
+  type BatchCancelInput,
+  type BatchCancelOutput,
+  type BatchPollInput,
+  type BatchPollOutput,
+  type BatchSubmitInput,
+  type BatchSubmitOutput,
+  vendorFetch,
+  readJson,
+  joinUrl,
+  errorMessage,
+} from '../../core/kit/vendor.js';
 import { chatRequest, chatResponse } from './wire.js';
 
 // OpenAI's Batch API: the requests go up as a JSONL file (POST /files, purpose "batch"),

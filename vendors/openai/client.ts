@@ -1,15 +1,19 @@
-import type { InvokeOptions, VendorContext, VendorInstance } from '../../core/define.js';
-import { planOf, tokenPrice } from '../../core/capabilities/ai/price.js';
-import type {
-  CandidatePlan,
-  ChatInput,
-  ChatOutput,
-  ChatStreamEvent,
-  EmbedInput,
-  EmbedOutput,
-} from '../../core/capabilities/ai/chat.js';
-import { vendorFetch, joinUrl } from '../shared/http.js';
-import { PooledHttp } from '../shared/pooled-http.js';
+import {
+  type InvokeOptions,
+  type VendorContext,
+  type VendorInstance,
+  planOf,
+  tokenPrice,
+  type CandidatePlan,
+  type ChatInput,
+  type ChatOutput,
+  type ChatStreamEvent,
+  type EmbedInput,
+  type EmbedOutput,
+  joinUrl,
+  PooledHttp,
+  httpHealthProbe,
+} from '../../core/kit/vendor.js';
 import { chatRequest, chatResponse, chatStream, embedRequest, embedResponse } from './wire.js';
 
 export interface OpenAiClientConfig {
@@ -94,20 +98,7 @@ export function openAiInstance(cfg: OpenAiClientConfig, ctx: VendorContext): Ven
       },
     },
     // GET /models is authenticated and free: the cheapest check that a key works.
-    async health(opts) {
-      try {
-        const res = await vendorFetch(
-          ctx.fetch,
-          joinUrl(cfg.base_url, '/models'),
-          { method: 'GET', headers: headers(opts.credentials), signal: opts.signal },
-          id
-        );
-        await res.body?.cancel();
-        return { ok: true };
-      } catch (e) {
-        return { ok: false, error: (e as Error).message };
-      }
-    },
+    health: httpHealthProbe(ctx.fetch, joinUrl(cfg.base_url, '/models'), headers, id),
     close: () => http.close(),
   };
 }

@@ -1,8 +1,17 @@
-import type { CapabilityImpl, VendorContext } from '../../core/define.js';
-import { imagePrice, planOf } from '../../core/capabilities/ai/price.js';
-import type { CandidatePlan } from '../../core/capabilities/ai/chat.js';
-import type { ImageEditInput, ImageFile, ImageOutput, ImageVariationInput } from '../../core/capabilities/ai/image.js';
-import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
+import {
+  type CapabilityImpl,
+  type VendorContext,
+  imagePrice,
+  planOf,
+  type CandidatePlan,
+  type ImageEditInput,
+  type ImageFile,
+  type ImageOutput,
+  type ImageVariationInput,
+  vendorFetch,
+  readJson,
+  joinUrl,
+} from '../../core/kit/vendor.js';
 import { openAiHeaders, type OpenAiClientConfig } from './client.js';
 import { imagesResponse } from './images.js';
 

@@ -1,9 +1,16 @@
-import type { CapabilityImpl, VendorContext } from '../../core/define.js';
-import { VendorFailure } from '../../core/router/failure.js';
-import { imagePrice, planOf } from '../../core/capabilities/ai/price.js';
-import type { CandidatePlan } from '../../core/capabilities/ai/chat.js';
-import type { ImageInput, ImageOutput } from '../../core/capabilities/ai/image.js';
-import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
+import {
+  type CapabilityImpl,
+  type VendorContext,
+  VendorFailure,
+  imagePrice,
+  planOf,
+  type CandidatePlan,
+  type ImageInput,
+  type ImageOutput,
+  vendorFetch,
+  readJson,
+  joinUrl,
+} from '../../core/kit/vendor.js';
 import { openAiHeaders, type OpenAiClientConfig } from './client.js';
 
 // OpenAI's Images API: POST /images/generations -> { created, data: [{ b64_json } | { url }] }.

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor, secret } from '../../core/define.js';
+import { defineVendor, secret } from '../../core/kit/vendor.js';
 import { openAiInstance } from './client.js';
 import { openAiBatchCapabilities } from './batches.js';
 import { openAiRealtimeCapability } from './realtime.js';

@@ -1,14 +1,19 @@
-import type { CapabilityImpl, VendorContext } from '../../core/define.js';
-import { VendorFailure } from '../../core/router/failure.js';
-import { planOf } from '../../core/capabilities/ai/price.js';
-import type { RealtimePlan, RealtimeTokenInput, RealtimeTokenOutput } from '../../core/capabilities/ai/realtime.js';
-import { vendorFetch, readJson, joinUrl } from '../shared/http.js';
+import {
+  type AreaPricedImpl,
+  type VendorContext,
+  VendorFailure,
+  type RealtimeTokenInput,
+  type RealtimeTokenOutput,
+  vendorFetch,
+  readJson,
+  joinUrl,
+} from '../../core/kit/vendor.js';
 import { openAiHeaders } from './client.js';
 
 // OpenAI Realtime (GA): POST /realtime/client_secrets creates the session configuration and an
 // ephemeral client secret (`ek_…`) a browser uses to open the WebRTC session itself, so the
 // account's API key never leaves the server. The key is the instance's, or the caller's own
-// (BYOK) when the plan carries one.
+// (BYOK) when the router hands it one (`credentials`). The area prices a token, not the adapter.
 
 /** OpenAI caps `expires_after.seconds` at two hours. */
 export const OPENAI_REALTIME_MAX_TTL_SECONDS = 7200;
@@ -23,11 +28,10 @@ interface ClientSecret {
 export function openAiRealtimeCapability(
   cfg: { base_url: string; api_key: string; organization?: string },
   ctx: VendorContext
-): CapabilityImpl<RealtimeTokenInput, RealtimeTokenOutput, RealtimePlan> {
+): AreaPricedImpl<RealtimeTokenInput, RealtimeTokenOutput> {
   const id = ctx.instanceId;
   return {
     async invoke(input, opts) {
-      const p = planOf(opts.plan, id);
       const model = input.model ?? OPENAI_REALTIME_DEFAULT_MODEL;
       const session: Record<string, unknown> = { type: 'realtime', model };
       if (input.voice) session.audio = { output: { voice: input.voice } };
@@ -37,7 +41,7 @@ export function openAiRealtimeCapability(
         {
           method: 'POST',
           signal: opts.signal,
-          headers: openAiHeaders(cfg, p.credentials),
+          headers: openAiHeaders(cfg, opts.credentials),
           body: JSON.stringify({
             expires_after: {
               anchor: 'created_at',
@@ -58,6 +62,5 @@ export function openAiRealtimeCapability(
         model: j.session?.model ?? model,
       };
     },
-    price: (_input, _out, plan) => planOf(plan, id).price,
   };
 }

@@ -1,13 +1,14 @@
-import { VendorFailure } from '../../core/router/failure.js';
-import type {
-  ChatInput,
-  ChatMessage,
-  ChatOutput,
-  ChatStreamEvent,
-  EmbedInput,
-  EmbedOutput,
-} from '../../core/capabilities/ai/chat.js';
-import { readSse, parseChunk } from '../shared/sse.js';
+import {
+  VendorFailure,
+  type ChatInput,
+  type ChatMessage,
+  type ChatOutput,
+  type ChatStreamEvent,
+  type EmbedInput,
+  type EmbedOutput,
+  readSse,
+  parseChunk,
+} from '../../core/kit/vendor.js';
 
 // OpenAI's Chat Completions and Embeddings wire format, shared by the `openai` adapter and
 // every openai-compatible server.

@@ -1,11 +1,6 @@
 import type { PDFDocument } from 'pdf-lib';
-import type {
-  PdfMergeInput,
-  PdfOutput,
-  PdfSplitInput,
-  PdfSplitOutput,
-  PageRange,
-} from '../../core/capabilities/pdf.js';
+import type { PdfMergeInput, PdfOutput, PdfSplitInput, PdfSplitOutput, PageRange } from '../../core/kit/vendor.js';
+import { type EditCaps, checkBytesOut, checkPagesIn, checkPagesOut } from './caps.js';
 import { loadPdf, pdfLib, refused, saved } from './load.js';
 
 async function copied(target: PDFDocument, source: PDFDocument, indices: number[]): Promise<void> {
@@ -13,15 +8,26 @@ async function copied(target: PDFDocument, source: PDFDocument, indices: number[
 }
 
 /** The documents one after the other, every page of each, in order. */
-export async function mergePdfs(input: PdfMergeInput): Promise<PdfOutput> {
+export async function mergePdfs(input: PdfMergeInput, caps: EditCaps): Promise<PdfOutput> {
   const { PDFDocument } = await pdfLib();
   if (!input.documents.length) throw refused('There is no document to merge.');
-  const out = await PDFDocument.create();
+  // Every document parsed and counted before a page is copied: a cap crossed refuses the call
+  // before the work that costs (copying and writing) begins.
+  const docs: PDFDocument[] = [];
   for (const [i, data] of input.documents.entries()) {
     const doc = await loadPdf(data, `Document ${i + 1}`);
-    await copied(out, doc, doc.getPageIndices());
+    checkPagesIn(`Document ${i + 1}`, doc.getPageCount(), caps);
+    docs.push(doc);
   }
-  return saved(out);
+  checkPagesOut(
+    docs.reduce((n, d) => n + d.getPageCount(), 0),
+    caps
+  );
+  const out = await PDFDocument.create();
+  for (const doc of docs) await copied(out, doc, doc.getPageIndices());
+  const result = await saved(out);
+  checkBytesOut(result.data.length, caps);
+  return result;
 }
 
 function label(r: PageRange): string {
@@ -32,16 +38,22 @@ function label(r: PageRange): string {
  * One document a range. Ranges are checked against the page count here, where the document is
  * parsed: the area checks their syntax, only the engine knows how many pages there are.
  */
-export async function splitPdf(input: PdfSplitInput): Promise<PdfSplitOutput> {
+export async function splitPdf(input: PdfSplitInput, caps: EditCaps): Promise<PdfSplitOutput> {
   const { PDFDocument } = await pdfLib();
   const doc = await loadPdf(input.data, 'The document');
   const count = doc.getPageCount();
+  checkPagesIn('The document', count, caps);
   for (const r of input.ranges) {
     const to = r.to ?? count;
     if (r.from < 1 || r.from > count || to > count || to < r.from)
       throw refused(`Page range ${label(r)} is outside the document's ${count} page${count === 1 ? '' : 's'}.`);
   }
+  checkPagesOut(
+    input.ranges.reduce((n, r) => n + (r.to ?? count) - r.from + 1, 0),
+    caps
+  );
   const parts = [];
+  let bytes = 0;
   for (const r of input.ranges) {
     const part = await PDFDocument.create();
     const to = r.to ?? count;
@@ -50,7 +62,10 @@ export async function splitPdf(input: PdfSplitInput): Promise<PdfSplitOutput> {
       doc,
       Array.from({ length: to - r.from + 1 }, (_, k) => r.from - 1 + k)
     );
-    parts.push(await saved(part));
+    const written = await saved(part);
+    bytes += written.data.length;
+    checkBytesOut(bytes, caps);
+    parts.push(written);
   }
   return { parts };
 }

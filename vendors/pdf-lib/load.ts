@@ -1,6 +1,5 @@
 import type { PDFDocument } from 'pdf-lib';
-import { VendorFailure } from '../../core/define.js';
-import { PDF_MAX_INPUT_BYTES } from '../../core/capabilities/pdf.js';
+import { VendorFailure, PDF_MAX_INPUT_BYTES } from '../../core/kit/vendor.js';
 
 export type PdfLib = typeof import('pdf-lib');
 
@@ -30,13 +29,18 @@ export async function loadPdf(data: Buffer, what: string): Promise<PDFDocument> 
   let doc: PDFDocument;
   try {
     doc = await PDFDocument.load(data, { updateMetadata: false, throwOnInvalidObject: false });
+    // Counting walks the page tree: a file with a header and no catalog, or a tree whose kids
+    // lead back to an ancestor, fails here, on the caller's document, not later as our fault.
+    if (doc.getPageCount() === 0) throw refused(`${what} has no pages.`);
   } catch (e) {
+    if (e instanceof VendorFailure) throw e;
     // pdf-lib's errors are compiled to ES5 (instanceof does not hold): its message tells.
-    if (/is encrypted/.test(String((e as Error)?.message)))
+    const message = String((e as Error)?.message ?? e);
+    if (/is encrypted/.test(message))
       throw refused(`${what} is encrypted (password protected); send a PDF without encryption.`);
-    throw refused(`${what} is not a readable PDF: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
+    if (e instanceof RangeError) throw refused(`${what} is not a readable PDF: its page tree is circular or too deep.`);
+    throw refused(`${what} is not a readable PDF: ${message.split('\n')[0]}`);
   }
-  if (doc.getPageCount() === 0) throw refused(`${what} has no pages.`);
   return doc;
 }
 

@@ -1,5 +1,6 @@
 import type { PDFImage, PDFPage } from 'pdf-lib';
-import type { PdfOutput, PdfPosition, PdfWatermarkInput } from '../../core/capabilities/pdf.js';
+import type { PdfOutput, PdfPosition, PdfWatermarkInput } from '../../core/kit/vendor.js';
+import { type EditCaps, checkBytesOut, checkPagesIn } from './caps.js';
 import { loadPdf, pdfLib, refused, saved } from './load.js';
 
 /** Space kept between a mark placed at an edge and that edge, as a fraction of the shorter side. */
@@ -58,11 +59,12 @@ async function embedImage(doc: Awaited<ReturnType<typeof loadPdf>>, data: Buffer
 }
 
 /** Text (Helvetica, grey) or an image on every page, at the same place relative to each page's size. */
-export async function watermarkPdf(input: PdfWatermarkInput): Promise<PdfOutput> {
+export async function watermarkPdf(input: PdfWatermarkInput, caps: EditCaps): Promise<PdfOutput> {
   const { StandardFonts, degrees, grayscale } = await pdfLib();
   if ((input.text === undefined) === (input.image === undefined))
     throw refused('A watermark needs exactly one of text or image.');
   const doc = await loadPdf(input.data, 'The document');
+  checkPagesIn('The document', doc.getPageCount(), caps);
   const { rotation: deg, position, opacity } = input;
   if (input.text !== undefined) {
     const font = await doc.embedFont(StandardFonts.Helvetica);
@@ -97,5 +99,7 @@ export async function watermarkPdf(input: PdfWatermarkInput): Promise<PdfOutput>
       });
     }
   }
-  return saved(doc);
+  const result = await saved(doc);
+  checkBytesOut(result.data.length, caps);
+  return result;
 }

@@ -1,8 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor, secret, VendorFailure } from '../../core/define.js';
-import { planPrice, type IMAGE_CAPABILITIES, type ImageMetadataInput } from '../../core/capabilities/image.js';
-import type { ImplOf } from '../../core/capabilities/capability.js';
-import { joinUrl, sendFailure } from '../shared/http.js';
+import {
+  defineVendor,
+  secret,
+  VendorFailure,
+  type IMAGE_CAPABILITIES,
+  type ImageMetadataInput,
+  type ImplOf,
+  joinUrl,
+  sendFailure,
+} from '../../core/kit/vendor.js';
 import { pngSize, removeBgFailure } from './wire.js';
 
 type Caps = typeof IMAGE_CAPABILITIES;
@@ -10,7 +16,7 @@ type Caps = typeof IMAGE_CAPABILITIES;
 /**
  * remove.bg, the hosted background remover: a second candidate for `image.remove_background`
  * beside the embedded engine. Always asks for PNG, so the answer keeps its alpha whatever the
- * input was. Priced by the image area's plan, as the embedded engine is.
+ * input was. Priced by the image area, as the embedded engine is.
  */
 export default defineVendor({
   name: 'remove-bg',
@@ -51,7 +57,6 @@ export default defineVendor({
         const height = Number(res.headers.get('x-height')) || size.height;
         return { data, format: 'png', mime: 'image/png', width, height };
       },
-      price: (_input, _output, plan) => planPrice(plan),
     };
     return { capabilities: { 'image.remove_background': remove } };
   },

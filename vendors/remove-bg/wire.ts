@@ -1,5 +1,4 @@
-import { VendorFailure } from '../../core/define.js';
-import { parseRetryAfter } from '../../core/router/failure.js';
+import { VendorFailure, parseRetryAfter } from '../../core/kit/vendor.js';
 
 // remove.bg's wire format (https://www.remove.bg/api): POST /removebg, `X-Api-Key`, multipart
 // `image_file` (or `image_file_b64`), `size`, `format`; the answer is the image's bytes, with

@@ -1,24 +1,25 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor, secret } from '../../core/define.js';
-import { kindFromStatus } from '../../core/router/failure.js';
-import type {
-  BucketRef,
-  ConditionFailed,
-  ConditionalDeleteInput,
-  ConditionalPutInput,
-  GetInput,
-  GetResult,
-  ListInput,
-  ListOutput,
-  ObjectInfo,
-  ObjectRef,
-  PresignInput,
-  PresignOutput,
-  PresignPostInput,
-  PresignPostOutput,
-  PutInput,
-  PutOutput,
-} from '../../core/capabilities/storage/objects.js';
+import {
+  defineVendor,
+  secret,
+  kindFromStatus,
+  type BucketRef,
+  type ConditionFailed,
+  type ConditionalDeleteInput,
+  type ConditionalPutInput,
+  type GetInput,
+  type GetResult,
+  type ListInput,
+  type ListOutput,
+  type ObjectInfo,
+  type ObjectRef,
+  type PresignInput,
+  type PresignOutput,
+  type PresignPostInput,
+  type PresignPostOutput,
+  type PutInput,
+  type PutOutput,
+} from '../../core/kit/vendor.js';
 
 /**
  * Any S3-compatible service (AWS S3, R2, MinIO, Garage, the gateway's own endpoint) through

@@ -7,19 +7,20 @@ import {
   PutObjectCommand,
   ListObjectsV2Command,
 } from '@aws-sdk/client-s3';
-import type {
-  ConditionFailed,
-  GetInput,
-  GetResult,
-  ListInput,
-  ListOutput,
-  ObjectInfo,
-  ObjectRef,
-  PutInput,
-  PutOutput,
-  WriteCondition,
-} from '../../core/capabilities/storage/objects.js';
-import { compareKeys, rolledUp } from '../../core/capabilities/storage/names.js';
+import {
+  type ConditionFailed,
+  type GetInput,
+  type GetResult,
+  type ListInput,
+  type ListOutput,
+  type ObjectInfo,
+  type ObjectRef,
+  type PutInput,
+  type PutOutput,
+  type WriteCondition,
+  compareKeys,
+  rolledUp,
+} from '../../core/kit/vendor.js';
 
 /** An If-Match list as S3 takes it: quoted ETags, comma-separated (`*` as it is). */
 export function ifMatchHeader(list: string[]): string {

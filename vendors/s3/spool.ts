@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PRIVATE_DIR, PRIVATE_FILE } from '../../core/data-dir.js';
+import { PRIVATE_DIR, PRIVATE_FILE } from '../../core/kit/vendor.js';
 
 export interface KnownLength {
   body: Readable;

@@ -1,14 +1,17 @@
 import { availableParallelism } from 'node:os';
-import PQueue from 'p-queue';
 import type { Sharp, SharpOptions } from 'sharp';
-import { VendorFailure } from '../../core/define.js';
-import { IMAGE_MAX_INPUT_BYTES, IMAGE_MAX_INPUT_PIXELS } from '../../core/capabilities/image.js';
+import {
+  VendorFailure,
+  FairQueue,
+  IMAGE_MAX_INPUT_BYTES,
+  IMAGE_MAX_INPUT_PIXELS,
+  lockLoaders,
+  notAnImage,
+  sniffImage,
+} from '../../core/kit/vendor.js';
 import { type Header, quickHeader } from './header.js';
 
 type SharpFn = (input?: Buffer | SharpOptions, options?: SharpOptions) => Sharp;
-
-/** Input types decoded; SVG, PDF and the rest are refused (an SVG may name other files). */
-const DECODED = new Set(['jpeg', 'png', 'webp', 'gif', 'heif', 'tiff']);
 
 /** The input as decoded: the caps enforced, the first frame only (an animation's later frames are dropped). */
 export const DECODE: SharpOptions = { limitInputPixels: IMAGE_MAX_INPUT_PIXELS, failOn: 'error', pages: 1 };
@@ -36,37 +39,48 @@ export const HUGE_INPUT_PIXELS = 16_000_000;
 /** Which queue an image waits in: see SMALL_INPUT_BYTES and HUGE_INPUT_PIXELS. */
 export type Lane = 'small' | 'large' | 'huge';
 
+/** Whose call it is (the router's InvokeOptions): the lanes are shared fairly between accounts. */
+export interface EngineCall {
+  signal: AbortSignal;
+  accountId?: string;
+  /** When the call's answer is due (ms since epoch): libvips stops a pipeline still running then. */
+  deadline?: number;
+}
+
 /**
  * sharp, loaded on the first image call (not at boot: most gateways never process one), and
  * queues that bound how many images are worked on at once: one slot for small inputs and header
  * reads, `concurrency` for large ones, a core fewer for huge ones. libvips does the pixel work on
  * libuv's thread pool, off the event loop; the queues keep a burst of 40-MP resizes from
  * holding every thread, core and all the memory at once, so other requests are still answered.
+ * Each lane is fair between accounts (core/isolation/fair-queue.ts): a free slot goes to the
+ * accounts in turn, so another account's call waits for the first slot to free, not behind
+ * one account's whole burst; and an account with `maxWaiting` calls already waiting in a lane
+ * is refused (429) rather than queued, so a burst cannot hold the gateway's memory either. No
+ * slot is kept idle for other accounts: a gateway with one account keeps all of them.
  */
 export class SharpEngine {
   private lib?: Promise<SharpFn>;
-  private readonly lanes: Record<Lane, PQueue>;
+  private readonly lanes: Record<Lane, FairQueue>;
   /** Headers read to pick a lane, so the work does not read them again. */
   private readonly headers = new WeakMap<Buffer, Header>();
 
-  constructor(concurrency: number) {
+  constructor(concurrency: number, maxWaiting = Number.POSITIVE_INFINITY) {
     const cores = Math.max(1, availableParallelism());
     // One more than the cores: a pipeline waits on its own thread hand-offs now and then, and
     // one more image fills those gaps (bench/image: ~5 % more images a second on 2 cores). But
     // a thread of libuv's pool is left to file writes and syncs (the result store's).
     const pool = Number(process.env.UV_THREADPOOL_SIZE) || 4;
     const large = concurrency || Math.max(1, Math.min(cores + 1, pool - 1));
-    this.lanes = {
-      small: new PQueue({ concurrency: 1 }),
-      large: new PQueue({ concurrency: large }),
-      huge: new PQueue({ concurrency: Math.max(1, Math.min(large, cores - 1)) }),
-    };
+    const lane = (slots: number) => new FairQueue({ concurrency: slots, maxQueuedPerAccount: maxWaiting });
+    this.lanes = { small: lane(1), large: lane(large), huge: lane(Math.max(1, Math.min(large, cores - 1))) };
   }
 
   /** The lane of an input: small by its bytes, else huge or large by the pixels its header declares. */
   async laneOf(data: Buffer): Promise<Lane> {
     if (data.length <= SMALL_INPUT_BYTES) return 'small';
-    if (data.length > IMAGE_MAX_INPUT_BYTES) return 'large'; // refused by the probe, in its lane
+    // Refused by the probe at once, before any decoder: too many bytes, or not an image's signature.
+    if (data.length > IMAGE_MAX_INPUT_BYTES || !sniffImage(data)) return 'small';
     const sharp = await this.sharp();
     // Not an image, or a broken header: the work's probe says so, with the right error.
     const meta = await this.header(sharp, data).catch(() => undefined);
@@ -84,26 +98,30 @@ export class SharpEngine {
   }
 
   sharp(): Promise<SharpFn> {
-    this.lib ??= import('sharp').then((m) => m.default as unknown as SharpFn);
+    this.lib ??= import('sharp').then((m) => {
+      lockLoaders(m.default);
+      return m.default as unknown as SharpFn;
+    });
     return this.lib;
   }
 
   /**
-   * Run `work` when a slot of its lane is free; a caller gone
+   * Run `work` when a slot of its lane is free for the caller's account; a caller gone
    * while it waits never starts it.
    */
-  async run<T>(signal: AbortSignal, lane: Lane, work: (sharp: SharpFn) => Promise<T>): Promise<T> {
+  async run<T>(call: EngineCall, lane: Lane, work: (sharp: SharpFn) => Promise<T>): Promise<T> {
     const sharp = await this.sharp();
     return this.lanes[lane].add(
+      call.accountId ?? '',
       async () => {
         try {
-          return await work(sharp);
+          return await work(call.deadline ? bounded(sharp, call.deadline) : sharp);
         } catch (e) {
           throw mapped(e);
         }
       },
-      { signal }
-    ) as Promise<T>;
+      { signal: call.signal }
+    );
   }
 
   /** The input's header: refused before any pixel is decoded when it is too big or not an image. */
@@ -111,12 +129,11 @@ export class SharpEngine {
     if (data.length > IMAGE_MAX_INPUT_BYTES) {
       throw refused(`The ${what} is ${data.length} bytes, over the cap of ${IMAGE_MAX_INPUT_BYTES} bytes.`, 413);
     }
+    const kind = sniffImage(data);
+    if (!kind) throw refused(notAnImage(what));
     const meta = this.headers.get(data) ?? (await this.header(sharp, data));
-    if (!meta.format || !DECODED.has(meta.format)) {
-      throw refused(
-        `The ${what} is ${meta.format ?? 'an unknown'} data; JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF is decoded.`
-      );
-    }
+    // The decoder's reading differs from the signature: a file made to look like one type.
+    if (meta.format !== kind) throw refused(notAnImage(what));
     if ((meta.width ?? 0) * (meta.height ?? 0) > IMAGE_MAX_INPUT_PIXELS) throw overCap();
     const swapped = (meta.orientation ?? 1) >= 5;
     const width = swapped ? meta.height! : meta.width!;
@@ -131,6 +148,18 @@ export class SharpEngine {
   }
 }
 
+/**
+ * sharp whose every pipeline libvips ends once the call's deadline has passed (sharp's
+ * `timeout`, whole seconds, counted from when the pipeline starts): a 40-MP decode left running
+ * past its 504 would hold a lane slot, a thread and its memory for nobody.
+ */
+function bounded(sharp: SharpFn, deadline: number): SharpFn {
+  return ((input?: Buffer | SharpOptions, options?: SharpOptions) =>
+    sharp(input, options).timeout({
+      seconds: Math.max(1, Math.ceil((deadline - Date.now()) / 1000)),
+    })) as SharpFn;
+}
+
 function overCap(): VendorFailure {
   return refused(`The image is over the cap of ${IMAGE_MAX_INPUT_PIXELS / 1e6} megapixels.`, 413);
 }
@@ -140,6 +169,9 @@ function mapped(e: unknown): unknown {
   if (e instanceof VendorFailure || (e as Error)?.name === 'AbortError') return e;
   const message = String((e as Error)?.message ?? e).split('\n')[0];
   if (/exceeds pixel limit/i.test(message)) return overCap();
+  if (/timeout: \d+% complete/i.test(message)) {
+    return new VendorFailure('timeout', 'The image took longer than the call allows; its processing was stopped.');
+  }
   // The gateway's own bug (a TypeError…) stays one: the router answers 500 and cools nothing down.
   if (e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError) return e;
   return refused(`The image cannot be processed: ${message}`);

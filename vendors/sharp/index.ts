@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { defineVendor } from '../../core/define.js';
 import {
-  planPrice,
+  defineVendor,
   type IMAGE_CAPABILITIES,
   type ImageMetadataInput,
   type ImageProcessInput,
-} from '../../core/capabilities/image.js';
-import type { ImplOf } from '../../core/capabilities/capability.js';
+  type ImplOf,
+} from '../../core/kit/vendor.js';
 import { SharpEngine } from './engine.js';
 import { processImage } from './pipeline.js';
 import { readMetadata } from './metadata.js';
@@ -15,7 +14,7 @@ type Caps = typeof IMAGE_CAPABILITIES;
 
 /**
  * The embedded image engine: sharp (libvips) in the gateway's own process, so a fresh
- * gateway processes images with no vendor key. Priced by the image area (its plan): the
+ * gateway processes images with no vendor key. Priced by the image area (the router asks it): the
  * engine itself costs nothing per call.
  */
 export default defineVendor({
@@ -30,20 +29,24 @@ export default defineVendor({
         description:
           'Large images worked on at once; 0: the CPU cores and one more, at most UV_THREADPOOL_SIZE − 1. Huge ones (over 16 MP) get a core fewer, small ones a slot of their own.',
       }),
+      max_waiting_per_account: Type.Integer({
+        minimum: 1,
+        default: 64,
+        description:
+          'Calls of one account waiting in one lane; one more is refused with 429 rate_limited at once (not queued).',
+      }),
     },
     { additionalProperties: false, default: {} }
   ),
   create(config) {
-    const engine = new SharpEngine(config.concurrency);
+    const engine = new SharpEngine(config.concurrency, config.max_waiting_per_account);
     const process: ImplOf<Caps['image.process']> = {
-      invoke: async (input: ImageProcessInput, { signal }) =>
-        engine.run(signal, await engine.laneOf(input.data), (sharp) => processImage(engine, sharp, input)),
-      price: (_input, _output, plan) => planPrice(plan),
+      invoke: async (input: ImageProcessInput, call) =>
+        engine.run(call, await engine.laneOf(input.data), (sharp) => processImage(engine, sharp, input)),
     };
     const metadata: ImplOf<Caps['image.metadata']> = {
-      invoke: (input: ImageMetadataInput, { signal }) =>
-        engine.run(signal, 'small', (sharp) => readMetadata(engine, sharp, input)),
-      price: (_input, _output, plan) => planPrice(plan),
+      invoke: (input: ImageMetadataInput, call) =>
+        engine.run(call, 'small', (sharp) => readMetadata(engine, sharp, input)),
     };
     return {
       capabilities: { 'image.process': process, 'image.metadata': metadata },

@@ -1,4 +1,4 @@
-import type { ImageMetadataInput, ImageMetadataOutput } from '../../core/capabilities/image.js';
+import type { ImageMetadataInput, ImageMetadataOutput } from '../../core/kit/vendor.js';
 import type { SharpEngine } from './engine.js';
 
 type SharpFn = Awaited<ReturnType<SharpEngine['sharp']>>;

@@ -7,7 +7,7 @@ import {
   type ImageProcessInput,
   type ImageProcessOutput,
   type ResizeOp,
-} from '../../core/capabilities/image.js';
+} from '../../core/kit/vendor.js';
 import { DECODE, refused, type SharpEngine } from './engine.js';
 import { watermarkLayer } from './watermark.js';
 
@@ -110,7 +110,13 @@ export async function processImage(
     if (op.op === 'resize') {
       size = resized(op, size.width, size.height);
       checkOutput(size, 'resize');
-      p = p.resize({ width: op.width, height: op.height, fit: op.fit ?? 'cover' });
+      // sharp pads `contain` with opaque black unless told: transparent, as rotate's corners.
+      p = p.resize({
+        width: op.width,
+        height: op.height,
+        fit: op.fit ?? 'cover',
+        background: op.background ?? '#00000000',
+      });
     } else if (op.op === 'rotate') {
       size = rotated(op.angle!, size.width, size.height);
       checkOutput(size, 'rotate');

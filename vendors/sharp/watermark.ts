@@ -1,5 +1,5 @@
 import type { OverlayOptions } from 'sharp';
-import type { WatermarkOp, WatermarkPosition } from '../../core/capabilities/image.js';
+import type { WatermarkOp, WatermarkPosition } from '../../core/kit/vendor.js';
 import { DECODE, refused, type SharpEngine } from './engine.js';
 
 type SharpFn = Awaited<ReturnType<SharpEngine['sharp']>>;
@@ -16,22 +16,37 @@ const GRAVITY: Record<WatermarkPosition, string> = {
   bottom_right: 'southeast',
 };
 
-function xml(text: string): string {
+function markup(text: string): string {
   return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Text as an SVG the width of `size` of the image: white with a dark outline, readable on any picture. */
-function textSvg(text: string, opacity: number, width: number): Buffer {
+/**
+ * Text the width of `size` of the image: white with a dark outline, readable on any picture, as
+ * raw RGBA. Pango draws the glyphs (a coverage mask) and the outline is the mask dilated: no SVG
+ * is parsed, so libvips' SVG loader stays blocked (image-sniff.ts).
+ */
+async function textMark(sharp: SharpFn, text: string, opacity: number, width: number) {
   // DejaVu Sans averages ~0.6 em a character: the font size that makes the text about `width` wide.
   const font = Math.max(6, Math.floor(width / (0.6 * Math.max(1, [...text].length))));
-  const height = Math.ceil(font * 1.4);
   const stroke = Math.max(1, Math.round(font / 24));
-  return Buffer.from(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">`
-      + `<text x="50%" y="50%" dominant-baseline="central" text-anchor="middle" font-family="DejaVu Sans, sans-serif"`
-      + ` font-size="${font}" fill="#ffffff" fill-opacity="${opacity}" stroke="#000000" stroke-opacity="${opacity}"`
-      + ` stroke-width="${stroke}">${xml(text)}</text></svg>`
-  );
+  const glyphs = await sharp({ text: { text: markup(text), font: `DejaVu Sans ${font}px`, dpi: 72 } })
+    .extend({ top: stroke, bottom: stroke, left: stroke, right: stroke, background: '#000000' })
+    .extractChannel(0)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const { width: w, height: h } = glyphs.info;
+  const outline = await sharp(glyphs.data, { raw: { width: w, height: h, channels: 1 } })
+    .dilate(stroke)
+    .raw()
+    .toBuffer();
+  const rgba = Buffer.alloc(w * h * 4);
+  for (let i = 0; i < w * h; i++) {
+    const cover = Math.max(glyphs.data[i], outline[i]);
+    const white = cover ? Math.round((255 * glyphs.data[i]) / cover) : 0;
+    rgba[4 * i] = rgba[4 * i + 1] = rgba[4 * i + 2] = white;
+    rgba[4 * i + 3] = Math.round(cover * opacity);
+  }
+  return { data: rgba, width: w, height: h };
 }
 
 /** An overlay image scaled to `size` of the base (never past its edges), its alpha times `opacity`. */
@@ -65,15 +80,13 @@ export async function watermarkLayer(
   const gravity = GRAVITY[op.position];
   if (op.image) return { ...(await imageMark(engine, sharp, op.image, op.opacity, base, width)), gravity };
   if (!op.text) throw refused('A watermark needs text or an image.');
-  let svg = await sharp(textSvg(op.text, op.opacity, width))
-    .png()
-    .toBuffer({ resolveWithObject: true });
+  const mark = await textMark(sharp, op.text, op.opacity, width);
+  const raw = { width: mark.width, height: mark.height, channels: 4 as const };
   // A mark taller or wider than the image it goes on: scaled down into it (sharp refuses a bigger overlay).
-  if (svg.info.height > base.height || svg.info.width > base.width) {
-    svg = await sharp(svg.data)
-      .resize({ width: base.width, height: base.height, fit: 'inside' })
-      .png()
-      .toBuffer({ resolveWithObject: true });
-  }
-  return { input: svg.data, gravity };
+  if (mark.width <= base.width && mark.height <= base.height) return { input: mark.data, raw, gravity };
+  const fitted = await sharp(mark.data, { raw })
+    .resize({ width: base.width, height: base.height, fit: 'inside' })
+    .png()
+    .toBuffer();
+  return { input: fitted, gravity };
 }

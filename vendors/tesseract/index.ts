@@ -1,8 +1,6 @@
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { defineVendor } from '../../core/define.js';
-import { pdfPlanPrice, type PDF_CAPABILITIES, type PdfOcrInput } from '../../core/capabilities/pdf.js';
-import type { ImplOf } from '../../core/capabilities/capability.js';
+import { defineVendor, type PDF_CAPABILITIES, type PdfOcrInput, type ImplOf } from '../../core/kit/vendor.js';
 import { LanguageData, traineddata } from './languages.js';
 import { readPdf } from './ocr.js';
 import { librariesInstalled } from './pdf-document.js';
@@ -15,7 +13,7 @@ type Caps = typeof PDF_CAPABILITIES;
  * The embedded OCR engine: a PDF's text layer read with pdfjs-dist, and the pages without one
  * rasterised and recognised by Tesseract (tesseract.js, its wasm build in worker threads) in
  * the gateway's own process, with language data from `@tesseract.js-data/<code>` npm packages:
- * nothing is downloaded. Priced by the PDF area's plan, per page read.
+ * nothing is downloaded. Priced by the PDF area, per page read.
  */
 export default defineVendor({
   name: 'tesseract',
@@ -52,7 +50,6 @@ export default defineVendor({
     const settings = { dpi: config.dpi, maxPages: config.max_pages };
     const ocr: ImplOf<Caps['pdf.ocr']> = {
       invoke: (input: PdfOcrInput, { signal }) => readPdf(input, settings, languages, pdf, recognizer, signal),
-      price: (_input, output, plan) => pdfPlanPrice(plan, output?.pages.length),
     };
     return {
       capabilities: { 'pdf.ocr': ocr },

@@ -3,7 +3,7 @@ import { access, mkdir, readdir, readFile, rename, symlink } from 'node:fs/promi
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { dirname, join } from 'node:path';
-import { VendorFailure } from '../../core/define.js';
+import { VendorFailure } from '../../core/kit/vendor.js';
 import { refused } from './refused.js';
 
 const require = createRequire(import.meta.url);

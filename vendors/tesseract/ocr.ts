@@ -1,11 +1,10 @@
 import { setMaxListeners } from 'node:events';
-import type { PdfOcrInput, PdfOcrOutput } from '../../core/capabilities/pdf.js';
+import { type PdfOcrInput, type PdfOcrOutput, VendorFailure } from '../../core/kit/vendor.js';
 import { tidy } from './pdf-document.js';
 import type { PdfFile, PdfWorkers } from './pdf-workers.js';
 import type { LanguageData } from './languages.js';
 import type { Recognizer } from './recognizer.js';
 import { refused } from './refused.js';
-import { VendorFailure } from '../../core/define.js';
 
 /**
  * A text layer with fewer letters or digits than this is a scan's (a stray page number, a

@@ -1,3 +1,4 @@
+import { LOWER_PRIORITY_SOURCE } from '../../core/kit/vendor.js';
 import { MAX_RASTER_PIXELS, MAX_RASTER_SIDE } from './pdf-document.js';
 
 /**
@@ -8,12 +9,14 @@ import { MAX_RASTER_PIXELS, MAX_RASTER_SIDE } from './pdf-document.js';
  *
  * pdfjs in Node has no worker of its own (it runs its "fake worker" in the calling thread), so
  * everything it does here (parsing, text extraction, image decoding, drawing) happens on this
- * thread. Requests are `{ id, op, doc, ... }`; each is answered `{ id, value }` or
- * `{ id, error: { type, name, message, stack } }`: an error's class and name do not survive
- * postMessage, and the engine tells a password from a corrupt file by the name.
+ * thread, below the event loop's CPU priority (core/isolation/background-priority.ts). Requests
+ * are `{ id, op, doc, ... }`; each is answered `{ id, value }` or `{ id, error: { type, name,
+ * message, stack } }`: an error's class and name do not survive postMessage, and the engine tells
+ * a password from a corrupt file by the name.
  */
 export const PDF_WORKER_SOURCE = `
 'use strict';
+${LOWER_PRIORITY_SOURCE}
 const { parentPort, workerData } = require('node:worker_threads');
 const MAX_RASTER_PIXELS = ${MAX_RASTER_PIXELS};
 const MAX_RASTER_SIDE = ${MAX_RASTER_SIDE};

@@ -1,7 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { Logger } from 'pino';
-import { PDF_MAX_INPUT_BYTES } from '../../core/capabilities/pdf.js';
-import { VendorFailure } from '../../core/define.js';
+import { type Logger, PDF_MAX_INPUT_BYTES, VendorFailure } from '../../core/kit/vendor.js';
 import { openFailure, pdfjsFiles } from './pdf-document.js';
 import { PDF_WORKER_SOURCE } from './pdf-worker-source.js';
 import { refused } from './refused.js';
@@ -14,6 +12,8 @@ interface Thread {
   readonly pending: Map<number, Pending>;
   /** Documents open (or opening) on it. */
   readonly docs: Set<number>;
+  /** Ends the thread once it has held no document for the pool's idle time. */
+  idleTimer?: NodeJS.Timeout;
 }
 
 interface Pending {
@@ -32,14 +32,21 @@ interface WorkerError {
 const never = new AbortController().signal;
 
 /**
+ * A thread that has held no document for this long is ended: pdfjs and what it cached stay in
+ * its heap (~60 MB) while it lives, and the gateway's memory would stay there after one OCR
+ * call (bench/stall's rss-after). The next document pays the thread's start again (~0.2 s).
+ */
+export const PDF_THREAD_IDLE_MS = 30_000;
+
+/**
  * pdfjs off the event loop: in Node it runs in the calling thread, where it would hold every
  * other request for 20-70 ms a text page and 200-500 ms a scanned one (decoding the image).
  * One worker thread per `concurrency` slot, made when a document needs one and kept (loading
  * pdfjs takes a thread ~0.2 s), so at most `concurrency` cores parse and draw PDFs. A document
  * lives in one thread from open to close; a new one goes to an idle thread, else a new thread,
- * else the one holding the fewest. Pages are drawn when the recognizer's queue reaches them, so
- * that queue bounds the bitmaps too. Threads are referenced only while a request is under way:
- * an idle pool never keeps the process alive.
+ * else the one holding the fewest; a thread without documents for `idleMs` is ended. Pages are
+ * drawn when the recognizer's queue reaches them, so that queue bounds the bitmaps too. Threads
+ * are referenced only while a request is under way: an idle pool never keeps the process alive.
  */
 export class PdfWorkers {
   private readonly threads: (Thread | undefined)[];
@@ -48,7 +55,8 @@ export class PdfWorkers {
 
   constructor(
     concurrency: number,
-    private readonly log: Logger
+    private readonly log: Logger,
+    private readonly idleMs = PDF_THREAD_IDLE_MS
   ) {
     this.threads = Array.from({ length: concurrency }, () => undefined);
   }
@@ -139,10 +147,15 @@ export class PdfWorkers {
   /** The document closed in its worker, which then takes others; answered or not, it is gone. */
   private release(thread: Thread, doc: number): Promise<void> {
     if (!thread.docs.delete(doc) || this.threads[thread.slot] !== thread) return Promise.resolve();
-    return this.send(thread, doc, { op: 'close' }, never).then(
-      () => {},
-      () => {}
-    );
+    const idle = () => {
+      if (thread.docs.size || this.threads[thread.slot] !== thread) return;
+      clearTimeout(thread.idleTimer);
+      thread.idleTimer = setTimeout(() => {
+        if (!thread.docs.size) void this.stop(thread, new Error('The PDF worker was idle.'));
+      }, this.idleMs);
+      thread.idleTimer.unref();
+    };
+    return this.send(thread, doc, { op: 'close' }, never).then(idle, idle);
   }
 
   /**
@@ -174,9 +187,9 @@ export class PdfWorkers {
       if (!thread) free = free < 0 ? slot : free;
       else if (!least || thread.docs.size < least.docs.size) least = thread;
     }
-    if (least && least.docs.size === 0) return least;
+    if (least && least.docs.size === 0) return busy(least);
     if (free >= 0) return this.spawn(free);
-    return least!;
+    return busy(least!);
   }
 
   private spawn(slot: number): Thread {
@@ -204,6 +217,7 @@ export class PdfWorkers {
 
   /** The thread out of its slot, what it was doing failed with `reason`, then ended. */
   private async stop(thread: Thread, reason: unknown): Promise<void> {
+    clearTimeout(thread.idleTimer);
     if (this.threads[thread.slot] === thread) this.threads[thread.slot] = undefined;
     const pending = [...thread.pending.values()];
     thread.pending.clear();
@@ -211,6 +225,12 @@ export class PdfWorkers {
     for (const p of pending) p.reject(reason);
     await thread.worker.terminate().catch(() => {});
   }
+}
+
+/** The thread, about to take a document: not ended for being idle. */
+function busy(thread: Thread): Thread {
+  clearTimeout(thread.idleTimer);
+  return thread;
 }
 
 /** A document open in a PDF worker: its pages read and drawn there. */

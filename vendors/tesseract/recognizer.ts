@@ -1,14 +1,23 @@
 import PQueue from 'p-queue';
-import type { Logger } from 'pino';
+import { type Logger, VendorFailure } from '../../core/kit/vendor.js';
 import type { Worker } from 'tesseract.js';
-import { VendorFailure } from '../../core/define.js';
+import { tesseractWorkerUrl } from './tesseract-worker-url.js';
 
 /** One Tesseract worker thread and the languages it has loaded. */
 interface Slot {
   worker?: Promise<Worker>;
   languages?: string;
   busy: boolean;
+  /** Ends the worker once the slot has recognised nothing for the pool's idle time. */
+  idleTimer?: NodeJS.Timeout;
 }
+
+/**
+ * A worker that has recognised nothing for this long is ended: its model and Tesseract's wasm
+ * heap (~100 MB) stayed in the gateway for good after one OCR call (bench/stall's rss-after).
+ * The next page loads the model again (about a second).
+ */
+export const WORKER_IDLE_MS = 30_000;
 
 /**
  * tesseract.js workers, one a slot of `concurrency`, each a worker_thread running Tesseract's
@@ -16,8 +25,8 @@ interface Slot {
  * model is most of the first page's time) and kept for the process; a slot whose worker has
  * the languages asked for is preferred, else one is re-initialised with them. The queue bounds
  * the pages rasterised and recognised at once, so it bounds memory too (a 300-dpi A4 page is a
- * 35 MB bitmap). A caller gone mid-page terminates that worker: Tesseract cannot be interrupted
- * otherwise, and the next page makes a fresh one.
+ * 35 MB bitmap). Each worker thread runs at the background nice (tesseract-worker-url.ts). A worker idle for `idleMs` is ended. A caller gone mid-page terminates that
+ * worker: Tesseract cannot be interrupted otherwise, and the next page makes a fresh one.
  */
 export class Recognizer {
   private readonly queue: PQueue;
@@ -26,7 +35,8 @@ export class Recognizer {
 
   constructor(
     concurrency: number,
-    private readonly log: Logger
+    private readonly log: Logger,
+    private readonly idleMs = WORKER_IDLE_MS
   ) {
     this.queue = new PQueue({ concurrency });
     this.slots = Array.from({ length: concurrency }, () => ({ busy: false }));
@@ -41,6 +51,7 @@ export class Recognizer {
       async () => {
         const slot = this.pick(languages);
         slot.busy = true;
+        clearTimeout(slot.idleTimer);
         try {
           signal.throwIfAborted();
           const image = await draw();
@@ -55,10 +66,16 @@ export class Recognizer {
           });
         } finally {
           slot.busy = false;
+          this.idle(slot);
         }
       },
       { signal }
     ) as Promise<string>;
+  }
+
+  /** Tesseract workers alive (made, not yet ended). */
+  get workers(): number {
+    return this.slots.filter((s) => s.worker).length;
   }
 
   private pick(languages: string): Slot {
@@ -96,6 +113,8 @@ export class Recognizer {
       // The data is on disk already: no copy written next to the process's working directory.
       cacheMethod: 'none',
       gzip: true,
+      // A URL object, which tesseract.js passes to `new Worker` as it is (its types say string).
+      workerPath: tesseractWorkerUrl() as unknown as string,
       errorHandler: (err: unknown) => this.log.warn({ err }, 'tesseract worker error'),
     });
   }
@@ -118,6 +137,13 @@ export class Recognizer {
     }
   }
 
+  /** The slot's worker ended after `idleMs` unless a page takes the slot first. */
+  private idle(slot: Slot): void {
+    if (!slot.worker) return;
+    slot.idleTimer = setTimeout(() => slot.busy || this.drop(slot), this.idleMs);
+    slot.idleTimer.unref();
+  }
+
   private drop(slot: Slot): void {
     const worker = slot.worker;
     slot.worker = undefined;
@@ -132,6 +158,7 @@ export class Recognizer {
     await this.queue.onIdle();
     await Promise.all(
       this.slots.map(async (slot) => {
+        clearTimeout(slot.idleTimer);
         const worker = slot.worker;
         slot.worker = undefined;
         await worker?.then((w) => w.terminate()).catch(() => {});

@@ -1,4 +1,4 @@
-import { capabilities, capability } from '../capability.js';
+import { areaPriced, capabilities, capability } from '../capability.js';
 import type {
   BatchCancelInput,
   BatchCancelOutput,
@@ -7,7 +7,7 @@ import type {
   BatchSubmitInput,
   BatchSubmitOutput,
 } from './batch.js';
-import type { ChatInput, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput } from './chat.js';
+import type { ChatInput, ChatOutput, ChatStreamEvent, EmbedInput, EmbedOutput, Usage } from './chat.js';
 import type { ImageEditInput, ImageInput, ImageOutput, ImageVariationInput } from './image.js';
 import type { RealtimeTokenInput, RealtimeTokenOutput } from './realtime.js';
 import type { AsrInput, AsrOutput, TtsInput, TtsOutput } from './speech.js';
@@ -17,7 +17,7 @@ type Stream = AsyncIterable<ChatStreamEvent>;
 /** The capabilities of the AI area, in the order discovery lists them. */
 export const AI_CAPABILITIES = capabilities({
   'ai.chat': capability<ChatInput, ChatOutput>({ idempotent: true, description: 'Chat completion.' }),
-  'ai.chat.stream': capability<ChatInput, Stream>({
+  'ai.chat.stream': capability<ChatInput, Stream, Usage>({
     idempotent: true,
     description: 'Chat completion as a stream of events.',
   }),
@@ -35,7 +35,8 @@ export const AI_CAPABILITIES = capabilities({
     idempotent: true,
     description: 'Ask a vendor to stop a chat batch (best effort).',
   }),
-  'ai.realtime.token': capability<RealtimeTokenInput, RealtimeTokenOutput>({
+  // A flat price a token (plugins.ai.realtime.price_usd): the minutes are billed to the key's owner.
+  'ai.realtime.token': areaPriced<RealtimeTokenInput, RealtimeTokenOutput>({
     idempotent: true,
     description: 'Ephemeral client secret for a live (WebRTC) session.',
   }),
@@ -48,7 +49,7 @@ export const AI_CAPABILITIES = capabilities({
     idempotent: true,
     description: 'Chat about images (user turns carry inline images).',
   }),
-  'ai.vision.stream': capability<ChatInput, Stream>({
+  'ai.vision.stream': capability<ChatInput, Stream, Usage>({
     idempotent: true,
     description: 'Chat about images as a stream of events.',
   }),

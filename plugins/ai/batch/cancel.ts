@@ -1,10 +1,13 @@
-import { apiError, isApiError } from '../../../core/errors.js';
-import type { JobHandler } from '../../../core/jobs/engine.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  apiError,
+  idempotentTransaction,
+  isApiError,
+  type JobHandler,
   BATCH_CANCEL_CAPABILITY,
   type BatchCancelInput,
   type BatchCancelOutput,
-} from '../../../core/capabilities/ai/batch.js';
+} from '../../../core/kit/area.js';
 import { FINAL, batchRecord, holdOf, parseRoute, type BatchRow } from './store.js';
 import type { BatchDeps } from './submit.js';
 
@@ -106,27 +109,39 @@ export function vendorCancelJobHandler(d: BatchDeps): JobHandler<VendorCancel> {
 
 /**
  * POST /v1/ai/batches/{id}/cancel: queued or running → canceled, the hold given back in full,
- * then the vendor asked to stop its batch. The move is conditional on the state it leaves, so a
- * poll or an answer arriving at the same moment either wins (and the cancel is 409) or finds
- * the batch canceled and neither charges nor changes it.
+ * then the vendor asked to stop its batch. The move, the release and the idempotent answer
+ * commit in one transaction, and the move is conditional on the state it leaves: of concurrent
+ * cancels, and of a cancel and the batch's answer or failure (which move and settle or release
+ * in one transaction too), exactly one moves the batch and its hold; the others find it final
+ * (409) and change nothing. A retry of a cancel whose node died after the commit replays it.
  */
-export async function cancelBatch(d: BatchDeps, accountId: string, batchId: string) {
-  const row = await d.store.getFor(accountId, batchId);
+export async function cancelBatch(d: BatchDeps, req: FastifyRequest, reply: FastifyReply, batchId: string) {
+  const row = await d.store.getFor(req.principal!.accountId, batchId);
   if (!row) throw apiError('not_found', `No batch ${batchId} in this account.`, { param: 'id' });
-  const moved =
-    !FINAL.includes(row.state)
-    && (await d.store.move(batchId, ['queued', 'running'], { state: 'canceled', completed_at: Date.now() }));
-  if (!moved) {
-    const state = (await d.store.get(batchId))?.state ?? row.state;
-    throw apiError('invalid_state', `Batch ${batchId} is ${state}: only a queued or running batch can be canceled.`, {
-      param: 'id',
-      details: { state },
-    });
-  }
-  await d.svc.wallet.release(holdOf(row));
-  // Read again: a submit that finished just before the move has recorded the vendor's batch
-  // since `row` was read (one that finishes after it finds the batch canceled and cancels its own).
-  const now = (await d.store.get(batchId))!;
+  let now = row;
+  const answer = await idempotentTransaction(d.svc, req, reply, async (trx) => {
+    const moved =
+      !FINAL.includes(row.state)
+      && (await d.store.move(
+        batchId,
+        ['queued', 'running'],
+        { state: 'canceled', completed_at: Date.now() },
+        undefined,
+        trx
+      ));
+    if (!moved) {
+      const state = (await d.store.get(batchId, trx))?.state ?? row.state;
+      throw apiError('invalid_state', `Batch ${batchId} is ${state}: only a queued or running batch can be canceled.`, {
+        param: 'id',
+        details: { state },
+      });
+    }
+    await d.svc.wallet.release(holdOf(row), trx);
+    // Read again: a submit that finished just before the move has recorded the vendor's batch
+    // since `row` was read (one that finishes after it finds the batch canceled and cancels its own).
+    now = (await d.store.get(batchId, trx))!;
+    return batchRecord(now);
+  });
   await cancelAtVendor(d, now);
-  return batchRecord(now);
+  return answer;
 }

@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { apiError } from '../../../core/errors.js';
-import { IdempotencyKey } from '../../../core/http/idempotency.js';
-import { ListQuery, Page, decodeCursor, pageOf } from '../../../core/http/pagination.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { apiError, IdempotencyKey, ListQuery, Page, decodeCursor, pageOf } from '../../../core/kit/area.js';
 import { ChatResult } from '../schemas.js';
 import { cancelBatch } from './cancel.js';
 import { BATCH_STATES, batchRecord, type BatchState as BatchStateT } from './store.js';
@@ -90,6 +88,7 @@ export function registerBatchRoutes(app: FastifyInstance, d: BatchDeps): void {
         if (req.body == null) req.body = {};
       },
     },
-    async (req: FastifyRequest<{ Params: { id: string } }>) => cancelBatch(d, req.principal!.accountId, req.params.id)
+    async (req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) =>
+      cancelBatch(d, req, reply, req.params.id)
   );
 }

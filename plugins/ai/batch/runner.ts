@@ -1,15 +1,18 @@
-import { isApiError, type ErrorCode } from '../../../core/errors.js';
-import { microsToUsd } from '../../../core/wallet/money.js';
-import type { Attempt, CallOptions } from '../../../core/router/router.js';
-import type { JobHandler } from '../../../core/jobs/engine.js';
-import type { ChatInput, ChatOutput } from '../../../core/capabilities/ai/chat.js';
+import {
+  isApiError,
+  type ErrorCode,
+  microsToUsd,
+  type Attempt,
+  type CallOptions,
+  type JobHandler,
+  type ChatInput,
+  type ChatOutput,
+  type BatchPollInput,
+  type BatchPollOutput,
+  type BatchSubmitInput,
+  type BatchSubmitOutput,
+} from '../../../core/kit/area.js';
 import type { ChatResultT } from '../schemas.js';
-import type {
-  BatchPollInput,
-  BatchPollOutput,
-  BatchSubmitInput,
-  BatchSubmitOutput,
-} from '../../../core/capabilities/ai/batch.js';
 import {
   BATCH_CAPABILITY,
   FINAL,
@@ -20,7 +23,7 @@ import {
   type BatchRow,
   type StoredBatchInput,
 } from './store.js';
-import { BATCH_JOB, charged, type BatchDeps } from './submit.js';
+import { BATCH_JOB, type BatchDeps } from './submit.js';
 import { cancelAtVendor } from './cancel.js';
 
 // One `ai.batch` job a step: submit (or, without a batch API, make the call), then one job per
@@ -45,12 +48,15 @@ async function restoreCredentials(
   });
 }
 
+/** A stored candidate as the router takes it: its plan, and its BYOK use when its key was read again. */
+function routed(input: StoredBatchInput, id: string) {
+  const plan = input.plan[id];
+  return { id, plan, ...(plan?.credentials ? { byok: { credentials: plan.credentials, fee: plan.fee } } : {}) };
+}
+
 function callOpts(row: BatchRow, order: string[], input: StoredBatchInput): CallOptions {
   // charge: false — the batch's own hold is settled when the answer arrives.
-  const route = order.map((id) => {
-    const plan = input.plan[id];
-    return { id, plan, ...(plan?.credentials ? { byok: { credentials: plan.credentials, fee: plan.fee } } : {}) };
-  });
+  const route = order.map((id) => routed(input, id));
   return { accountId: row.account_id, route, charge: false, ref: row.batch_id };
 }
 
@@ -81,7 +87,8 @@ async function succeed(
   out: ChatOutput,
   attempts: Attempt[]
 ): Promise<void> {
-  const cost = charged(d.svc, input, vendor, out.usage);
+  // Priced by the router as the chat it answers (at the batch rates its plan carries), markup and fee included.
+  const cost = d.svc.router.charge('ai.chat', chatOf(input), routed(input, vendor), out);
   const now = Date.now();
   const result: ChatResultT = {
     content: out.content,
@@ -102,31 +109,30 @@ async function succeed(
       attempts: attempts.map((a) => ({ ...a, model: a.model ?? input.plan[a.vendor]?.model })),
     },
   };
-  // The row moves first: a node dying after it leaves a hold that is given back, never a second charge.
-  if (
-    !(await d.store.move(row.batch_id, ['queued', 'running'], {
-      state: 'succeeded',
+  // The move and the charge commit together: a cancel racing it either finds the batch
+  // succeeded (409) or wins and releases the hold, and a node dying leaves neither or both.
+  await d.svc.db.transaction().execute(async (trx) => {
+    const patch = {
+      state: 'succeeded' as const,
       vendor,
       result: JSON.stringify(result),
       cost_micros: cost,
       completed_at: now,
-    }))
-  )
-    return;
-  await d.svc.wallet.settle(holdOf(row), cost, { vendor, ref: row.batch_id });
+    };
+    if (await d.store.move(row.batch_id, ['queued', 'running'], patch, undefined, trx))
+      await d.svc.wallet.settleIn(trx, holdOf(row), cost, { vendor, ref: row.batch_id });
+  });
 }
 
 /** True when this call failed the batch (false: it was already final, e.g. canceled meanwhile). */
 async function fail(d: BatchDeps, row: BatchRow, code: ErrorCode, message: string): Promise<boolean> {
-  if (
-    !(await d.store.move(row.batch_id, ['queued', 'running'], {
-      state: 'failed',
-      error: JSON.stringify({ code, message }),
-      completed_at: Date.now(),
-    }))
-  )
-    return false;
-  await d.svc.wallet.release(holdOf(row));
+  const patch = { state: 'failed' as const, error: JSON.stringify({ code, message }), completed_at: Date.now() };
+  const moved = await d.svc.db.transaction().execute(async (trx) => {
+    if (!(await d.store.move(row.batch_id, ['queued', 'running'], patch, undefined, trx))) return false;
+    await d.svc.wallet.release(holdOf(row), trx);
+    return true;
+  });
+  if (!moved) return false;
   d.log.info({ batch_id: row.batch_id, code }, 'chat batch failed; its reservation is released');
   return true;
 }

@@ -1,10 +1,13 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { CursorPos } from '../../../core/http/pagination.js';
-import type { Hold } from '../../../core/wallet/wallet.js';
-import type { Attempt } from '../../../core/router/router.js';
-import type { CandidatePlan, ChatInput } from '../../../core/capabilities/ai/chat.js';
+import {
+  type CursorPos,
+  type Hold,
+  type Attempt,
+  type CandidatePlan,
+  type ChatInput,
+  newestFirst,
+} from '../../../core/kit/area.js';
 import type { ChatResultT } from '../schemas.js';
-import { newestFirst } from '../../../core/db/newest-first.js';
 
 export type BatchState = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
 export const BATCH_STATES: readonly BatchState[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
@@ -60,8 +63,8 @@ export class BatchStore {
     await trx.insertInto('ai_batches').values(row).execute();
   }
 
-  async get(batchId: string): Promise<BatchRow | undefined> {
-    return (await this.db.selectFrom('ai_batches').selectAll().where('batch_id', '=', batchId).executeTakeFirst()) as
+  async get(batchId: string, trx: Kysely<any> | Transaction<any> = this.db): Promise<BatchRow | undefined> {
+    return (await trx.selectFrom('ai_batches').selectAll().where('batch_id', '=', batchId).executeTakeFirst()) as
       | BatchRow
       | undefined;
   }
@@ -83,8 +86,15 @@ export class BatchStore {
     return (await newestFirst(q, 'batch_id', limit, before).execute()) as BatchRow[];
   }
 
-  async move(batchId: string, from: BatchState[], patch: Partial<BatchRow>, step?: number): Promise<boolean> {
-    let q = this.db
+  /** `trx`: the transaction that also moves the batch's money (its hold settled or released). */
+  async move(
+    batchId: string,
+    from: BatchState[],
+    patch: Partial<BatchRow>,
+    step?: number,
+    trx: Kysely<any> | Transaction<any> = this.db
+  ): Promise<boolean> {
+    let q = trx
       .updateTable('ai_batches')
       .set({ ...patch, updated_at: Date.now() })
       .where('batch_id', '=', batchId)

@@ -1,10 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { Svc } from '../../../core/context.js';
-import { apiError } from '../../../core/errors.js';
-import { newId } from '../../../core/ids.js';
-import { tokenPrice } from '../../../core/capabilities/ai/price.js';
-import type { CandidatePlan, ChatInput } from '../../../core/capabilities/ai/chat.js';
+import { type Svc, newId, type CandidatePlan, fieldError } from '../../../core/kit/area.js';
 import type { AiService } from '../service.js';
 import type { ChatBodyT } from '../schemas.js';
 import { BATCH_CAPABILITY, type BatchStore, type BatchRoute, type StoredBatchInput } from './store.js';
@@ -21,21 +17,15 @@ export interface BatchDeps {
   log: Logger;
 }
 
-/** Vendor cost with the operator's markup, plus the BYOK fee as it is: as the router charges it. */
-export function charged(svc: Svc, input: StoredBatchInput, instanceId: string, usage?: ChatInput['estimate']): number {
-  const plan = input.plan[instanceId];
-  return Math.ceil(tokenPrice(plan, usage ?? input.estimate) * svc.config.wallet.markup) + (plan?.fee ?? 0);
-}
-
 /** The caller's key is stored nowhere: a batch reads it again from the BYOK store when it runs. */
 function withoutCredentials(plan: Record<string, CandidatePlan>): Record<string, CandidatePlan> {
   return Object.fromEntries(Object.entries(plan).map(([id, { credentials: _drop, ...p }]) => [id, p]));
 }
 
 /**
- * `batch_mode: true`: plan the chat as usual, price every candidate at its model's batch rate
- * (the normal rate where the catalog has none), reserve the dearest estimate within the cost
- * cap, and leave the rest to the `ai.batch` job. Answers 202 `{ batch_id, state }`.
+ * `batch_mode: true`: plan the chat as usual, give every candidate its model's batch rate (the
+ * normal rate where the catalog has none), have the router reserve the dearest estimate within
+ * the cost cap, and leave the rest to the `ai.batch` job. Answers 202 `{ batch_id, state }`.
  */
 export async function submitBatch(
   d: BatchDeps,
@@ -44,10 +34,7 @@ export async function submitBatch(
 ): Promise<{ batch_id: string; state: 'queued' }> {
   if (body.stream) {
     const message = 'stream and batch_mode cannot be used together: a batch answers later, at GET /v1/ai/batches/{id}.';
-    throw apiError('validation_failed', message, {
-      param: 'batch_mode',
-      details: { errors: [{ param: 'batch_mode', message: 'cannot be true with stream' }] },
-    });
+    throw fieldError('batch_mode', 'cannot be true with stream', message);
   }
   const p = await d.ai.prepareChat(req, body, false);
   const plan: Record<string, CandidatePlan> = {};
@@ -64,13 +51,19 @@ export async function submitBatch(
   // The primary decides the route: its vendor's batch API when it has one, else a background call.
   const serving = (id: string) => !!d.svc.vendors.get(id)?.instance.capabilities[BATCH_CAPABILITY];
   const mode: BatchRoute['mode'] = serving(p.candidates[0].id) ? 'vendor' : 'direct';
-  let order = p.candidates.map((c) => c.id).filter((id) => mode === 'direct' || serving(id));
-  const primary = charged(d.svc, input, order[0]);
-  order = order.filter((id, i) => i === 0 || charged(d.svc, input, id) <= primary * (body.max_cost_multiplier ?? 1.5));
-  const reserve = Math.max(...order.map((id) => charged(d.svc, input, id)));
+  const planned = p.candidates
+    .filter((c) => mode === 'direct' || serving(c.id))
+    .map((c) => ({ id: c.id, plan: plan[c.id], ...(c.byok ? { byok: c.byok } : {}) }));
   const accountId = req.principal!.accountId;
-  const hold = await d.svc.wallet.reserve(accountId, reserve, BATCH_CAPABILITY);
+  // The router prices the candidates at these rates, keeps those within the cost cap and holds the dearest.
+  const { hold, route: kept } = await d.svc.router.reserve(mode === 'vendor' ? BATCH_CAPABILITY : 'ai.chat', p.input, {
+    accountId,
+    route: planned,
+    maxCostMultiplier: body.max_cost_multiplier,
+    holdCapability: BATCH_CAPABILITY,
+  });
   const batchId = newId('batch');
+  const order = kept.map((c) => c.id);
   const route: BatchRoute = { mode, order, byok: p.candidates.filter((c) => c.byok).map((c) => c.id) };
   const now = Date.now();
   try {

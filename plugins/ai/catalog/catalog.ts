@@ -1,6 +1,6 @@
-import type { ModelEntry, ModelKind, Task } from '../../../core/capabilities/ai/models.js';
+import type { ModelEntry, ModelKind, Task } from '../../../core/kit/area.js';
 
-export type { ModelEntry, ModelKind, Task } from '../../../core/capabilities/ai/models.js';
+export type { ModelEntry, ModelKind, Task } from '../../../core/kit/area.js';
 
 /**
  * The model catalog: the rows the vendors in use declare (declared-models.ts), then the

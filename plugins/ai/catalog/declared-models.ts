@@ -1,6 +1,5 @@
 import { ConfigError, validateSection } from '../../../config/load.js';
-import { ModelEntrySchema, type ModelEntry } from '../../../core/capabilities/ai/models.js';
-import type { VendorDefinition } from '../../../core/define.js';
+import { ModelEntrySchema, type ModelEntry, type VendorDefinition } from '../../../core/kit/area.js';
 
 // Checked once per definition: the built-in rows are the same objects in every app a process builds.
 const checked = new WeakMap<VendorDefinition, ModelEntry[]>();

@@ -1,5 +1,4 @@
-import { apiError } from '../../../core/errors.js';
-import type { ImageFile } from '../../../core/capabilities/ai/image.js';
+import { apiError, type ImageFile } from '../../../core/kit/area.js';
 import { MAX_IMAGE_BYTES, sniffImage } from './image-input.js';
 
 // The images an edit or a variation uploads: checked here, before anything is routed,

@@ -1,6 +1,4 @@
-import type { Egress } from '../../../core/egress/egress.js';
-import { apiError } from '../../../core/errors.js';
-import type { InlineImage } from '../../../core/capabilities/ai/chat.js';
+import { type Egress, apiError, type InlineImage, fieldError } from '../../../core/kit/area.js';
 
 /** The image types every vision vendor (OpenAI, Anthropic, Gemini) accepts. */
 export const IMAGE_MIMES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
@@ -30,19 +28,12 @@ export function sniffImage(b: Buffer): Mime | undefined {
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,/i;
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
-function invalid(param: string, reason: string) {
-  return apiError('validation_failed', `${param} ${reason}.`, {
-    param,
-    details: { errors: [{ param, message: reason }] },
-  });
-}
-
 /** Strict base64 (standard or URL-safe, padding optional), with an optional data: URL prefix. */
 export function decodeBase64(raw: string, param: string): { bytes: Buffer; declared?: string } {
   const m = DATA_URL.exec(raw);
   const text = (m ? raw.slice(m[0].length) : raw).replace(/\s+/g, '');
   if (!text || !BASE64.test(text) || text.replace(/=+$/, '').length % 4 === 1)
-    throw invalid(param, 'is not valid base64');
+    throw fieldError(param, 'is not valid base64');
   const declared = m?.[1].toLowerCase();
   return { bytes: Buffer.from(text, 'base64'), declared: declared === 'image/jpg' ? 'image/jpeg' : declared };
 }
@@ -78,7 +69,7 @@ export async function resolveImages(
 ): Promise<InlineImage[]> {
   for (const [i, ref] of refs.entries()) {
     if ((ref.url === undefined) === (ref.base64 === undefined))
-      throw invalid(paramOf(i), 'needs exactly one of url or base64');
+      throw fieldError(paramOf(i), 'needs exactly one of url or base64');
   }
   const out: InlineImage[] = [];
   let total = 0;

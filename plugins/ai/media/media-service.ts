@@ -1,15 +1,18 @@
 import type { FastifyRequest } from 'fastify';
-import type { Svc } from '../../../core/context.js';
-import type { CallResult } from '../../../core/router/router.js';
-import type { StreamSession } from '../../../core/router/stream.js';
-import type { ChatInput, ChatOutput, ChatStreamEvent, Usage } from '../../../core/capabilities/ai/chat.js';
 import type {
+  Svc,
+  CallResult,
+  StreamSession,
+  ChatInput,
+  ChatOutput,
+  ChatStreamEvent,
+  Usage,
   ImageEditInput,
   ImageFile,
   ImageInput,
   ImageOutput,
   ImageVariationInput,
-} from '../../../core/capabilities/ai/image.js';
+} from '../../../core/kit/area.js';
 import type { ChatResultT } from '../schemas.js';
 import { prepared, type AiService, type ChatRequest, type Prepared } from '../service.js';
 import { resolveImages, sniffImage, type ImageRef, type ParamOf } from './image-input.js';

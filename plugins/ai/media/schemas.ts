@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdempotencyKey } from '../../../core/http/idempotency.js';
+import { IdempotencyKey } from '../../../core/kit/area.js';
 import { MetadataSchema } from '../schemas.js';
 import { IMAGE_MIMES } from './image-input.js';
 

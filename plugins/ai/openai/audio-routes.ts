@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { Prefer } from '../planner.js';
 import type { SpeechService } from '../speech/service.js';
-import { bad } from '../speech/audio-input.js';
+import { fieldError } from '../../../core/kit/area.js';
 import { OA_TRANSCRIPT_FORMATS, OaSpeechBody, type OaSpeechBodyT, type OaTranscriptFormat } from './audio-schemas.js';
 import { ROUTED } from './wire.js';
 import { json, srt, verboseJson, vtt, type Transcript } from './transcript-formats.js';
@@ -77,14 +77,14 @@ export async function registerOpenAiAudioRoutes(app: FastifyInstance, speech: Sp
         tooManyFiles: 'Send one file part, named `file`.',
       });
       const file = files.find((f) => f.field === 'file');
-      if (!file) throw bad('file', 'is required');
-      if (!fields.model) throw bad('model', 'is required');
+      if (!file) throw fieldError('file', 'is required');
+      if (!fields.model) throw fieldError('model', 'is required');
       const format = (fields.response_format || 'json') as OaTranscriptFormat;
       if (!OA_TRANSCRIPT_FORMATS.includes(format))
-        throw bad('response_format', `must be one of ${OA_TRANSCRIPT_FORMATS.join(', ')}`);
-      if (fields.stream === 'true') throw bad('stream', 'is not served; send the request without it');
+        throw fieldError('response_format', `must be one of ${OA_TRANSCRIPT_FORMATS.join(', ')}`);
+      if (fields.stream === 'true') throw fieldError('stream', 'is not served; send the request without it');
       if (fields.language && !/^[a-z]{2,3}$/.test(fields.language))
-        throw bad('language', 'must be an ISO-639-1 code such as `en`');
+        throw fieldError('language', 'must be an ISO-639-1 code such as `en`');
       const { output, seconds } = await speech.transcribe(req, {
         audio: file.bytes,
         mime: file.mime,

@@ -1,7 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
-import type { ErrorCode } from '../../../core/errors.js';
-import { bad } from '../speech/audio-input.js';
+import { type ErrorCode, fieldError } from '../../../core/kit/area.js';
 import type { ImageUploadOptions, MediaService } from '../media/media-service.js';
 import type { ImageResultT } from '../media/schemas.js';
 import {
@@ -20,11 +19,12 @@ const SIZE = new RegExp(IMAGE_SIZE);
 /** OpenAI's text fields shared by edits and variations: `model` (a model id or a routing word), `n`, `size`, `response_format`. */
 function uploadOptions(fields: Upload['fields']): ImageUploadOptions {
   const { model, n, size, response_format: format } = fields;
-  if (fields.stream === 'true') throw bad('stream', 'is not served; send the request without it');
-  if (n !== undefined && !/^([1-9]|10)$/.test(n)) throw bad('n', 'must be an integer from 1 to 10');
-  if (size !== undefined && !SIZE.test(size)) throw bad('size', 'must be `WIDTHxHEIGHT` (e.g. `1024x1024`) or `auto`');
+  if (fields.stream === 'true') throw fieldError('stream', 'is not served; send the request without it');
+  if (n !== undefined && !/^([1-9]|10)$/.test(n)) throw fieldError('n', 'must be an integer from 1 to 10');
+  if (size !== undefined && !SIZE.test(size))
+    throw fieldError('size', 'must be `WIDTHxHEIGHT` (e.g. `1024x1024`) or `auto`');
   if (format !== undefined && format !== 'url' && format !== 'b64_json')
-    throw bad('response_format', 'must be `url` or `b64_json`');
+    throw fieldError('response_format', 'must be `url` or `b64_json`');
   const routed = !model || ROUTED.has(model);
   return {
     n: n ? Number(n) : 1,
@@ -81,14 +81,15 @@ export async function registerOpenAiImageUploadRoutes(app: FastifyInstance, medi
         tooManyFiles: `Send at most ${MAX_EDIT_IMAGES} images and one mask.`,
       });
       const unknown = files.find((f) => !['image', 'image[]', 'mask'].includes(f.field));
-      if (unknown) throw bad(unknown.field, 'is not a file field of an image edit (send `image`, `image[]` or `mask`)');
+      if (unknown)
+        throw fieldError(unknown.field, 'is not a file field of an image edit (send `image`, `image[]` or `mask`)');
       const uploads = files.filter((f) => f.field !== 'mask');
       const masks = files.filter((f) => f.field === 'mask');
-      if (!uploads.length) throw bad('image', 'is required');
+      if (!uploads.length) throw fieldError('image', 'is required');
       checkImageCount(uploads.length, 'image');
-      if (masks.length > 1) throw bad('mask', 'must be one file');
-      if (!fields.prompt?.trim()) throw bad('prompt', 'is required');
-      if (fields.prompt.length > 32_000) throw bad('prompt', 'must be at most 32000 characters');
+      if (masks.length > 1) throw fieldError('mask', 'must be one file');
+      if (!fields.prompt?.trim()) throw fieldError('prompt', 'is required');
+      if (fields.prompt.length > 32_000) throw fieldError('prompt', 'must be at most 32000 characters');
       const opts = uploadOptions(fields);
       const images = uploads.map((f, i) => imageFile(f.bytes, uploads.length > 1 ? `image[${i}]` : 'image'));
       const mask = masks.length
@@ -119,9 +120,9 @@ export async function registerOpenAiImageUploadRoutes(app: FastifyInstance, medi
         tooManyFiles: 'Send one image.',
       });
       const unknown = files.find((f) => f.field !== 'image');
-      if (unknown) throw bad(unknown.field, 'is not a file field of an image variation (send one `image`)');
-      if (!files.length) throw bad('image', 'is required');
-      if (files.length > 1) throw bad('image', 'must be one file');
+      if (unknown) throw fieldError(unknown.field, 'is not a file field of an image variation (send one `image`)');
+      if (!files.length) throw fieldError('image', 'is required');
+      if (files.length > 1) throw fieldError('image', 'must be one file');
       const opts = uploadOptions(fields);
       return openAiImages(
         await media.imageVariation(req, { ...opts, image: imageFile(files[0].bytes, 'image') }),

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { MediaService } from '../media/media-service.js';
 import { IMAGE_SIZE } from '../media/schemas.js';
-import { apiError } from '../../../core/errors.js';
+import { apiError } from '../../../core/kit/area.js';
 
 const ROUTED: Record<string, 'balanced' | 'cheapest' | 'smartest'> = {
   auto: 'balanced',

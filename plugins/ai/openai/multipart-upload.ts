@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { apiError } from '../../../core/errors.js';
+import { apiError } from '../../../core/kit/area.js';
 
 export interface UploadedFile {
   /** The form field it came in (`file`, `image`, `image[]`, `mask`…). */

@@ -1,8 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { apiError } from '../../../core/errors.js';
-import { toApiError } from '../../../core/http/error-handler.js';
-import { base62 } from '../../../core/ids.js';
+import { apiError, toApiError, base62 } from '../../../core/kit/area.js';
 import { vendorKey } from '../planner.js';
 import type { AiService } from '../service.js';
 import { replayStream, streamChat } from '../stream-runner.js';

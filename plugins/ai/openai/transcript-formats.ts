@@ -1,4 +1,4 @@
-import type { TranscriptSegment } from '../../../core/capabilities/ai/speech.js';
+import type { TranscriptSegment } from '../../../core/kit/area.js';
 
 // The shapes OpenAI answers /audio/transcriptions with, per `response_format`.
 

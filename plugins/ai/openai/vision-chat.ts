@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { apiError } from '../../../core/errors.js';
+import { apiError } from '../../../core/kit/area.js';
 import type { ImageSource, MediaService } from '../media/media-service.js';
 import { runStream } from '../stream-runner.js';
 import type { AiService } from '../service.js';

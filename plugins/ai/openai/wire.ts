@@ -1,6 +1,4 @@
-import { apiError, type ApiError } from '../../../core/errors.js';
-import type { Attempt } from '../../../core/router/router.js';
-import type { ChatMessage } from '../../../core/capabilities/ai/chat.js';
+import { apiError, type ApiError, type Attempt, type ChatMessage } from '../../../core/kit/area.js';
 import type { ChatResultT } from '../schemas.js';
 import type { ChatRequest } from '../service.js';
 import type { StreamWriter } from '../stream-runner.js';

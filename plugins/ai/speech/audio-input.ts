@@ -1,5 +1,4 @@
-import { apiError } from '../../../core/errors.js';
-import type { Egress } from '../../../core/egress/egress.js';
+import { apiError, type Egress, fieldError } from '../../../core/kit/area.js';
 import { sniffAudio, type AudioKind } from './audio-format.js';
 
 const FORMATS = 'flac, m4a, mp3, mp4, ogg, wav or webm';
@@ -35,21 +34,16 @@ const BY_EXT: Record<string, string> = {
   webm: 'audio/webm',
 };
 
-/** 400 validation_failed naming one field, shaped like the schema validator's. */
-export function bad(param: string, message: string) {
-  return apiError('validation_failed', `${param} ${message}.`, { param, details: { errors: [{ param, message }] } });
-}
-
 /** The container of some audio: its bytes first, then the declared type, then the file name. */
 export function audioKind(audio: Buffer, param: string, hints: { mime?: string; filename?: string } = {}): AudioKind {
-  if (!audio.length) throw bad(param, 'is empty');
+  if (!audio.length) throw fieldError(param, 'is empty');
   const sniffed = sniffAudio(audio);
   if (sniffed) return sniffed;
   const mime = hints.mime?.split(';')[0].trim().toLowerCase();
   if (mime && BY_MIME[mime]) return BY_MIME[mime];
   const ext = hints.filename?.split('.').pop()?.toLowerCase();
   if (ext && BY_EXT[ext]) return BY_MIME[BY_EXT[ext]];
-  throw bad(param, `is not audio in a format transcription takes (${FORMATS})`);
+  throw fieldError(param, `is not audio in a format transcription takes (${FORMATS})`);
 }
 
 /** Base64 (or a `data:` URL) to bytes; anything that is not base64 is refused rather than decoded leniently. */
@@ -58,12 +52,13 @@ export function decodeBase64(text: string, param: string, maxBytes: number): { b
   let data = text;
   const dataUrl = /^data:([^;,]*)(;[^,]*)?,/.exec(text);
   if (dataUrl) {
-    if (!/;base64/.test(dataUrl[2] ?? '')) throw bad(param, 'is a data: URL that is not base64');
+    if (!/;base64/.test(dataUrl[2] ?? '')) throw fieldError(param, 'is a data: URL that is not base64');
     mime = dataUrl[1] || undefined;
     data = text.slice(dataUrl[0].length);
   }
   data = data.replace(/\s+/g, '');
-  if (!data || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(data) || data.length % 4 === 1) throw bad(param, 'is not valid base64');
+  if (!data || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(data) || data.length % 4 === 1)
+    throw fieldError(param, 'is not valid base64');
   const bytes = Buffer.from(data, 'base64');
   if (bytes.length > maxBytes)
     throw apiError('payload_too_large', `${param} decodes to ${bytes.length} bytes, over the cap of ${maxBytes}.`, {

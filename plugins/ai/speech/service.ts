@@ -1,16 +1,16 @@
 import type { FastifyRequest } from 'fastify';
-import type { Svc } from '../../../core/context.js';
-import { prepared, type AiService } from '../service.js';
-import type { Prefer } from '../planner.js';
-import { characters } from '../../../core/capabilities/ai/price.js';
 import {
+  type Svc,
+  characters,
   TTS_MIME,
   type AsrInput,
   type AsrOutput,
   type TtsFormat,
   type TtsInput,
   type TtsOutput,
-} from '../../../core/capabilities/ai/speech.js';
+} from '../../../core/kit/area.js';
+import { prepared, type AiService } from '../service.js';
+import type { Prefer } from '../planner.js';
 import { estimateSeconds } from './audio-format.js';
 import { audioKind, decodeBase64, fetchAudio } from './audio-input.js';
 import type { AsrBodyT, AsrResultT, TtsBodyT, TtsResultT } from './schemas.js';

@@ -7,7 +7,7 @@ import { AwsChunkedDecoder } from './chunked.js';
 import { checksumFor, type Checksum } from './checksums.js';
 import { S3Error } from './errors.js';
 import type { S3Auth } from './verify.js';
-import { UNSIGNED } from '../../../core/capabilities/storage/sigv4.js';
+import { UNSIGNED } from '../../../core/kit/area.js';
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];

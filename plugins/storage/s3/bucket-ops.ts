@@ -1,10 +1,7 @@
 import { bucketAclOf } from './unimplemented.js';
 import { S3Error, S3_NS, XML_HEAD, tags, xmlEscape } from './errors.js';
 import type { S3Request } from './request.js';
-import { bucketNameProblem, prefixProblem } from '../../../core/capabilities/storage/names.js';
-import { iso } from '../../../core/clock.js';
-import { isApiError } from '../../../core/errors.js';
-import type { ListedObject } from '../../../core/capabilities/storage/objects.js';
+import { bucketNameProblem, prefixProblem, iso, isApiError, type ListedObject } from '../../../core/kit/area.js';
 import { deleteObjects } from './delete-objects.js';
 
 function requireSigned(r: S3Request): string {
@@ -30,8 +27,10 @@ const encodeToken = (k: string) => Buffer.from(JSON.stringify([k])).toString('ba
 // that compare the two (rclone) would otherwise see every object as changed.
 const wholeSeconds = (ms: number) => Math.floor(ms / 1000) * 1000;
 
-function contents(o: ListedObject, enc: (s: string) => string): string {
-  return `<Contents>${tags({ Key: enc(o.key), LastModified: iso(wholeSeconds(o.last_modified)), ETag: o.etag, Size: o.size, StorageClass: 'STANDARD' })}</Contents>`;
+/** One listed object; with `owner` (ListObjectsV2's fetch-owner) its owner too. */
+function contents(o: ListedObject, enc: (s: string) => string, owner: string | undefined): string {
+  const who = owner === undefined ? '' : `<Owner>${tags({ ID: owner })}</Owner>`;
+  return `<Contents>${tags({ Key: enc(o.key), LastModified: iso(wholeSeconds(o.last_modified)), ETag: o.etag, Size: o.size, StorageClass: 'STANDARD' })}${who}</Contents>`;
 }
 
 /** Bucket-level operations: ListBuckets, CreateBucket, HeadBucket, DeleteBucket, GetBucketLocation, ListObjects(V2). */
@@ -41,6 +40,12 @@ export async function bucketOps(r: S3Request): Promise<unknown> {
   if (!r.bucket) {
     if (req.method !== 'GET')
       throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+    if (r.query.has('max-buckets'))
+      throw new S3Error(
+        'NotImplemented',
+        'The max-buckets parameter is not implemented by this endpoint: ListBuckets answers every bucket at once.',
+        { ArgumentName: 'max-buckets' }
+      );
     const rows = await storage.listBuckets(accountId, 1000);
     const list = rows
       .map((b) => `<Bucket>${tags({ Name: b.name, CreationDate: iso(b.created_at), BucketRegion: b.region })}</Bucket>`)
@@ -107,6 +112,7 @@ export async function bucketOps(r: S3Request): Promise<unknown> {
       ArgumentName: 'max-keys',
     });
   const maxKeys = Math.min(1000, Number(maxRaw));
+  const owner = v2 && q.get('fetch-owner') === 'true' ? accountId : undefined;
   const token = v2 ? q.get('continuation-token') : undefined;
   const after = token ? decodeToken(token) : (v2 ? q.get('start-after') : q.get('marker')) || undefined;
   const page =
@@ -134,7 +140,7 @@ export async function bucketOps(r: S3Request): Promise<unknown> {
         ? tags({ NextContinuationToken: encodeToken(page.last) })
         : tags({ NextMarker: enc(page.last) })
       : '',
-    page.objects.map((o) => contents(o, enc)).join(''),
+    page.objects.map((o) => contents(o, enc, owner)).join(''),
     page.prefixes.map((p) => `<CommonPrefixes>${tags({ Prefix: enc(p) })}</CommonPrefixes>`).join(''),
   ].join('');
   return reply.type('application/xml').send(`${XML_HEAD}<ListBucketResult xmlns="${S3_NS}">${body}</ListBucketResult>`);

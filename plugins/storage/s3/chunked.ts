@@ -1,6 +1,6 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { S3Error } from './errors.js';
-import { EMPTY_SHA256, hmacHex } from '../../../core/capabilities/storage/sigv4.js';
+import { EMPTY_SHA256, hmacHex } from '../../../core/kit/area.js';
 import { sameSignature } from './sigv4-request.js';
 import { createHash, type Hash } from 'node:crypto';
 

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { S3Error } from './errors.js';
-import { etagListed, type WriteCondition } from '../../../core/capabilities/storage/objects.js';
+import { etagListed, type WriteCondition } from '../../../core/kit/area.js';
 
 // Conditional requests (RFC 7232) as S3 answers them on GetObject and HeadObject.
 

@@ -1,10 +1,8 @@
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
 import type { S3Request } from './request.js';
 import { checkKey } from './object-target.js';
-import { isResultsBucket } from '../../../core/results/result-store.js';
-import { iso } from '../../../core/clock.js';
+import { isResultsBucket, iso, type WriteCondition } from '../../../core/kit/area.js';
 import type { BucketRow } from '../service.js';
-import type { WriteCondition } from '../../../core/capabilities/storage/objects.js';
 import { tooLarge } from './body.js';
 
 /** `x-amz-copy-source`: `[/]bucket/key`, URL-encoded, maybe `?versionId=` (versions are not kept). */

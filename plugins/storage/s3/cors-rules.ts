@@ -1,4 +1,4 @@
-import { wildcardPattern } from '../../../core/http/cors.js';
+import { wildcardPattern } from '../../../core/kit/area.js';
 import { S3Error, S3_NS, XML_HEAD, xmlEscape } from './errors.js';
 
 /** One CORSRule of a bucket's CORS configuration, as S3 defines it. */

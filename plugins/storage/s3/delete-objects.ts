@@ -1,7 +1,7 @@
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
 import type { S3Request } from './request.js';
 import { xmlBody } from './body.js';
-import { keyProblem } from '../../../core/capabilities/storage/names.js';
+import { keyProblem } from '../../../core/kit/area.js';
 import type { BucketRow } from '../service.js';
 
 const MAX_KEYS = 1000;
@@ -20,6 +20,17 @@ export async function deleteObjects(r: S3Request, b: BucketRow): Promise<unknown
       'MalformedXML',
       'The XML you provided was not well-formed or did not validate against our published schema.'
     );
+  }
+  // Per-object conditions (S3's conditional deletes): a delete that would ignore them is not one.
+  for (const o of objects) {
+    const cond = ['ETag', 'LastModifiedTime', 'Size'].find((c) => o[c] !== undefined);
+    if (cond)
+      throw new S3Error(
+        'NotImplemented',
+        `The ${cond} condition on an object of DeleteObjects is not implemented by this endpoint: `
+          + 'send DeleteObject with If-Match, or the keys alone.',
+        { ArgumentName: cond }
+      );
   }
   if (objects.length > MAX_KEYS)
     throw new S3Error('MalformedXML', `A DeleteObjects request can name at most ${MAX_KEYS} keys.`);

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isApiError } from '../../../core/errors.js';
+import { isApiError, sendContinue } from '../../../core/kit/area.js';
 import { WriteConditionFailed, type StorageService } from '../service.js';
 import { conditionFailed } from './conditions.js';
 import { S3Error, errorXml } from './errors.js';
@@ -12,7 +12,7 @@ import { multipartOps } from './multipart-ops.js';
 import { isPostObject, postObject } from './post-object.js';
 import { BucketCors } from './cors.js';
 import { giveContentTypeBack, putContentTypeAside } from './raw-content-type.js';
-import { refuseUnimplemented } from './unimplemented.js';
+import { checkExpectedOwner, refuseUnimplemented } from './unimplemented.js';
 import { refuseSigV2 } from './sigv2.js';
 
 // Sub-resources of the S3 API this endpoint does not serve: answered NotImplemented rather
@@ -44,6 +44,7 @@ const UNSUPPORTED = [
   'publicAccessBlock',
   'intelligent-tiering',
   'attributes',
+  'policyStatus',
 ];
 // Methods S3 has no operation for: routed here so that they are answered in S3's XML.
 // OPTIONS is a CORS preflight.
@@ -136,11 +137,22 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
       query,
     };
     if (query.has('cors')) return cors.operation(r);
-    refuseUnimplemented([...Object.keys(req.headers), ...query.keys()]); // presigned URLs carry headers in the query
+    // Presigned URLs carry headers in the query.
+    refuseUnimplemented([...Object.entries(req.headers), ...query.entries()]);
+    checkExpectedOwner(req.headers, accountId);
+    // A part of a completed upload (GetObject, HeadObject); with an uploadId it is UploadPart's.
+    if (query.has('partNumber') && !query.has('uploadId'))
+      throw new S3Error(
+        'NotImplemented',
+        'The partNumber parameter is not implemented by this endpoint: objects are read whole or by Range.',
+        { ArgumentName: 'partNumber' }
+      );
     if (query.size)
       for (const name of UNSUPPORTED)
         if (query.has(name))
           throw new S3Error('NotImplemented', `The ${name} sub-resource is not implemented by this endpoint.`);
+    // Authenticated (a form by the policy in its body): a client waiting to send its body may.
+    sendContinue(req.raw, reply.raw);
     // SDKs address buckets as `/bucket/` as well as `/bucket`: an empty key is the bucket.
     if (isPostObject(r)) return postObject(r);
     if (r.key && (query.has('uploads') || query.has('uploadId'))) return multipartOps(r, storage.multipart);
@@ -152,7 +164,7 @@ export async function registerS3Endpoint(app: FastifyInstance, storage: StorageS
 
   // cors: false: the API's CORS (core/http/cors.ts) stays out of this scope, which has its own.
   const route = {
-    config: { auth: 'none' as const, cors: false },
+    config: { auth: 'none' as const, cors: false, continueInHandler: true },
     schema: { hide: true } as any,
     exposeHeadRoute: false,
     handler,

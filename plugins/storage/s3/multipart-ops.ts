@@ -6,7 +6,7 @@ import { withUploadBody, xmlBody } from './body.js';
 import { writeCondition } from './conditions.js';
 import { CompleteProblem, MAX_PARTS, NO_SUCH_UPLOAD, type Multipart, type UploadRow } from '../multipart.js';
 import type { BucketRow } from '../service.js';
-import { iso } from '../../../core/clock.js';
+import { iso } from '../../../core/kit/area.js';
 
 const head = (name: string, r: S3Request, b: BucketRow, more = '') =>
   `${XML_HEAD}<${name} xmlns="${S3_NS}">${tags({ Bucket: b.name, Key: r.key })}${more}</${name}>`;

@@ -1,13 +1,11 @@
 import { S3Error } from './errors.js';
 import { checkObjectAcl } from './unimplemented.js';
 import type { S3Request } from './request.js';
-import { resolveRange, type ByteRange } from '../../../core/capabilities/storage/objects.js';
+import { resolveRange, type ByteRange, isResultsBucket, isActiveContent, mediaType } from '../../../core/kit/area.js';
 import { readSmallBody, smallBodyLength, withUploadBody } from './body.js';
 import { copyObject } from './copy-object.js';
 import { checkKey } from './object-target.js';
 import { hasReadCondition, readCondition, writeCondition } from './conditions.js';
-import { isResultsBucket } from '../../../core/results/result-store.js';
-import { isActiveContent, mediaType } from '../../../core/http/content-type.js';
 
 /** A single `bytes=` range; anything else (several ranges, garbage) means the whole object, as S3 does. */
 export function parseRange(h: string | undefined): ByteRange | undefined {

@@ -1,5 +1,4 @@
-import { keyProblem, MAX_KEY_BYTES } from '../../../core/capabilities/storage/names.js';
-import { isResultsBucket } from '../../../core/results/result-store.js';
+import { keyProblem, MAX_KEY_BYTES, isResultsBucket } from '../../../core/kit/area.js';
 import type { BucketRow } from '../service.js';
 import { S3Error } from './errors.js';
 import type { S3Request } from './request.js';

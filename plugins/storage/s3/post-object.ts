@@ -1,5 +1,5 @@
 import { Transform, type Readable } from 'node:stream';
-import { isResultsBucket } from '../../../core/results/result-store.js';
+import { isResultsBucket } from '../../../core/kit/area.js';
 import type { S3Request } from './request.js';
 import { S3Error, S3_NS, XML_HEAD, tags } from './errors.js';
 import { checkKey } from './object-target.js';
@@ -176,7 +176,15 @@ export async function postObject(r: S3Request): Promise<unknown> {
   const { reply, storage } = r;
   const form = await readForm(r);
   const { fields, file, filename, mime } = await form.upload;
-  refuseUnimplemented(fields.keys(), 'form field');
+  refuseUnimplemented(fields.entries(), 'form field');
+  if (fields.has('tagging'))
+    throw new S3Error(
+      'NotImplemented',
+      'The tagging form field is not implemented by this endpoint: objects have no tags.',
+      {
+        Header: 'tagging',
+      }
+    );
   const policy = await checkPostPolicy(fields, r.bucket, storage.config.region, Date.now(), (id) =>
     storage.credentials.lookup(id)
   );

@@ -1,6 +1,6 @@
 import type { Credential } from '../credentials.js';
 import { S3Error } from './errors.js';
-import { ALGORITHM, amzDate, hmacHex, signingKey } from '../../../core/capabilities/storage/sigv4.js';
+import { ALGORITHM, amzDate, hmacHex, signingKey } from '../../../core/kit/area.js';
 import { sameSignature } from './sigv4-request.js';
 
 // S3 POST policies (browser form uploads, "Authenticating Requests in Browser-Based Uploads

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { rfc3986 } from '../../../core/capabilities/storage/sigv4.js';
+import { rfc3986 } from '../../../core/kit/area.js';
 
 // The request side of Signature Version 4, which only the S3 endpoint needs: a raw request's
 // path, query and headers in canonical form, and the comparison of signatures. Computing a
@@ -31,9 +31,26 @@ export function parseQuery(raw: string): Array<[string, string]> {
     });
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A header value as its signer saw it. Node reads header bytes as Latin-1, but a signature is
+ * over the value's UTF-8: bytes that are valid UTF-8 (boto3, Go, curl send `café` so) are read
+ * as such; other bytes (Node's own client sends `é` as one Latin-1 byte of the same string)
+ * stay as read.
+ */
 export function canonicalHeaderValue(v: string | string[] | undefined): string {
   const s = Array.isArray(v) ? v.join(',') : (v ?? '');
-  return s.trim().replace(/\s+/g, ' ');
+  return asSigned(s).trim().replace(/\s+/g, ' ');
+}
+
+function asSigned(s: string): string {
+  if (!/[\x80-\xff]/.test(s)) return s;
+  try {
+    return utf8.decode(Buffer.from(s, 'latin1'));
+  } catch {
+    return s;
+  }
 }
 
 /** Constant-time comparison of two hex signatures. */

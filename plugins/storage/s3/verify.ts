@@ -1,15 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Credential } from '../credentials.js';
 import { S3Error } from './errors.js';
-import { parseAmzDate } from '../../../core/clock.js';
 import {
+  parseAmzDate,
   ALGORITHM,
   UNSIGNED,
   canonicalQuery,
   hmacHex,
   signingKey,
   stringToSign,
-} from '../../../core/capabilities/storage/sigv4.js';
+} from '../../../core/kit/area.js';
 import { canonicalHeaderValue, canonicalUri, parseQuery, sameSignature } from './sigv4-request.js';
 
 /** Who signed a request, and what its body must be checked against. */

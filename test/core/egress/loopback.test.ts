@@ -2,6 +2,9 @@ import t from 'tap';
 import { Egress, type EgressConfig, type Resolver } from '../../../core/egress/egress.js';
 import { decideLoopback, listensOnLoopbackOnly } from '../../../core/egress/loopback.js';
 import { ApiError } from '../../../core/errors.js';
+import { makeApp } from '../../helpers/app.js';
+
+// database-independent: egress rules by listen address; no row is read.
 
 const base: EgressConfig = {
   allow_private: false,
@@ -22,7 +25,7 @@ const resolver: Resolver = async (host) => {
 };
 
 function egress(t: any, cfg: Partial<EgressConfig>, listenHost: string): Egress {
-  const e = new Egress({ ...base, ...cfg }, { resolver, listenHost });
+  const e = new Egress({ ...base, ...cfg }, { resolver, reach: { listenHost } });
   t.teardown(() => e.close());
   return e;
 }
@@ -43,10 +46,10 @@ t.test('which listen addresses are loopback only', async (t) => {
     t.ok(listensOnLoopbackOnly(h), h);
   for (const h of ['0.0.0.0', '::', '192.168.1.5', '10.0.0.2', 'gateway.example.com', ''])
     t.notOk(listensOnLoopbackOnly(h), h || '(empty)');
-  t.same(decideLoopback('auto', '127.0.0.1').allowed, true);
-  t.same(decideLoopback('auto', '0.0.0.0').allowed, false);
-  t.same(decideLoopback(true, '0.0.0.0').allowed, true);
-  t.same(decideLoopback(false, '::1').allowed, false);
+  t.same(decideLoopback('auto', { listenHost: '127.0.0.1' }).allowed, true);
+  t.same(decideLoopback('auto', { listenHost: '0.0.0.0' }).allowed, false);
+  t.same(decideLoopback(true, { listenHost: '0.0.0.0' }).allowed, true);
+  t.same(decideLoopback(false, { listenHost: '::1' }).allowed, false);
 });
 
 t.test('auto on a loopback listener: loopback targets pass, nothing else private does', async (t) => {
@@ -92,3 +95,32 @@ t.test('explicit settings win over the listen address; never the metadata servic
   const off = egress(t, { allow_loopback: false }, '127.0.0.1');
   await refused(t, off, 'http://127.0.0.1:3000/');
 });
+
+t.test(
+  'auto behind a reverse proxy (loopback listener, public_url elsewhere or trust_proxy) refuses loopback',
+  async (t) => {
+    const auto = (reach: Parameters<typeof decideLoopback>[1]) => decideLoopback('auto', reach);
+    t.equal(
+      auto({ listenHost: '127.0.0.1', publicUrl: 'http://localhost:8787' }).allowed,
+      true,
+      'a loopback public_url'
+    );
+    t.equal(auto({ listenHost: '127.0.0.1', publicUrl: 'http://[::1]:8787/svc' }).allowed, true);
+    const proxied = auto({ listenHost: '127.0.0.1', publicUrl: 'https://gw.example.com' });
+    t.equal(proxied.allowed, false, 'public_url on another host');
+    t.match(proxied.why, /server\.public_url \(https:\/\/gw\.example\.com\) is not loopback/);
+    const trusting = auto({ listenHost: '127.0.0.1', trustProxy: true });
+    t.equal(trusting.allowed, false, 'trust_proxy on');
+    t.match(trusting.why, /server\.trust_proxy is on/);
+    t.equal(decideLoopback(true, { listenHost: '127.0.0.1', trustProxy: true }).allowed, true, 'true still wins');
+    // The documented deployment, end to end: the gateway's own /metrics is not a target.
+    const nginx = { server: { host: '127.0.0.1', public_url: 'https://gw.example.com', trust_proxy: true } };
+    const { app } = await makeApp(t, { ...nginx, egress: { allow_private: false, allow_loopback: 'auto' } });
+    t.equal(app.svc.egress.loopback.allowed, false);
+    const refusal = await app.svc.egress.check('http://127.0.0.1:8787/metrics').then(
+      () => undefined,
+      (e) => e
+    );
+    t.match(refusal, { code: 'validation_failed', message: /loopback.*trust_proxy is on/ });
+  }
+);

@@ -3,6 +3,8 @@ import { loadConfig } from '../../../config/load.js';
 import { wildcardPattern } from '../../../core/http/cors.js';
 import { makeApp, activate } from '../../helpers/app.js';
 
+// database-independent: CORS headers and config; no row is read.
+
 const APP = 'https://app.example.com';
 
 const preflight = (origin: string, method = 'POST', headers = 'authorization, idempotency-key, content-type') => ({

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { makeApp, activate } from '../../helpers/app.js';
 
+// database-independent: error shapes; the key lookups behind the 401s are account/keys-auth's, on both.
+
 t.test('the conventions error body for malformed requests', async (t) => {
   const { app } = await makeApp(t, { limits: { body_bytes: 2048 } });
   const a = await activate(app);

@@ -2,6 +2,8 @@ import t from 'tap';
 import { connect } from 'node:net';
 import { makeApp, activate } from '../../helpers/app.js';
 
+// database-independent: the router's own refusals, before any hook.
+
 // URLs the router itself refuses (before any hook) answer in the conventions' shape too.
 
 /** One raw HTTP/1.1 request on its own socket, so nothing normalises the URL on the way. */

@@ -7,6 +7,8 @@ import { keepIdempotentResponse } from '../../../core/http/idempotency.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { frozenClock } from '../../helpers/clock.js';
+import { until } from '../../helpers/wait.js';
 
 // The lease on an idempotency claim (issue 13): a claim whose owner stopped renewing it is
 // taken over by a retry; one whose owner is alive is not. The two-process kill -9 case is in
@@ -112,17 +114,27 @@ t.test('a live request keeps its claim past the lease: renewed while it runs, he
   const a = await activate(app);
   const send = () =>
     app.inject({ method: 'POST', url: '/v1/test/slow', headers: { ...a.auth, 'idempotency-key': 'S-1' }, payload: {} });
+  // Time moves only in the test's steps, each shorter than a lease, and each waits for the
+  // renewal it brings: a loaded machine cannot let the lease lapse between two renewals.
+  const clock = frozenClock(t);
   const running = send();
-  await new Promise((r) => setTimeout(r, 2500)); // two and a half leases
-  const row = await claimRow(app, 'S-1');
-  t.ok(Number(row.lease_until) > Date.now(), 'the running request renewed its lease');
+  await until('the claim', () =>
+    claimRow(app, 'S-1').then(
+      () => true,
+      () => false
+    )
+  );
+  for (let step = 0; step < 5; step++) {
+    clock.advance(500); // two and a half leases in all
+    await until('the lease renewed', async () => Number((await claimRow(app, 'S-1')).lease_until) >= Date.now() + 1000);
+  }
+  t.ok(Number((await claimRow(app, 'S-1')).lease_until) > Date.now(), 'the running request renewed its lease');
   const busy = await send();
   t.equal(busy.statusCode, 409, 'a retry does not take over a claim whose owner is alive');
   finish();
-  await new Promise((r) => setTimeout(r, 100));
-  t.ok(
-    Number((await claimRow(app, 'S-1')).lease_until) >= deadline + 1000,
-    "the claim is held past the call's deadline"
+  await until(
+    "the claim held past the call's deadline",
+    async () => deadline > 0 && Number((await claimRow(app, 'S-1')).lease_until) >= deadline + 1000
   );
   t.equal((await running).statusCode, 200);
   const replay = await send();

@@ -2,6 +2,8 @@ import t from 'tap';
 import { RateLimiter } from '../../../core/http/rate-limit.js';
 import { makeApp, activate } from '../../helpers/app.js';
 
+// database-independent: the token bucket (in memory, or the bus: bus.test.ts's, on both).
+
 t.test('token bucket: burst at once, then the refill rate', async (t) => {
   const r = new RateLimiter();
   const tier = { rate_per_minute: 60, burst: 3 };

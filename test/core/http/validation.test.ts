@@ -4,6 +4,8 @@ import { openAiFake } from '../../fakes/openai-fake.js';
 import { compileAllValidators, MAX_JSON_DEPTH, validatorCompiler } from '../../../core/http/validation.js';
 import { buildAllSerializers, serializerCompiler } from '../../../core/http/serialization.js';
 
+// database-independent: schema compilation and validation, before any handler.
+
 // Validators compile on a route's first request; this compiles every one the full gateway
 // makes, so a schema Ajv rejects fails here rather than on some route's first call.
 t.test('every route schema of the gateway compiles', async (t) => {

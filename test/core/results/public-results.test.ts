@@ -5,6 +5,8 @@ import { makeApp } from '../../helpers/app.js';
 import { newId } from '../../../core/ids.js';
 import { s3rver } from '../../helpers/s3rver.js';
 
+// database-independent: serving public result URLs; the result rows are result-store.test.ts's, on both.
+
 // Public result URLs (plugins.storage.results_public): unsigned, valid until retention
 // deletes the result, served with the content type and download name they were saved with.
 

@@ -170,7 +170,11 @@ t.test('ledger retention: old usage entries rolled up, reports and balances unch
     'balances unchanged'
   );
 
-  t.same(await app.svc.retention.run(), { ledger: 0, jobs: 0, deliveries: 0 }, 'a second round finds nothing');
+  t.same(
+    await app.svc.retention.run(),
+    { ledger: 0, jobs: 0, deliveries: 0, sms_otp: 0 },
+    'a second round finds nothing'
+  );
   t.same({ me: await reports(app, me), other: await reports(app, other) }, before, 'and changes nothing');
 });
 
@@ -269,7 +273,10 @@ t.test('deliveries, attempts, cron runs and jobs: old finished rows go, recent a
     ['j_new_dead', 'j_old_queued']
   );
 
-  const { app: keepAll } = await makeApp(t, { retention: { deliveries_days: 0, jobs_days: 0, ledger_days: 0 } });
+  const { app: keepAll } = await makeApp(t, {
+    retention: { deliveries_days: 0, jobs_days: 0, ledger_days: 0 },
+    plugins: { sms: { otp_retention_days: 0 } },
+  });
   await keepAll.svc.db
     .insertInto('webhook_deliveries')
     .values(delivery('d_old_ok', 'delivered', old))

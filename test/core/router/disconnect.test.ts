@@ -5,6 +5,8 @@ import { activate } from '../../helpers/app.js';
 import { money, scriptedApp, script } from '../../helpers/scripted-app.js';
 import { sleep, until } from '../../helpers/wait.js';
 
+// database-independent: the router on a socket; the holds it gives back are core/wallet's tests', on both.
+
 // The socket is the point here: a client that hangs up mid-call, over real TCP on loopback.
 t.test('a client that hangs up cancels the vendor call: no failover, nothing charged', async (t) => {
   const { app } = await scriptedApp(t, [{ id: 'a', price_micros: 5_000 }, { id: 'b' }]);
@@ -21,15 +23,14 @@ t.test('a client that hangs up cancels the vendor call: no failover, nothing cha
     headers: { ...acct.auth, 'content-type': 'application/json' },
   });
   req.on('error', () => {}); // the hang-up below is ours
-  req.end(JSON.stringify({ input: 'x', timeout_seconds: 10 }));
+  req.end(JSON.stringify({ input: 'x', timeout_seconds: 600 }));
   const started = async () => script('a').calls.length === 1 && (await money(app, acct.account_id)).holds === 1;
-  await until('the vendor call to start', started, 1_500);
-  const hungUp = Date.now();
+  await until('the vendor call to start', started);
   req.destroy();
 
-  // Without the cancel, a would hold the reservation for its 5 s share of the deadline and b would be tried after.
-  await until('the hold to be given back', async () => (await money(app, acct.account_id)).holds === 0, 1_500);
-  t.ok(Date.now() - hungUp < 1_500, 'released as soon as the client went away');
+  // Without the cancel, a would hold the reservation for its 5-minute share of the deadline and
+  // b would be tried after: released within until's 15 s, it was the hang-up that released it.
+  await until('the hold to be given back', async () => (await money(app, acct.account_id)).holds === 0);
   await sleep(100);
   t.equal(script('b').calls.length, 0, 'no failover for a caller who left');
   t.notOk(app.svc.router.cooldowns.cooling('a'), 'a caller leaving says nothing about the vendor');

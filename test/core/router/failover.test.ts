@@ -2,6 +2,8 @@ import t from 'tap';
 import { activate } from '../../helpers/app.js';
 import { attemptsOf, meterCall, money, scriptedApp, script } from '../../helpers/scripted-app.js';
 
+// database-independent: the router's failover; the charge is core/wallet's tests', on both.
+
 const TRIAL = 5_000_000;
 
 t.test("a 500 fails over; the caller is charged once, the second vendor's price", async (t) => {

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { Cooldowns } from '../../../core/router/cooldowns.js';
+import { frozenClock } from '../../helpers/clock.js';
 import {
   classifyGeneric,
   kindFromStatus,
@@ -56,6 +57,7 @@ t.test('retry-after from a header or an error', async (t) => {
 t.test(
   'cooldowns: longer each failure in a row, capped; retry-after capped at an hour; client errors none',
   async (t) => {
+    frozenClock(t); // the time left is read at the instant the cooldown was set, however slow the machine
     const c = new Cooldowns();
     const ms = (id: string) => c.snapshot()[id].until - Date.now();
     c.failure('v', 'client_error');

@@ -3,6 +3,8 @@ import { activate } from '../../helpers/app.js';
 import { meterCall, money, scriptedApp, script } from '../../helpers/scripted-app.js';
 import { isGatewayFault } from '../../../core/router/failure.js';
 
+// database-independent: the router's classification of exceptions.
+
 const TRIAL = 5_000_000;
 
 t.test("the gateway's own exception in a vendor call: a 500, no cooldown, no failover, nothing charged", async (t) => {

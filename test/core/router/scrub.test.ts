@@ -57,3 +57,59 @@ t.test('secret values from a config by its schema, at any depth', async (t) => {
     ['a1', 's1', 't1']
   );
 });
+
+t.test('a secret goes in every encoding a vendor may echo, whole or any long run of it, any case', async (t) => {
+  const keys = [
+    'sk_live_tAYSVVzUTQEEkpQ5tD9e6pwggS6ZHtoS',
+    'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    'p@ss word+with&odd=chars/0123456789',
+  ];
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const encodings: Record<string, (s: string) => string> = {
+    raw: (s) => s,
+    json: (s) => JSON.stringify(s).slice(1, -1),
+    url: encodeURIComponent,
+    form: (s) => new URLSearchParams({ k: s }).toString().slice(2),
+    base64: b64,
+    base64url: (s) => Buffer.from(s).toString('base64url'),
+    basic: (s) => b64(`user:${s}`),
+    basicOffset: (s) => b64(`us:${s}`),
+    hex: (s) => Buffer.from(s).toString('hex'),
+    HEX: (s) => Buffer.from(s).toString('hex').toUpperCase(),
+    upper: (s) => s.toUpperCase(),
+    lower: (s) => s.toLowerCase(),
+  };
+  const parts: Record<string, (s: string) => string> = {
+    whole: (s) => s,
+    'first half': (s) => s.slice(0, Math.ceil(s.length / 2)),
+    'second half': (s) => s.slice(Math.floor(s.length / 2)),
+    'middle 16': (s) => s.slice(9, 25),
+  };
+  let echoes = 0;
+  for (const key of keys) {
+    for (const [enc, encode] of Object.entries(encodings)) {
+      for (const [part, cutOf] of Object.entries(parts)) {
+        const echoed = encode(cutOf(key));
+        if (echoed.length < 16) continue;
+        const text = `vendor said: {"error":"invalid key ${echoed}","hint":"check your settings"}`;
+        const out = scrubText(text, [key]);
+        echoes++;
+        t.notOk(out.includes(echoed), `${enc} of the ${part}: ${out}`);
+        t.match(out, /^vendor said: \{"error":"invalid key .*\[redacted\].*","hint":"check your settings"\}$/);
+        // Nothing of 12 characters or more of the echo is left.
+        const rest = out.replace('[redacted]', '\u0000');
+        for (let i = 0; i + 12 <= echoed.length; i++) {
+          if (rest.includes(echoed.slice(i, i + 12))) {
+            t.fail(`${enc} of the ${part}: "${echoed.slice(i, i + 12)}" left in ${out}`);
+            break;
+          }
+        }
+      }
+    }
+  }
+  t.ok(echoes > 100, `${echoes} echoes`);
+  const words = 'The request failed because the account is over its monthly quota; retry after 2026-12-03.';
+  t.equal(scrubText(words, keys), words, 'text that is not the secret stays');
+  const other = 'pk_test_0000000000000000000000000000ZZZZ';
+  t.equal(scrubText(`other key ${other}`, ['sk_live_tAYSVVzUTQEEkpQ5tD9e6pwggS6ZHtoS']), `other key ${other}`);
+});

@@ -2,6 +2,8 @@ import t from 'tap';
 import { activate } from '../../helpers/app.js';
 import { attemptsOf, meterCall, money, scriptedApp, script } from '../../helpers/scripted-app.js';
 
+// database-independent: candidate selection; no row is read but the account's, which every file reads.
+
 t.test('a pinned vendor serves, by instance id or adapter name; an unknown pin is 503', async (t) => {
   const { app } = await scriptedApp(t, [{ id: 'a' }, { id: 'b' }]);
   const acct = await activate(app);
@@ -169,5 +171,24 @@ t.test(
       code: 'no_vendor_available',
       message: /test\.run with region western\. Add one .*docs\/configuration\.md/,
     });
+  }
+);
+
+t.test(
+  'routes may name an embedded engine without configuring it again; an unknown target stops the boot',
+  async (t) => {
+    const { app } = await scriptedApp(t, [{ id: 'a' }], {
+      routes: { 'image.metadata': { strategy: 'fallback', targets: ['sharp'] } },
+    });
+    t.same(
+      app.svc.vendors.serving('image.metadata').map((i) => i.id),
+      ['sharp'],
+      'the embedded sharp engine is the route'
+    );
+    t.equal(app.svc.vendors.get('sharp')?.def.embedded, true);
+    await t.rejects(
+      scriptedApp(t, [{ id: 'a' }], { routes: { 'test.run': { strategy: 'fallback', targets: ['a', 'nope'] } } }),
+      /routes\.test\.run\.targets: "nope" is not the id of a configured vendor instance or of an embedded engine/
+    );
   }
 );

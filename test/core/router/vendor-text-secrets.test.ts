@@ -5,6 +5,8 @@ import { traceLoggedApp } from '../../helpers/trace-logged-app.js';
 import { FakeServer, sse } from '../../fakes/script.js';
 import { MODELS } from '../../plugins/ai/setup.js';
 
+// database-independent: scrubbing secrets; the BYOK rows are plugins/byok/byok.test.ts's, on both.
+
 // Operator keys and a tenant's BYOK key, none shaped like a well-known token (sk-…): only the
 // router's knowledge of the secrets in play can scrub them, not a pattern.
 const OPERATOR_OA = 'opkey-oa-4f9c2e7b1d6a8350';

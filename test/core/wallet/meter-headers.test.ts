@@ -2,6 +2,8 @@ import t from 'tap';
 import { activate } from '../../helpers/app.js';
 import { meterCall, scriptedApp, script } from '../../helpers/scripted-app.js';
 
+// database-independent: headers from the charge; the charge is wallet.test.ts's, on both.
+
 t.test('a metered response says what it cost, the balance left, who served it and how long it took', async (t) => {
   const { app } = await scriptedApp(t, [
     { id: 'a', price_micros: 9_999 },

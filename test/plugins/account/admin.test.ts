@@ -137,10 +137,12 @@ t.test('the admin key is not a tenant key, and a tenant key is not an admin key'
     const r = await app.inject({ method: 'GET', url: '/v1/admin/accounts', headers });
     t.equal(r.statusCode, 401, JSON.stringify(headers));
   }
-  t.equal(
-    (await app.inject({ method: 'GET', url: '/v1/admin/accounts', headers: { 'x-api-key': ADMIN } })).statusCode,
-    200
-  );
+  const inApiKey = await app.inject({ method: 'GET', url: '/v1/admin/accounts', headers: { 'x-api-key': ADMIN } });
+  t.equal(inApiKey.statusCode, 401, 'the admin key only as Authorization: Bearer (docs/account.md)');
+  t.match(inApiKey.json().error.message, /Authorization: Bearer/);
+  t.notMatch(inApiKey.body, ADMIN);
+  const schemes = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json().components.securitySchemes;
+  t.same(Object.keys(schemes).sort(), ['adminKey', 'apiKeyHeader', 'bearerAuth'], 'OpenAPI lists the admin scheme');
 });
 
 t.test(
@@ -192,6 +194,8 @@ t.test(
       [],
       'OpenAPI has no admin path'
     );
+    const schemes = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json().components.securitySchemes;
+    t.same(Object.keys(schemes).sort(), ['apiKeyHeader', 'bearerAuth'], 'nor the admin security scheme');
     t.equal(
       (await app.inject({ method: 'GET', url: '/v1/account', headers: a.auth })).json().status,
       'active',

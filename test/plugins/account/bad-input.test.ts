@@ -1,6 +1,8 @@
 import t from 'tap';
 import { makeApp, activate } from '../../helpers/app.js';
 
+// database-independent: refused before any write; the area's rows are the other account tests', on both.
+
 const TABLES = ['accounts', 'api_keys', 'wallets', 'wallet_ledger', 'wallet_holds', 'topups', 'idempotency_keys'];
 
 async function counts(app: any) {

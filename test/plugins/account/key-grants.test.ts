@@ -180,3 +180,62 @@ t.test(
     t.equal((await app.inject({ method: 'GET', url: '/v1/account/balance', headers: a.auth })).statusCode, 401);
   }
 );
+
+t.test('a key cannot revoke a key with scopes beyond its own (the primary included)', async (t) => {
+  const { app } = await makeApp(t);
+  const a = await activate(app);
+  const primary = await primaryId(app, a);
+  const star = await newKey(app, a.auth, ['*'], 'star');
+  const storageKey = await newKey(app, a.auth, ['storage']);
+  const acctKey = await newKey(app, a.auth, ['account']);
+  const before = await keyRows(app, a);
+  for (const target of [primary, star.key_id, storageKey.key_id]) {
+    const res = await app.inject({
+      method: 'DELETE',
+      url: `/v1/account/keys/${target}`,
+      headers: bearer(acctKey.secret),
+    });
+    t.equal(res.statusCode, 403, `revoke ${target}`);
+    t.equal(res.json().error.code, 'forbidden');
+    t.match(res.json().error.message, /cannot revoke .* beyond its own scopes/);
+  }
+  t.same(await keyRows(app, a), before, 'nothing revoked');
+  const narrower = await newKey(app, a.auth, ['account:read']);
+  const ok = await app.inject({
+    method: 'DELETE',
+    url: `/v1/account/keys/${narrower.key_id}`,
+    headers: bearer(acctKey.secret),
+  });
+  t.equal(ok.statusCode, 200, 'a key within its scopes is revoked');
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: `/v1/account/keys/${star.key_id}`, headers: a.auth })).statusCode,
+    200,
+    'a * key revokes a * key'
+  );
+});
+
+t.test("revoking a rotated key's successor ends the grace of every key it replaced", async (t) => {
+  const { app } = await makeApp(t, { limits: { key_rotation_grace_seconds: 600 } });
+  const a = await activate(app);
+  const k1 = await primaryId(app, a);
+  const k2 = (await app.inject({ method: 'POST', url: `/v1/account/keys/${k1}/rotate`, headers: a.auth })).json();
+  const k3 = (
+    await app.inject({ method: 'POST', url: `/v1/account/keys/${k2.key_id}/rotate`, headers: bearer(k2.secret) })
+  ).json();
+  const other = await newKey(app, bearer(k3.secret), ['account:read'], 'other');
+  const balance = (auth: Auth) => app.inject({ method: 'GET', url: '/v1/account/balance', headers: auth });
+  t.equal((await balance(a.auth)).statusCode, 200, 'the first secret is in its grace period');
+  t.equal((await balance(bearer(k2.secret))).statusCode, 200, 'so is the second');
+  const res = await app.inject({ method: 'DELETE', url: `/v1/account/keys/${k3.key_id}`, headers: bearer(k3.secret) });
+  t.equal(res.statusCode, 200);
+  for (const [name, auth] of [
+    ['the revoked key', bearer(k3.secret)],
+    ['its predecessor', bearer(k2.secret)],
+    ["the predecessor's predecessor", a.auth],
+  ] as const) {
+    t.equal((await balance(auth)).statusCode, 401, `${name} is refused at once`);
+  }
+  t.equal((await balance(bearer(other.secret))).statusCode, 200, 'a key outside the chain lives on');
+  const live = (await keyRows(app, a)).filter((r) => r.revoked_at === null).map((r) => r.key_id);
+  t.same(live, [other.key_id]);
+});

@@ -7,6 +7,8 @@ import { openAiFake } from '../../fakes/openai-fake.js';
 import { speechApp } from './speech-setup.js';
 import type { Tap } from '../../helpers/tap.js';
 
+// database-independent: speech routing and charging; the wallet is core/wallet's tests', on both.
+
 /** A loopback server the caller's audio URLs point at: /speech.wav, /missing (404), /big (200 kB). */
 async function audioHost(t: Tap, audio: Buffer) {
   let hits = 0;

@@ -2,6 +2,8 @@ import t from 'tap';
 import { imageHost, mediaApp } from './media-setup.js';
 import { imageType, makePng } from '../../fakes/images.js';
 
+// database-independent: image edit routing and charging; the wallet is core/wallet's tests', on both.
+
 const edit = (app: any, auth: any, payload: Record<string, unknown>) =>
   app.inject({ method: 'POST', url: '/v1/ai/image/edit', headers: auth, payload });
 

@@ -4,6 +4,8 @@ import { makeApp, activate } from '../../helpers/app.js';
 import { anthropicFake } from '../../fakes/anthropic-fake.js';
 import { imageType } from '../../fakes/images.js';
 
+// database-independent: image routing and charging; the wallet and result rows are core's tests', on both.
+
 const PNG_SIG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 t.test(

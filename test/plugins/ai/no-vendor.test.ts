@@ -1,6 +1,8 @@
 import t from 'tap';
 import { makeApp, activate } from '../../helpers/app.js';
 
+// database-independent: 503 before any charge; no row is written.
+
 t.test('with no AI vendor configured: 503 no_vendor_available, nothing charged, discovery says so', async (t) => {
   const { app } = await makeApp(t);
   const a = await activate(app);

@@ -5,6 +5,8 @@ import { uploadOf } from '../../fakes/openai-audio.js';
 import { speechApp } from './speech-setup.js';
 import { withSdk } from './sdk-setup.js';
 
+// database-independent: the OpenAI audio surface; the wallet is core/wallet's tests', on both.
+
 const sdk = async (t: any, overrides: Record<string, unknown> = {}) => withSdk(t, await speechApp(t, overrides));
 
 t.test(

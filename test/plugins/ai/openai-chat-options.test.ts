@@ -2,6 +2,8 @@ import t from 'tap';
 import OpenAI from 'openai';
 import { sdkApp } from './sdk-setup.js';
 
+// database-independent: request options; the service cache's rows are chat.test.ts's, on both.
+
 // What an `openai` SDK user sends beyond messages: tool_choice, stop, JSON modes, and the
 // gateway's own cache_strategy; each must work whichever vendor the gateway routes to.
 

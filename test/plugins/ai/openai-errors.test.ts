@@ -2,6 +2,8 @@ import t from 'tap';
 import OpenAI from 'openai';
 import { sdkApp } from './sdk-setup.js';
 
+// database-independent: error messages of the OpenAI surface; no row is read.
+
 t.test('a failed routing on /v1/openai says in the message what each vendor answered', async (t) => {
   const { client, oa, an } = await sdkApp(t);
   oa.defaults = { status: 500 };

@@ -3,6 +3,8 @@ import OpenAI, { toFile } from 'openai';
 import { mediaApp } from './media-setup.js';
 import { imageType, makePng } from '../../fakes/images.js';
 
+// database-independent: the OpenAI image edit surface; the wallet and results are core's tests', on both.
+
 // The built-in catalog's dall-e-2 (0.02 USD an image, edits and variations) and gpt-image-1
 // (0.063, edits) on the OpenAI fake `oa`, next to the media test models.
 async function sdk(t: any, overrides: Record<string, any> = {}) {

@@ -3,6 +3,8 @@ import OpenAI, { toFile } from 'openai';
 import { mediaApp } from './media-setup.js';
 import { imageType, makePng } from '../../fakes/images.js';
 
+// database-independent: the OpenAI variations surface; the wallet and results are core's tests', on both.
+
 // dall-e-2 (0.02 USD an image) is the catalog's only model with `image_variation`.
 async function sdk(t: any) {
   const env = await mediaApp(t, {}, { oaModels: ['pix', 'gpt-image-1', 'dall-e-2'] });

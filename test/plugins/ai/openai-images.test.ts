@@ -3,6 +3,8 @@ import OpenAI from 'openai';
 import { imageHost, mediaApp } from './media-setup.js';
 import { imageType, makePng, sha12 } from '../../fakes/images.js';
 
+// database-independent: the OpenAI images surface; the wallet and results are core's tests', on both.
+
 async function sdk(t: any) {
   const env = await mediaApp(t);
   return { ...env, client: new OpenAI({ apiKey: env.key, baseURL: `${env.base}/v1/openai`, maxRetries: 0 }) };

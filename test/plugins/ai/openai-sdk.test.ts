@@ -2,6 +2,8 @@ import t from 'tap';
 import OpenAI from 'openai';
 import { sdkApp as sdk } from './sdk-setup.js';
 
+// database-independent: the OpenAI SDK's view of the wire; the wallet is core/wallet's tests', on both.
+
 t.test('the official openai SDK: chat, streaming with for await, tools, embeddings, models', async (t) => {
   const { client, app, accountId, oa } = await sdk(t);
   const before = await app.svc.wallet.balance(accountId);

@@ -3,6 +3,8 @@ import OpenAI from 'openai';
 import { sdkApp } from './sdk-setup.js';
 import { mediaApp, MEDIA_MODELS } from './media-setup.js';
 
+// database-independent: the OpenAI surface; idempotency and the wallet are core's tests', on both.
+
 // What an `openai` SDK user meets beyond the happy path: answers with no content, retries
 // with an Idempotency-Key, models.retrieve, input shapes the gateway does not take, images.
 

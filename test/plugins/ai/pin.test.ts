@@ -1,6 +1,8 @@
 import t from 'tap';
 import { aiApp } from './setup.js';
 
+// database-independent: pinning an instance; no row is read but the account's.
+
 // A `vendor` pin names one configured instance and bypasses `routes`: routes order and limit
 // automatic routing only (an instance left out of a route still answers when pinned).
 

@@ -3,6 +3,8 @@ import { activate, makeApp } from '../../helpers/app.js';
 import { traceLoggedApp } from '../../helpers/trace-logged-app.js';
 import { openAiFake } from '../../fakes/openai-fake.js';
 
+// database-independent: realtime tokens with BYOK; the BYOK rows are plugins/byok/byok.test.ts's, on both.
+
 const OPERATOR = 'sk-operator-key-0001';
 const CALLER = 'sk-caller-own-key-0002';
 const FEE = 5; // plugins.byok.platform_fee_usd 0.000005, in micro-USD

@@ -4,6 +4,8 @@ import { traceLoggedApp } from '../../helpers/trace-logged-app.js';
 import { openAiFake } from '../../fakes/openai-fake.js';
 import { aiApp } from './setup.js';
 
+// database-independent: realtime tokens; the flat charge is core/wallet's tests', on both.
+
 const mint = (app: any, auth: any, payload: Record<string, unknown> = {}) =>
   app.inject({ method: 'POST', url: '/v1/ai/realtime/token', headers: auth, payload });
 

@@ -2,6 +2,8 @@ import t from 'tap';
 import { aiApp } from './setup.js';
 import { chatInputBound } from '../../../plugins/ai/input-bound.js';
 
+// database-independent: the input bound reserved; a 402 on the balance is wallet.test.ts's, on both.
+
 /** A JSON schema of about `bytes` bytes: one long description, as a big schema's are. */
 function bigSchema(bytes: number) {
   return {

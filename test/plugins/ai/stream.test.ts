@@ -2,6 +2,8 @@ import t from 'tap';
 import { aiApp } from './setup.js';
 import { until } from '../../helpers/wait.js';
 
+// database-independent: streams; the cache's rows are chat.test.ts's and the holds core/wallet's, on both.
+
 interface Sse {
   event?: string;
   data: string;

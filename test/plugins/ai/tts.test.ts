@@ -3,6 +3,8 @@ import { makeApp, activate } from '../../helpers/app.js';
 import { mp3, oggOpus, pcm, wav, MS_PER_CHAR } from '../../fakes/openai-audio.js';
 import { download, resultCount, speechApp } from './speech-setup.js';
 
+// database-independent: speech routing and charging; idempotency and the wallet are core's tests', on both.
+
 t.test(
   'tts round trip: every field reaches the vendor, the audio URL serves its bytes, the cost is exact',
   async (t) => {

@@ -5,6 +5,8 @@ import OpenAI from 'openai';
 import { openAiFake } from '../../fakes/openai-fake.js';
 import { makeApp, activate } from '../../helpers/app.js';
 
+// database-independent: vision input and routing; the wallet is core/wallet's tests', on both.
+
 const png = makePng(3, 2, [10, 200, 30]);
 const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('fake jpeg body')]);
 

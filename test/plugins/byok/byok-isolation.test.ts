@@ -6,6 +6,8 @@ import { anthropicFake } from '../../fakes/anthropic-fake.js';
 import type { Tap } from '../../helpers/tap.js';
 import { MODELS } from '../ai/setup.js';
 
+// database-independent: keys on the wire and in the router; the BYOK rows are byok.test.ts's, on both.
+
 // Two candidates hold keys of one caller: each adapter must see its own and nothing of the
 // other's, on the wire and in what the router hands it, even when the first fails over.
 

@@ -2,6 +2,8 @@ import t from 'tap';
 import { pngBomb, solidPng } from '../../fakes/test-images.js';
 import { imageApp, serveBytes } from './setup.js';
 
+// database-independent: refused before any write or charge.
+
 const b64 = (b: Buffer) => b.toString('base64');
 
 // Bad input on every endpoint: 4xx in the conventions' shape, nothing stored, nothing charged.
@@ -85,4 +87,31 @@ t.test('a url at loopback or the metadata service is refused by egress under the
   }
   t.equal(await balance(), before);
   t.equal(await results(), 0);
+});
+
+t.test('an SVG or PDF said to be a PNG (data: URL, upload name and type) is 422, nothing charged', async (t) => {
+  const { app, auth, post, balance, results } = await imageApp(t);
+  const before = await balance();
+  const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="9000" height="9000"><rect/></svg>');
+  const pdf = Buffer.from('%PDF-1.7\n%%EOF\n');
+  for (const bytes of [svg, pdf]) {
+    for (const url of ['/v1/image/process', '/v1/image/metadata']) {
+      const res = await post(url, { input: { base64: `data:image/png;base64,${b64(bytes)}` } });
+      t.equal(res.statusCode, 422, res.body);
+      t.match(res.json().error, { code: 'unprocessable', message: /not a JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF/ });
+      const fd = new FormData();
+      fd.append('input', new Blob([bytes], { type: 'image/png' }), 'photo.png');
+      const req = new Request('http://localhost/', { method: 'POST', body: fd });
+      const upload = await app.inject({
+        method: 'POST',
+        url,
+        payload: Buffer.from(await req.arrayBuffer()),
+        headers: { ...auth, 'content-type': req.headers.get('content-type')! },
+      });
+      t.equal(upload.statusCode, 422, upload.body);
+      t.equal(upload.json().error.code, 'unprocessable');
+    }
+  }
+  t.equal(await balance(), before, 'nothing charged');
+  t.equal(await results(), 0, 'nothing stored');
 });

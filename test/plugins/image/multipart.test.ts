@@ -5,6 +5,8 @@ import { jpegWithGps, pixel, pngBomb, solidPng } from '../../fakes/test-images.j
 import type { Tap } from '../../helpers/tap.js';
 import { imageApp } from './setup.js';
 
+// database-independent: multipart parsing; idempotency, wallet and results are core's tests', on both.
+
 type Field = string | { bytes: Buffer; filename?: string; type?: string };
 
 /** A multipart/form-data body as a real client (undici's FormData, as fetch sends it) serializes it. */

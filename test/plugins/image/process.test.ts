@@ -5,6 +5,8 @@ import { activate } from '../../helpers/app.js';
 import { jpegWithGps, solidPng } from '../../fakes/test-images.js';
 import { imageApp, serveBytes } from './setup.js';
 
+// database-independent: sharp's work; the charge and the result rows are core's tests', on both.
+
 const b64 = (b: Buffer) => b.toString('base64');
 
 t.test(
@@ -145,4 +147,37 @@ t.test('keep_metadata: GPS and camera tags kept only when asked, the pixels orie
     t.match(meta, { width: 75, height: 150 }, 'oriented as shown');
     t.not(meta.orientation, 6, 'no orientation tag that would turn it again');
   }
+});
+
+t.test('fit contain pads with transparency where the format has it, or with `background`', async (t) => {
+  const { post } = await imageApp(t);
+  const input = b64(await solidPng(100, 50, '#3366cc'));
+  const contain = async (format: string, background?: string) => {
+    const op = { op: 'resize', width: 60, height: 60, fit: 'contain', ...(background ? { background } : {}) };
+    const res = await post('/v1/image/process', { input: { base64: input }, operations: [op], format });
+    t.equal(res.statusCode, 200, res.body);
+    const out = Buffer.from(await (await fetch(res.json().image_url)).arrayBuffer());
+    const { data, info } = await sharp(out).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const at = (x: number, y: number) => [...data.subarray((y * 60 + x) * 4, (y * 60 + x) * 4 + 4)];
+    t.equal(info.width, 60);
+    return { pad: at(30, 2), image: at(30, 30) };
+  };
+  for (const format of ['png', 'webp']) {
+    const { pad, image } = await contain(format);
+    t.equal(pad[3], 0, `${format}: the padding is transparent`);
+    t.equal(image[3], 255, `${format}: the image is opaque`);
+  }
+  const red = await contain('png', '#ff000080');
+  t.same(red.pad, [255, 0, 0, 128], 'background #ff000080 fills the padding');
+  t.same(
+    (await contain('jpeg', '#ffffff')).pad.slice(0, 3).map((v) => v > 245),
+    [true, true, true],
+    'JPEG: white'
+  );
+  const bad = await post('/v1/image/process', {
+    input: { base64: input },
+    operations: [{ op: 'resize', width: 60, height: 60, fit: 'contain', background: 'red' }],
+  });
+  t.equal(bad.statusCode, 400);
+  t.match(bad.json().error, { code: 'validation_failed', param: 'operations[0].background' });
 });

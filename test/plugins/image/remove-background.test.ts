@@ -12,6 +12,8 @@ import { createLogger } from '../../../core/logger.js';
 import { activate, freshDatabaseUrl } from '../../helpers/app.js';
 import { captureLog } from '../../helpers/log-lines.js';
 
+// database-independent: routing and charging; the router and wallet are core's tests', on both.
+
 // Routing and charging of remove_background between the embedded engine and remove.bg (a fake
 // on loopback). The embedded engine's model runs in remove-background-local.test.ts alone
 // (it takes tens of seconds to load): here it is only listed, never invoked.

@@ -2,6 +2,8 @@ import t from 'tap';
 import { encryptedPdf, makePdf } from '../../fakes/test-pdfs.js';
 import { pdfApp, serveFiles, STAND_INS } from './setup.js';
 
+// database-independent: refused before any write or charge.
+
 // Bad input on every endpoint: 4xx in the conventions' shape, nothing stored, nothing charged.
 t.test('bad input: the right 4xx, nothing stored, nothing charged', async (t) => {
   const { post, balance, results } = await pdfApp(t, STAND_INS);

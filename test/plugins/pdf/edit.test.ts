@@ -2,6 +2,8 @@ import t from 'tap';
 import { encryptedPdf, makePdf, pageCount, pageTexts, solidPng } from '../../fakes/test-pdfs.js';
 import { pdfApp, serveFiles } from './setup.js';
 
+// database-independent: pdf-lib's work; idempotency, wallet and results are core's tests', on both.
+
 t.test('merge: one PDF of every page in order, saved, charged the flat price once', async (t) => {
   const { post, balance, results, download } = await pdfApp(t);
   const url = await serveFiles(t, { a: await makePdf(2), b: await makePdf(3) });

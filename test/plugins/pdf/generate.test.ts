@@ -1,3 +1,4 @@
+// long-pole: one of the longest files; started first so it does not run alone at the end (scripts/test-files.mjs).
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PDFDocument } from 'pdf-lib';
 import { defineVendor, VendorFailure } from '../../../core/define.js';
-import { pdfPlanPrice, type PdfOcrInput, type PdfOcrOutput } from '../../../core/capabilities/pdf.js';
+import type { PdfOcrInput, PdfOcrOutput } from '../../../core/capabilities/pdf.js';
 
 /** A stand-in for the tesseract engine: one page of text a page, naming the languages it was asked for. */
 async function ocr(input: PdfOcrInput): Promise<PdfOcrOutput> {
@@ -26,7 +26,6 @@ export default defineVendor({
       capabilities: {
         'pdf.ocr': {
           invoke: (input: PdfOcrInput) => ocr(input),
-          price: (_i: unknown, out: PdfOcrOutput | undefined, plan: unknown) => pdfPlanPrice(plan, out?.pages.length),
         },
       },
     };

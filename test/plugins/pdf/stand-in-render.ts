@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { defineVendor, VendorFailure } from '../../../core/define.js';
-import { pdfPlanPrice, type PdfRenderInput } from '../../../core/capabilities/pdf.js';
+import type { PdfRenderInput } from '../../../core/capabilities/pdf.js';
 
 /**
  * A stand-in for the chromium engine: "renders" by writing the HTML's text into a PDF (one
@@ -52,7 +52,6 @@ export default defineVendor({
       capabilities: {
         'pdf.render': {
           invoke: (input: PdfRenderInput) => render(input),
-          price: (_i: unknown, out: { pages: number } | undefined, plan: unknown) => pdfPlanPrice(plan, out?.pages),
         },
       },
     };

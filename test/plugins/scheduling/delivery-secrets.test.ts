@@ -10,6 +10,7 @@ import { migrateModule } from '../../../core/db/migrate.js';
 import { coreModules } from '../../../core/db/core-modules.js';
 import { JobsEngine } from '../../../core/jobs/engine.js';
 import { schedulingMigrations } from '../../../plugins/scheduling/migrations.js';
+import { DeliverySecrets } from '../../../plugins/scheduling/delivery-secrets.js';
 import { FAST, receiver, verify } from './receiver.js';
 import { until } from '../../helpers/wait.js';
 
@@ -136,4 +137,16 @@ t.test('rows stored in plaintext by an older version are sealed at start and sti
     ['0001_seal_delivery_credentials'],
     'recorded once, like any migration'
   );
+});
+
+t.test('a fresh database has nothing to seal, and start says nothing about sealing', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-fresh-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const database = await openDatabase(await freshDatabaseUrl(t, dir));
+  t.teardown(() => database.close());
+  for (const m of coreModules) await migrateModule(database, m.name, m.migrations);
+  await migrateModule(database, 'scheduling', schedulingMigrations);
+  const secrets = new DeliverySecrets(Buffer.alloc(32, 3));
+  t.equal(await secrets.sealPlaintextRows(database.db, database.dialect), 0, 'no rows sealed');
+  t.equal(await secrets.sealPlaintextRows(database.db, database.dialect), 0, 'and none the second time');
 });

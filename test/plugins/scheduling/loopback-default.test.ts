@@ -6,6 +6,8 @@ import { makeApp, activate, freshDatabaseUrl } from '../../helpers/app.js';
 import { startGateway } from '../../helpers/gateway-process.js';
 import { FAST, receiver, verify } from './receiver.js';
 
+// database-independent: egress defaults for deliveries; the delivery rows are webhooks.test.ts's, on both.
+
 // The laptop case with the shipped egress defaults (nothing under `egress:` in the config).
 
 t.test('a gateway listening on 127.0.0.1 delivers to a receiver on localhost, and says so at start', async (t) => {

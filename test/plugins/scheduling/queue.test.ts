@@ -1,7 +1,8 @@
 import t from 'tap';
 import { makeApp, activate } from '../../helpers/app.js';
 import { FAST, accountSecret, receiver, verify } from './receiver.js';
-import { sleep, until } from '../../helpers/wait.js';
+import { frozenClock } from '../../helpers/clock.js';
+import { until } from '../../helpers/wait.js';
 
 const publish = (app: any, auth: any, payload: Record<string, unknown>) =>
   app.inject({ method: 'POST', url: '/v1/scheduling/queue/publish', headers: auth, payload });
@@ -31,9 +32,8 @@ t.test('a delayed message becomes visible after its delay; ack removes it', asyn
   const now = await publish(app, a.auth, { queue: 'jobs', payload: { n: 1 } });
   t.equal(now.statusCode, 200);
   t.match(now.json().message_id, /^msg_/);
-  // The delay is long beside what the next few calls take, even on a loaded machine, so the
-  // "not yet" check cannot run past it; then the message is polled for, and must not show early.
-  const publishedAt = Date.now();
+  // Time moves only when the test moves it: no check can run past the delay on a loaded machine.
+  const clock = frozenClock(t);
   const later = (await publish(app, a.auth, { queue: 'jobs', payload: { n: 2 }, delay_seconds: 2 })).json().message_id;
   for (let i = 0; i < 5; i++) await publish(app, a.auth, { queue: 'few', payload: { i } });
   t.equal((await receive(app, a.auth, 'few', { max: 3 })).length, 3, 'max is a cap');
@@ -45,9 +45,10 @@ t.test('a delayed message becomes visible after its delay; ack removes it', asyn
   );
   t.match(first[0], { receive_count: 1, receipt_handle: /^rh_/ });
   t.equal(await ackAll(app, a.auth, 'jobs', [first[0].receipt_handle]), 1);
-  let second: any[] = [];
-  await until('the delayed message', async () => (second = await receive(app, a.auth, 'jobs', { max: 10 })).length > 0);
-  t.ok(Date.now() - publishedAt >= 2000, 'not before its delay');
+  clock.advance(1900);
+  t.same(await receive(app, a.auth, 'jobs', { max: 10 }), [], 'not before its delay');
+  clock.advance(100);
+  const second = await receive(app, a.auth, 'jobs', { max: 10 });
   t.same(
     second.map((m: any) => m.message_id),
     [later]
@@ -61,9 +62,12 @@ t.test('unacked messages reappear after the visibility timeout; a stale receipt 
   const { app } = await makeApp(t, FAST);
   const a = await activate(app);
   await publish(app, a.auth, { queue: 'q', payload: { v: 1 } });
+  const clock = frozenClock(t);
   const [m1] = await receive(app, a.auth, 'q', { visibility_timeout: 1 });
   t.same(await receive(app, a.auth, 'q'), [], 'hidden while in flight');
-  await sleep(1050);
+  clock.advance(990);
+  t.same(await receive(app, a.auth, 'q'), [], 'hidden until its visibility timeout');
+  clock.advance(10);
   const [m2] = await receive(app, a.auth, 'q', { visibility_timeout: 30 });
   t.equal(m2.message_id, m1.message_id);
   t.equal(m2.receive_count, 2);
@@ -76,10 +80,11 @@ t.test('a message received too often goes to the dead-letter list', async (t) =>
   const { app } = await makeApp(t, { ...FAST, plugins: { scheduling: { queue_max_receives: 2 } } });
   const a = await activate(app);
   const id = (await publish(app, a.auth, { queue: 'dl', payload: { poison: true } })).json().message_id;
+  const clock = frozenClock(t);
   for (let i = 0; i < 2; i++) {
     const got = await receive(app, a.auth, 'dl', { visibility_timeout: 1 });
     t.equal(got.length, 1);
-    await sleep(1020);
+    clock.advance(1000);
   }
   t.same(await receive(app, a.auth, 'dl'), [], 'not handed out a third time');
   const dead = (

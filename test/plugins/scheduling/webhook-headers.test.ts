@@ -2,6 +2,8 @@ import t from 'tap';
 import { makeApp, activate } from '../../helpers/app.js';
 import { FAST, receiver } from './receiver.js';
 
+// database-independent: headers refused at creation, before any write.
+
 const send = (app: any, auth: any, payload: Record<string, unknown>) =>
   app.inject({ method: 'POST', url: '/v1/scheduling/webhook/send', headers: auth, payload });
 

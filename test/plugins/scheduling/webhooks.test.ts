@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { makeApp, activate } from '../../helpers/app.js';
 import { FAST, accountSecret, receiver, verify } from './receiver.js';
 import { until } from '../../helpers/wait.js';
+import { shiftedClock } from '../../helpers/clock.js';
 
 const send = (app: any, auth: any, payload: Record<string, unknown>) =>
   app.inject({ method: 'POST', url: '/v1/scheduling/webhook/send', headers: auth, payload });
@@ -139,7 +140,7 @@ t.test('rotation: the old secret signs alongside the new during the grace period
       payload: { grace_seconds: 0 },
     })
   ).json().secret;
-  await new Promise((r) => setTimeout(r, 1100)); // the signing cache holds a second
+  shiftedClock(t).advance(1000); // the signing cache holds a second: moved past, not waited out
   await send(app, a.auth, { url: rx.url, payload: { v: 2 } });
   await rx.waitFor(2);
   t.same(verify(again, rx.hits[1]), { v: 2 });

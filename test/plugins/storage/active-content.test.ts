@@ -6,6 +6,8 @@ import { createBucket, presign, s3Credentials } from '../../helpers/storage-api.
 import type { Activated } from '../../helpers/app.js';
 import { presignUrl } from '../../../core/capabilities/storage/sigv4.js';
 
+// database-independent: content types served; the bucket rows are api.test.ts's, on both.
+
 // HTML-like content is never served inline from the gateway's origin unless the bucket is
 // public and the operator allows it, however its type is spelled.
 

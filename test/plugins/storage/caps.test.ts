@@ -4,6 +4,8 @@ import { activate } from './helpers.js';
 import { listeningApp } from '../../helpers/listening-app.js';
 import { createBucket, presign } from '../../helpers/storage-api.js';
 
+// database-independent: caps while bodies stream; the meter's rows are usage.test.ts's, on both.
+
 // Local storage only: uploads through presigned URLs of a remote S3 service do not pass the
 // gateway, so its caps and meters see them only on the gateway's own endpoint.
 const caps = {

@@ -1,7 +1,10 @@
+// long-pole: one of the longest files; started first so it does not run alone at the end (scripts/test-files.mjs).
 import t from 'tap';
 import { activate, generated, sha256Of } from './helpers.js';
 import { listeningApp } from '../../helpers/listening-app.js';
 import { createBucket, presign } from '../../helpers/storage-api.js';
+
+// database-independent: 100 MiB through local storage; the rows are api.test.ts's, on both.
 
 // The "must show": 100 MiB up with plain fetch through a presigned PUT, down through
 // a presigned GET, bytes identical. Generated and hashed as they stream: never in memory.

@@ -3,6 +3,8 @@ import { activate } from './helpers.js';
 import { s3BackedApp } from '../../helpers/listening-app.js';
 import { createBucket, presign, storageUsage } from '../../helpers/storage-api.js';
 
+// database-independent: where presigned URLs point; the bucket rows are api.test.ts's, on both.
+
 // A bucket on the s3 adapter (here backed by a second gateway's S3 endpoint, as a remote
 // service would be): the API's presigned URLs point at this gateway by default, so uploads
 // are capped and transfers metered; `presign_through: vendor` hands out the service's own.

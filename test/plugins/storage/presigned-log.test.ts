@@ -10,6 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+// database-independent: what the request log shows; no row of its own.
+
 // Presigned URLs are bearer credentials for up to 7 days: the request log (info) must not hold one whole.
 t.test('request logs show presigned URLs without their signatures', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-presign-log-'));

@@ -19,6 +19,8 @@ import { s3Credentials, createBucket } from '../../helpers/storage-api.js';
 import type { FastifyInstance } from 'fastify';
 import type { Activated } from '../../helpers/app.js';
 
+// database-independent: the AWS SDK's view; buckets and credentials rows are api.test.ts's, on both.
+
 async function client(t: Tap.Test, app: FastifyInstance, who: Activated, base: string) {
   const c = await s3Credentials(app, who);
   t.equal(c.endpoint, `${base}/s3`);

@@ -1,3 +1,4 @@
+// long-pole: starts Chromium; started first so it does not run alone at the end (scripts/test-files.mjs).
 import t from 'tap';
 import { ApiError } from '../../../core/errors.js';
 import { directFetcher, guardedFetcher, instance, render, serve } from '../../helpers/chromium-render.js';
@@ -6,8 +7,12 @@ import { directFetcher, guardedFetcher, instance, render, serve } from '../../he
 // reach loopback through a subresource, and a `url` at a private address fails the render
 // with the guard's own 400 error (validation_failed, param url).
 
+// One browser for the file, launched by the first render: a launch costs seconds of CPU on a
+// loaded machine, and each test renders documents of its own on it (as jobs share the pool's).
+const browser = instance(t);
+
 t.test('an <img> at a loopback address is refused: the page renders, the server never hears of it', async (t) => {
-  const inst = await instance(t);
+  const inst = await browser;
   const srv = await serve(t, (_req, res) => {
     res.writeHead(200, { 'content-type': 'image/png' });
     res.end();
@@ -21,7 +26,7 @@ t.test('an <img> at a loopback address is refused: the page renders, the server 
 });
 
 t.test("a url at the metadata service or at loopback fails with the egress guard's error", async (t) => {
-  const inst = await instance(t);
+  const inst = await browser;
   const srv = await serve(t, (_req, res) => res.end('<p>secret</p>'));
   const fetchResource = guardedFetcher(t);
   for (const url of ['http://169.254.169.254/latest/meta-data/', `${srv.base}/`]) {
@@ -36,7 +41,7 @@ t.test("a url at the metadata service or at loopback fails with the egress guard
 });
 
 t.test('a refused subframe or script fails only itself', async (t) => {
-  const inst = await instance(t);
+  const inst = await browser;
   const srv = await serve(t, (_req, res) => res.end());
   const out = await render(inst, {
     html: `<iframe src="${srv.base}/frame"></iframe><script src="${srv.base}/s.js"></script><p>text</p>`,
@@ -48,7 +53,7 @@ t.test('a refused subframe or script fails only itself', async (t) => {
 });
 
 t.test('a WebSocket never connects, even to the host the page came from', async (t) => {
-  const inst = await instance(t);
+  const inst = await browser;
   let upgrades = 0;
   // The page comes from the loopback server itself (a trusted fetcher), a same-origin socket.
   // Measured on Chromium 156: a socket from a document given by route.fulfill (every document

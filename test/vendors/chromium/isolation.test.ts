@@ -1,3 +1,4 @@
+// long-pole: starts Chromium; started first so it does not run alone at the end (scripts/test-files.mjs).
 import t from 'tap';
 import type { ResourceFetcher } from '../../../core/capabilities/pdf.js';
 import { instance, render } from '../../helpers/chromium-render.js';
@@ -5,8 +6,12 @@ import { instance, render } from '../../helpers/chromium-render.js';
 // One tenant's job leaves nothing the next one sees: scriptless jobs share a reused tab
 // (cookies cleared between them), jobs with scripts get a context of their own.
 
+// One browser for the file, launched by the first render (a launch costs seconds of CPU on a
+// loaded machine): one test's jobs follow the other's on it, as tenants' jobs do.
+const browser = instance(t, { concurrency: 1 });
+
 t.test("a cookie one job's document set is not sent with the next job's requests", async (t) => {
-  const inst = await instance(t, { concurrency: 1 });
+  const inst = await browser;
   const cookies: Record<string, string | undefined> = {};
   const fetchResource: ResourceFetcher = async (url, init) => {
     const path = new URL(url).pathname;
@@ -24,7 +29,7 @@ t.test("a cookie one job's document set is not sent with the next job's requests
 });
 
 t.test('storage a script wrote is gone for the next job', async (t) => {
-  const inst = await instance(t, { concurrency: 1 });
+  const inst = await browser;
   // The same origin each time; with scripts on, the page records whether it found the key.
   const page = `<p id="p">x</p><script>
     const seen = localStorage.getItem('k'); localStorage.setItem('k', 'tenant-a');

@@ -1,9 +1,14 @@
+// long-pole: starts Chromium; started first so it does not run alone at the end (scripts/test-files.mjs).
 import t from 'tap';
 import { PDFDocument } from 'pdf-lib';
 import { directFetcher, instance, render, serve, systemTtf } from '../../helpers/chromium-render.js';
 
 // Real documents out of the system Chromium: page count and size read back with pdf-lib, a
 // web font from a loopback server, scripts off unless asked. The egress rules are in egress.test.ts.
+
+// One browser for the file, launched by the first render: a launch costs seconds of CPU on a
+// loaded machine, and each test renders documents of its own on it (as jobs share the pool's).
+const browser = instance(t);
 
 const ROWS = Array.from({ length: 120 }, (_, i) => `<tr><td>${i + 1}</td><td>item ${i + 1}</td><td>${i * 3}</td></tr>`);
 
@@ -31,7 +36,7 @@ function fontNames(data: Buffer): string[] {
 t.test('an HTML table with a web font: several A4 pages, the font embedded, the font served once', async (t) => {
   const font = systemTtf();
   const ttf = font?.data;
-  const inst = await instance(t);
+  const inst = await browser;
   const srv = await serve(t, (_req, res) => {
     res.writeHead(200, { 'content-type': 'font/ttf' });
     res.end(ttf);
@@ -57,7 +62,7 @@ t.test('an HTML table with a web font: several A4 pages, the font embedded, the 
 });
 
 t.test('format and orientation set the MediaBox: Letter, Legal, A4 landscape', async (t) => {
-  const inst = await instance(t);
+  const inst = await browser;
   const html = '<p>one page</p>';
   const fetchResource = directFetcher();
   const letter = await render(inst, { html, format: 'Letter', fetchResource });
@@ -69,7 +74,7 @@ t.test('format and orientation set the MediaBox: Letter, Legal, A4 landscape', a
 });
 
 t.test('a url document is fetched through fetchResource and rendered; a 404 url fails the render', async (t) => {
-  const inst = await instance(t);
+  const inst = await browser;
   const srv = await serve(t, (req, res) => {
     if (req.url === '/doc') {
       res.writeHead(200, { 'content-type': 'text/html' });
@@ -88,7 +93,7 @@ t.test('a url document is fetched through fetchResource and rendered; a 404 url 
 });
 
 t.test('scripts are off by default and run when asked', async (t) => {
-  const inst = await instance(t);
+  const inst = await browser;
   // With scripts on, the page is replaced by 200 paragraphs: several pages instead of one.
   const html = '<p id="p">static</p><script>document.body.innerHTML = "<p>written</p>".repeat(200)</script>';
   const off = await render(inst, { html, fetchResource: directFetcher() });
@@ -98,7 +103,7 @@ t.test('scripts are off by default and run when asked', async (t) => {
 });
 
 t.test('an html page has no network base: its relative URLs reach nothing', async (t) => {
-  const inst = await instance(t);
+  const inst = await browser;
   const seen: string[] = [];
   const out = await render(inst, {
     html: '<img src="/relative.png"><link rel="stylesheet" href="style.css"><p>x</p>',

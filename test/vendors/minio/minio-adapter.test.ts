@@ -12,6 +12,8 @@ import { listeningApp } from '../../helpers/listening-app.js';
 import { createBucket, presign, s3Credentials } from '../../helpers/storage-api.js';
 import { s3rver } from '../../helpers/s3rver.js';
 
+// database-independent: the minio adapter against s3rver; the rows are the storage tests', on both.
+
 // The minio adapter against s3rver, a real S3-compatible server (the minio client needs an
 // endpoint at the host root, which the gateway's own /s3 endpoint is not).
 

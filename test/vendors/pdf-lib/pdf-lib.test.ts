@@ -122,24 +122,12 @@ t.test('encrypted, corrupt and non-PDF input: 422 with a clear message on every 
   isRefusal(t, await e.watermark(truncated, { text: 'x' }).catch((x) => x), /not a readable PDF|no pages/);
 });
 
-t.test('priced by the plan: flat, or base plus pages (capped by the reservation)', async (t) => {
-  const e = await engine();
-  const merge = e.inst.capabilities['pdf.merge'];
-  const input = { documents: [] };
-  t.equal(merge.price(input, undefined, { price: 1000 }), 1000);
-  t.equal(merge.price(input, undefined, { price: 5000, pagePrice: 100, basePrice: 200 }), 5000, 'estimate');
-  t.equal(
-    merge.price(input, { data: Buffer.alloc(0), pages: 3 }, { price: 5000, pagePrice: 100, basePrice: 200 }),
-    500
-  );
-  t.equal(merge.price(input, { data: Buffer.alloc(0), pages: 99 }, { price: 5000, pagePrice: 100 }), 5000, 'capped');
-  const split = e.inst.capabilities['pdf.split'];
-  const parts = {
-    parts: [
-      { data: Buffer.alloc(0), pages: 2 },
-      { data: Buffer.alloc(0), pages: 3 },
-    ],
-  };
-  t.equal(split.price({ data: Buffer.alloc(0), ranges: [] }, parts, { price: 5000, pagePrice: 10 }), 50);
-  t.same(await e.inst.health!(), { ok: true });
-});
+t.test(
+  'no price() of its own (the PDF area prices every call: test/plugins/pdf/pricing.test.ts); healthy',
+  async (t) => {
+    const e = await engine();
+    for (const cap of ['pdf.merge', 'pdf.split', 'pdf.watermark'] as const)
+      t.equal((e.inst.capabilities[cap] as { price?: unknown }).price, undefined, cap);
+    t.same(await e.inst.health!(), { ok: true });
+  }
+);

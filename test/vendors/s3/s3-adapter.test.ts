@@ -13,6 +13,8 @@ import { activate, generated, sha256Of, errorOf, urlExpiry } from '../../plugins
 import { listeningApp } from '../../helpers/listening-app.js';
 import { createBucket, presign, s3Credentials } from '../../helpers/storage-api.js';
 
+// database-independent: the s3 adapter against a second gateway; the rows are the storage tests', on both.
+
 // The s3 adapter against real code on both ends: gateway A serves S3 (local-storage behind
 // its own endpoint); gateway B keeps its buckets on A through the s3 adapter (AWS SDK).
 async function pair(t: Tap.Test) {

@@ -1,11 +1,7 @@
 import t from 'tap';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { cliCommand } from '../../helpers/cli-command.js';
-import { startGateway } from '../../helpers/gateway-process.js';
+import { gatewayWithAccount } from '../../helpers/gateway-process.js';
 import { pdfOf } from '../../fakes/ocr-pdfs.js';
 
 // The PDF worker's code is a string evaluated in the thread (pdf-worker-source.ts), the same
@@ -16,23 +12,14 @@ import { pdfOf } from '../../fakes/ocr-pdfs.js';
 t.setTimeout(120_000);
 
 t.test('POST /v1/pdf/ocr on the gateway process: text layer and scan read', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'ocr-process-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
   const pdf = await pdfOf([{ text: 'Typed page' }, { scan: 'SCANNED PAGE' }]);
   const files = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf));
   await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => files.close(() => resolve())));
-  t.comment(`the gateway runs ${cliCommand().at(-1)}`);
-  const gw = await startGateway(t, dir, {
-    data_dir: dir,
-    database: { url: `sqlite:${join(dir, 'gateway.db')}` },
-    egress: { allow_private: true },
-  });
-  const json = { 'content-type': 'application/json' };
-  const act = await (await fetch(`${gw.url}/v1/activate`, { method: 'POST', headers: json, body: '{}' })).json();
+  const { gw, headers } = await gatewayWithAccount(t, 'ocr-process-');
   const res = await fetch(`${gw.url}/v1/pdf/ocr`, {
     method: 'POST',
-    headers: { ...json, authorization: `Bearer ${act.primary_api_key}` },
+    headers,
     body: JSON.stringify({ url: `http://127.0.0.1:${(files.address() as AddressInfo).port}/doc.pdf` }),
   });
   const body = await res.json();

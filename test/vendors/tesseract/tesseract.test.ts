@@ -90,12 +90,8 @@ t.test('a call whose caller went away while it waited never runs; the one ahead 
   t.equal(words((await ahead).text), 'FIRST IN LINE');
 });
 
-t.test('priced by the plan, per page read', async (t) => {
-  const input = { data: Buffer.alloc(0), languages: [] };
-  const pages = [1, 2, 3].map(() => ({ text: '', source: 'ocr' as const }));
-  t.equal(ocr.price(input, undefined, { price: 5_000, pagePrice: 1_000 }), 5_000, 'the cap before the call');
-  t.equal(ocr.price(input, { text: '', pages }, { price: 5_000, pagePrice: 1_000 }), 3_000);
-  t.equal(ocr.price(input, undefined, undefined), 0, 'no plan, no price');
+t.test('no price() of its own: the PDF area prices OCR (test/plugins/pdf/pricing.test.ts)', async (t) => {
+  t.equal((ocr as { price?: unknown }).price, undefined);
 });
 
 t.test('healthy when the libraries and English data load', async (t) => {

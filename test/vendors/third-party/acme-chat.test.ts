@@ -6,6 +6,8 @@ import { activate, makeApp } from '../../helpers/app.js';
 import { thirdPartyProject } from '../../helpers/third-party.js';
 import type { Tap } from '../../helpers/tap.js';
 
+// database-independent: a chat vendor from npm; routing and charging are core's tests', on both.
+
 // svc-vendor-acme-chat (test/fixtures/packages): a chat vendor from npm, named in the config by
 // its package name, built only on svc-gateway's exports, bringing its own model rows and
 // prices. Two instances of it (two Acme accounts) each talk to a fake of Acme's API.

@@ -10,6 +10,8 @@ import {
 import { activate, makeApp } from '../../helpers/app.js';
 import { thirdPartyProject } from '../../helpers/third-party.js';
 
+// database-independent: a storage vendor from npm; the rows are the storage tests', on both.
+
 // svc-vendor-acme-storage (test/fixtures/packages): a storage vendor from npm, named in the
 // config by its package name, built only on svc-gateway's exports. The AWS SDK talks to the
 // gateway's S3 endpoint; the bytes go to and come from the package's store.

@@ -2,7 +2,8 @@ import t from 'tap';
 import { activate, makeApp } from '../../../helpers/app.js';
 import { openAiFake } from '../../../fakes/openai-fake.js';
 import { anthropicFake } from '../../../fakes/anthropic-fake.js';
-import { sleep } from '../../../helpers/wait.js';
+import { sleep, until as waitFor } from '../../../helpers/wait.js';
+import { failStoringAnswers } from '../../../helpers/answer-fault.js';
 import { FAST, batchApp, holds, runningBatch, settled, submit, until, type Ctx } from './setup.js';
 
 const cancel = (c: Ctx, id: string, opts: { headers?: Record<string, string>; payload?: unknown } = {}) =>
@@ -110,7 +111,7 @@ t.test(
     // The next poll is held 300 ms and then finds the batch completed; the cancel POST gets a 500.
     c.oa.batches.pollsUntilDone = 0;
     c.oa.next({ delayMs: 300 }, { status: 500 });
-    for (let i = 0; i < 200 && polls() === seen; i++) await sleep(5);
+    await waitFor('the next poll', () => polls() !== seen);
     const res = await cancel(c, batch_id);
     t.equal(res.statusCode, 200, res.body);
     t.equal(res.json().state, 'canceled');
@@ -138,7 +139,7 @@ t.test(
     t.equal(res.json().state, 'canceled', 'canceled for the caller at once');
     t.equal(c.oa.batches.canceled.length, 0);
     // The job's first retry comes after the poll interval, the next after the engine's backoff (0.5–1 s).
-    for (let i = 0; i < 100 && !c.oa.batches.canceled.length; i++) await sleep(50);
+    await waitFor('the retry job to cancel at the vendor', () => c.oa.batches.canceled.length > 0);
     t.same(c.oa.batches.canceled, [vendorId], 'the retry job canceled it at the vendor');
     t.ok(cancels() >= 3, `asked ${cancels()} times`);
     const jobs = await c.app.svc.db
@@ -263,4 +264,72 @@ t.test("BYOK: the vendor cancel goes out with the caller's key", async (t) => {
   t.equal((await cancel(c, batch_id)).json().state, 'canceled');
   t.same(an.batches.canceled, [vendorId], "accepted with the caller's key");
   t.equal(an.requests.find((r) => r.path.endsWith('/cancel'))!.headers['x-api-key'], 'sk-mine');
+});
+
+t.test('cancel exactly once: with its answer, against another cancel, against the answer', async (t) => {
+  const c = await batchApp(t);
+  const state = async (id: string) =>
+    (await c.app.svc.db.selectFrom('ai_batches').select('state').where('batch_id', '=', id).executeTakeFirstOrThrow())
+      .state;
+
+  await t.test('the answer cannot be stored: the batch and its hold stay; the retry cancels once', async (t) => {
+    await c.app.svc.jobs.stop();
+    t.teardown(() => c.app.svc.jobs.start());
+    const before = await c.app.svc.wallet.balance(c.accountId);
+    const { batch_id } = (await submit(c, { messages: 'x', model: 'alpha', max_tokens: 100 })).json();
+    const held = await c.app.svc.wallet.balance(c.accountId);
+    const undo = await failStoringAnswers(c.app);
+    const failed = await cancel(c, batch_id, { headers: { 'idempotency-key': 'cx-1' } });
+    await undo();
+    t.equal(failed.statusCode, 500, failed.body);
+    t.equal(await state(batch_id), 'queued', 'the move rolled back with the answer');
+    t.equal(await c.app.svc.wallet.balance(c.accountId), held, 'the hold is still held');
+    const res = await cancel(c, batch_id, { headers: { 'idempotency-key': 'cx-1' } });
+    t.equal(res.statusCode, 200, res.body);
+    t.equal(res.json().state, 'canceled');
+    const again = await cancel(c, batch_id, { headers: { 'idempotency-key': 'cx-1' } });
+    t.equal(again.headers['idempotent-replayed'], 'true');
+    t.same(again.json(), res.json());
+    t.equal(await c.app.svc.wallet.balance(c.accountId), before, 'given back once');
+  });
+
+  await t.test('two concurrent cancels: one moves the batch and gives its hold back once', async (t) => {
+    c.oa.batches.pollsUntilDone = 1000;
+    const { batch_id, before } = await runningBatch(c, { messages: 'x', model: 'alpha', max_tokens: 100 });
+    const answers = await Promise.all([
+      cancel(c, batch_id),
+      cancel(c, batch_id, { headers: { 'idempotency-key': 'cy-1' } }),
+    ]);
+    t.same(answers.map((r) => r.statusCode).sort(), [200, 409], answers.map((r) => r.body).join('\n'));
+    t.equal(await state(batch_id), 'canceled');
+    t.equal(await c.app.svc.wallet.balance(c.accountId), before, 'the balance is back exactly');
+    t.same(await holds(c), []);
+  });
+
+  await t.test('a cancel racing the answer: either canceled and free, or succeeded and charged once', async (t) => {
+    const spent = await usage(c);
+    const { batch_id, before } = await runningBatch(c, { messages: 'x', model: 'alpha', max_tokens: 100 });
+    const polls = () => c.oa.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/batches/')).length;
+    const seen = polls();
+    c.oa.batches.pollsUntilDone = 0;
+    c.oa.next({ delayMs: 100 });
+    await waitFor('the next poll', () => polls() !== seen);
+    await sleep(100); // no threshold: the outcome is checked whichever way the race went
+    const res = await cancel(c, batch_id);
+    const final = await until(c, batch_id, ['canceled', 'succeeded']);
+    await settled(c);
+    t.comment(`the race went to ${final.state}`);
+    const charged = (await usage(c)).slice(spent.length);
+    if (final.state === 'canceled') {
+      t.equal(res.statusCode, 200, res.body);
+      t.same(charged, [], 'nothing charged');
+      t.equal(await c.app.svc.wallet.balance(c.accountId), before);
+    } else {
+      t.equal(res.statusCode, 409, res.body);
+      t.equal(charged.length, 1, 'charged once');
+      const cost = Math.round(final.result.metadata.cost_usd * 1e6);
+      t.equal(await c.app.svc.wallet.balance(c.accountId), before - cost, 'what the result says');
+    }
+    t.same(await holds(c), []);
+  });
 });

@@ -1,4 +1,4 @@
-import { sleep } from '../../../helpers/wait.js';
+import { until as waitFor } from '../../../helpers/wait.js';
 import { aiApp, MODELS } from '../setup.js';
 
 // alpha (OpenAI fake) and beta (Anthropic fake) get batch prices at half their normal ones;
@@ -36,24 +36,26 @@ export const submit = (c: Ctx, payload: Record<string, unknown>, headers = c.aut
   c.app.inject({ method: 'POST', url: '/v1/ai/chat', headers, payload: { ...payload, batch_mode: true } });
 
 export async function until(c: Ctx, id: string, states: string[]): Promise<any> {
-  for (let i = 0; i < 400; i++) {
-    const r = (await c.app.inject({ method: 'GET', url: `/v1/ai/batches/${id}`, headers: c.auth })).json();
-    if (states.includes(r.state)) return r;
-    await sleep(10);
-  }
-  throw new Error(`batch ${id} never reached ${states.join('|')}`);
+  let r: any;
+  const get = async () =>
+    (r = (await c.app.inject({ method: 'GET', url: `/v1/ai/batches/${id}`, headers: c.auth })).json());
+  await waitFor(`batch ${id} to reach ${states.join('|')}`, async () => states.includes((await get()).state));
+  return r;
 }
 
 export const holds = (c: Ctx) => c.app.svc.db.selectFrom('wallet_holds').selectAll().execute();
 
 /** The row says succeeded a moment before the hold is settled: wait for the money to move too. */
 export async function settled(c: Ctx): Promise<void> {
-  for (let i = 0; i < 200 && (await holds(c)).length; i++) await sleep(5);
+  await waitFor('the holds to be settled', async () => (await holds(c)).length === 0);
 }
 
-/** Wait (up to 2 s) for `ok()`: a batch is final a moment before its vendor is asked to cancel. */
+/**
+ * Wait for `ok()`: a batch is final a moment before its vendor is asked to cancel. It fails
+ * after until's 15 s, not a short count of polls, which a loaded machine outran.
+ */
 export async function eventually(ok: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400 && !(await ok()); i++) await sleep(5);
+  await waitFor('the condition', ok);
 }
 
 /**

@@ -4,6 +4,8 @@ import { activate, errorOf } from '../helpers.js';
 import { listeningApp } from '../../../helpers/listening-app.js';
 import { createBucket, s3Client, storageUsage } from '../../../helpers/storage-api.js';
 
+// database-independent: conditions on reads, in the vendor; no row of its own.
+
 // If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since on GetObject and
 // HeadObject, in RFC 7232's order, through the AWS SDK (which reports a 304 as an error).
 

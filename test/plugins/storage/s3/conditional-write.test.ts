@@ -14,6 +14,8 @@ import { activate, errorOf } from '../helpers.js';
 import { listeningApp } from '../../../helpers/listening-app.js';
 import { createBucket, s3Client, storageUsage } from '../../../helpers/storage-api.js';
 
+// database-independent: conditions checked by the vendor; multipart rows are s3/multipart.test.ts's, on both.
+
 // Conditional writes (If-None-Match: * to create, If-Match to replace or delete one version)
 // are what clients build locks on: Terraform's S3 lockfile takes its lock with a PutObject
 // If-None-Match: *. The vendor checks them atomically with the write (local-storage in the

@@ -13,6 +13,8 @@ import { activate, errorOf } from '../helpers.js';
 import { listeningApp } from '../../../helpers/listening-app.js';
 import { createBucket, s3Credentials, storageUsage } from '../../../helpers/storage-api.js';
 
+// database-independent: digests checked on the body; no row of its own.
+
 // Content-MD5 on PutObject and UploadPart, as S3 checks it: a mismatch is BadDigest, a value
 // that is not a base64 MD5 is InvalidDigest, and either way nothing is stored or metered.
 // The SDK only sends Content-MD5 when checksums are computed "when required" and it is given.

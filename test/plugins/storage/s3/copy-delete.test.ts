@@ -15,6 +15,8 @@ import { s3Credentials, createBucket } from '../../../helpers/storage-api.js';
 import type { Activated } from '../../../helpers/app.js';
 import { presignUrl } from '../../../../core/capabilities/storage/sigv4.js';
 
+// database-independent: copy and delete in the vendor; metering is usage.test.ts's, on both.
+
 async function client(t: Tap.Test, app: FastifyInstance, who: Activated) {
   const c = await s3Credentials(app, who);
   const s3 = new S3Client({

@@ -4,6 +4,8 @@ import { activate, errorOf } from '../helpers.js';
 import { listeningApp } from '../../../helpers/listening-app.js';
 import { createBucket, s3Client, storageUsage } from '../../../helpers/storage-api.js';
 
+// database-independent: ranges on HEAD, in the vendor; no row of its own.
+
 // HeadObject with a Range answers as GetObject would (206 with Content-Range and the range's
 // length, or 416), without the bytes, as S3 does.
 

@@ -4,6 +4,8 @@ import { activate } from '../helpers.js';
 import { listeningApp } from '../../../helpers/listening-app.js';
 import { createBucket, s3Client } from '../../../helpers/storage-api.js';
 
+// database-independent: listing times from the vendor; no row of its own.
+
 // Listings give LastModified at whole seconds, as S3 does and as HEAD's Last-Modified is:
 // a sync tool comparing the two must see the same time.
 

@@ -15,6 +15,8 @@ import { activate, errorOf } from '../helpers.js';
 import { listeningApp } from '../../../helpers/listening-app.js';
 import { createBucket, presign, s3Client } from '../../../helpers/storage-api.js';
 
+// database-independent: the S3 endpoint's parsing and answers; the rows are api.test.ts's, on both.
+
 // Bugs ceph's s3-tests found in the S3 endpoint, each through the AWS SDK or raw HTTP.
 
 /** Send a whole request, then read (as Python's requests does): the answer, or TIMEOUT when none comes. */

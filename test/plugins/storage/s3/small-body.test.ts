@@ -6,6 +6,8 @@ import { listeningApp, STORAGE_VENDOR } from '../../../helpers/listening-app.js'
 import { createBucket, s3Credentials } from '../../../helpers/storage-api.js';
 import { amzDate, hmacHex, sha256Hex, signingKey, stringToSign } from '../../../../core/capabilities/storage/sigv4.js';
 
+// database-independent: the small-body path's checks; no row of its own.
+
 // Small bodies (up to 64 KiB declared) are read whole rather than streamed: the same checks
 // must hold on that path. Header-signed requests, as SDKs send them.
 

@@ -1,0 +1,254 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { isApiError } from '../errors.js';
+import { JobRetry, type JobContext } from '../jobs/types.js';
+import { backoffMs } from '../jobs/backoff.js';
+import type { Attempt } from '../router/attempt.js';
+import type { Router } from '../router/router.js';
+import type { VendorRegistry } from '../router/registry.js';
+import type { Wallet } from '../wallet/wallet.js';
+import type { Events } from '../events/events.js';
+import type { OutboxKindDef, OutboxRecord } from './types.js';
+import { holdOf, openAttemptOf, routeOf, rowById, TABLE, toRecord, type OpenAttempt } from './records.js';
+
+export interface SendDeps {
+  db: Kysely<any>;
+  router: Router;
+  wallet: Wallet;
+  vendors: VendorRegistry;
+  events: Events;
+  log: Logger;
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 6;
+
+/**
+ * Failure kinds that say the vendor did not act on the request: it never left (connection
+ * refused, DNS), or the vendor refused it unread (429). Only these are retried; after anything
+ * else (a timeout, a 5xx that may have followed acceptance, a refusal of the message itself)
+ * the record fails, since a resend could deliver a message twice.
+ */
+export const NOT_SENT_KINDS: ReadonlySet<string> = new Set(['not_sent', 'rate_limited']);
+
+/** Whether a failed router call left the message unsent: no vendor at all, or every vendor tried did not act. */
+export function notSent(err: unknown): boolean {
+  if (!isApiError(err)) return false;
+  if (err.code === 'no_vendor_available') return true;
+  if (err.code !== 'vendor_error') return false;
+  const tried = ((err.details.attempts ?? []) as Attempt[]).filter((a) => a.status !== 'skipped_cost_cap');
+  return tried.length > 0 && tried.every((a) => NOT_SENT_KINDS.has(a.status));
+}
+
+function failureOf(err: unknown): { code: string; message: string } {
+  if (isApiError(err)) return { code: err.code, message: err.message };
+  return { code: 'internal_error', message: 'The send failed inside the gateway.' };
+}
+
+/** The record's moves the send job makes, each in one transaction with its charge and its event. */
+export class SendMoves<D> {
+  constructor(
+    private readonly d: SendDeps,
+    private readonly def: OutboxKindDef<D, any, any>
+  ) {}
+
+  /** The event of entering `state`, if the area has one for it. */
+  async emit(trx: Kysely<any>, record: OutboxRecord<D>): Promise<void> {
+    const type = this.def.events?.[record.state];
+    if (type) await this.d.events.emit(trx, { accountId: record.accountId, type, data: this.def.eventData(record) });
+  }
+
+  /** Vendor accepted: sent, its message id, the charge settled, the event; false if the record had moved. */
+  async sent(row: any, vendor: string, output: unknown): Promise<boolean> {
+    const def = this.def;
+    const before = toRecord<D>(row);
+    const route = routeOf(row);
+    const input = JSON.parse(row.input);
+    let cost: number;
+    try {
+      cost = this.d.router.charge(def.capability, input, route.find((r) => r.id === vendor) ?? { id: vendor }, output);
+    } catch (err) {
+      // The send happened: charge what was reserved for it rather than nothing.
+      this.d.log.error({ err, record_id: row.record_id, vendor }, 'outbox: the price failed; charging the hold');
+      cost = Number(row.hold_micros ?? 0);
+    }
+    const extra = def.onSent?.(output, before, input) ?? {};
+    const messageId = def.vendorMessageId?.(output) ?? null;
+    return this.d.db
+      .transaction()
+      .execute(async (trx) => {
+        const hold = holdOf(row);
+        const charged = hold ? await this.d.wallet.settleIn(trx, hold, cost, { vendor, ref: row.record_id }) : 0;
+        const now = Date.now();
+        const data = { ...before.data, ...extra };
+        const r = await trx
+          .updateTable(TABLE)
+          .set({
+            state: def.states.sent,
+            vendor,
+            vendor_message_id: messageId,
+            data: JSON.stringify(data),
+            input: null,
+            attempt_open: null,
+            hold_id: null,
+            cost_micros: charged,
+            error_code: null,
+            error_message: null,
+            updated_at: now,
+          })
+          .where('record_id', '=', row.record_id)
+          .where('state', '=', def.states.queued)
+          .executeTakeFirst();
+        if (Number(r.numUpdatedRows) !== 1) throw new Moved();
+        await this.emit(trx, {
+          ...before,
+          state: def.states.sent,
+          vendor,
+          vendorMessageId: messageId,
+          data,
+          costMicros: charged,
+          error: null,
+          updatedAt: now,
+        });
+        return true;
+      })
+      .catch((e) => {
+        if (e instanceof Moved) return false;
+        throw e;
+      });
+  }
+
+  /** Final failure: failed with its reason, the hold given back, the event; false if the record had moved. */
+  async failed(row: any, error: { code: string; message: string }): Promise<boolean> {
+    const def = this.def;
+    return this.d.db.transaction().execute(async (trx) => {
+      const hold = holdOf(row);
+      if (hold) await this.d.wallet.release(hold, trx);
+      const now = Date.now();
+      const r = await trx
+        .updateTable(TABLE)
+        .set({
+          state: def.states.failed,
+          input: null,
+          attempt_open: null,
+          hold_id: null,
+          error_code: error.code,
+          error_message: error.message.slice(0, 1000),
+          updated_at: now,
+        })
+        .where('record_id', '=', row.record_id)
+        .where('state', '=', def.states.queued)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await this.emit(trx, { ...toRecord<D>(row), state: def.states.failed, error, updatedAt: now });
+      return true;
+    });
+  }
+}
+
+class Moved extends Error {}
+
+/** What a recorded attempt whose outcome was lost means for the record (see sendHandler). */
+function unknownOutcome(open: OpenAttempt): { code: string; message: string } {
+  const who = open.vendors.join(', ');
+  return {
+    code: 'outcome_unknown',
+    message:
+      `The gateway stopped after calling ${who} and before recording its answer; the vendor does not `
+      + 'de-duplicate by idempotency key, so the message is not sent again. It may or may not have been sent.',
+  };
+}
+
+/**
+ * The send job of one kind of record. It records the attempt (its own commit) before the
+ * router call, which carries the record id as the vendor's idempotency key; the outcome, the
+ * charge and the event commit together after it. A run that finds an attempt recorded and no
+ * outcome (its node died in between) resends only when every vendor that may have been called
+ * honours idempotency keys; otherwise the record fails as `outcome_unknown`, never resent.
+ */
+export function sendHandler<D>(d: SendDeps, def: OutboxKindDef<D, any, any>, moves: SendMoves<D>) {
+  const maxAttempts = def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const delay = def.backoffMs ?? ((n: number) => backoffMs(n));
+  return async (job: JobContext<{ record_id: string }>): Promise<void> => {
+    const row = await rowById(d.db, job.payload.record_id, def.kind);
+    if (!row || row.state !== def.states.queued) return;
+    const open = openAttemptOf(row);
+    if (open) {
+      const honoured = open.vendors.every(
+        (v) => d.vendors.get(v)?.instance.capabilities[def.capability]?.idempotencyKeys === true
+      );
+      if (!honoured) {
+        await moves.failed(row, unknownOutcome(open));
+        return;
+      }
+      d.log.info(
+        { record_id: row.record_id, vendors: open.vendors },
+        'outbox: resending with the same idempotency key'
+      );
+    }
+    const route = routeOf(row);
+    const n = Number(row.attempts) + 1;
+    const attempt: OpenAttempt = { n, vendors: route.map((r) => r.id), at: Date.now() };
+    const recorded = await d.db
+      .updateTable(TABLE)
+      .set({ attempts: n, attempt_open: JSON.stringify(attempt), updated_at: Date.now() })
+      .where('record_id', '=', row.record_id)
+      .where('state', '=', def.states.queued)
+      .where('attempts', '=', Number(row.attempts))
+      .executeTakeFirst();
+    if (Number(recorded.numUpdatedRows) !== 1) return; // another run moved it meanwhile
+    const current = { ...row, attempts: n, attempt_open: JSON.stringify(attempt) };
+    let result: { vendor: string; output: unknown };
+    try {
+      result = await d.router.call(def.capability, JSON.parse(row.input), {
+        accountId: row.account_id,
+        route,
+        idempotencyKey: row.record_id,
+        charge: false,
+        ref: row.record_id,
+        timeoutMs: def.timeoutMs,
+        signal: job.signal,
+      });
+    } catch (err) {
+      // Stopped (shutdown, lease lost) while the vendor may have the request: the attempt stays
+      // open, and the next run decides by the rule above.
+      if (job.signal.aborted) throw err;
+      const failure = failureOf(err);
+      if (!notSent(err)) {
+        await moves.failed(current, failure);
+        return;
+      }
+      if (n >= maxAttempts) {
+        await moves.failed(current, failure);
+        return;
+      }
+      // Nothing left the gateway: the attempt is closed, and the job tries again later.
+      await d.db
+        .updateTable(TABLE)
+        .set({
+          attempt_open: null,
+          error_code: failure.code,
+          error_message: failure.message.slice(0, 1000),
+          updated_at: Date.now(),
+        })
+        .where('record_id', '=', row.record_id)
+        .where('attempts', '=', n)
+        .execute();
+      throw new JobRetry(failure.message, { delayMs: delay(n) });
+    }
+    if (!(await moves.sent(current, result.vendor, result.output)))
+      d.log.warn({ record_id: row.record_id }, 'outbox: the record moved while its send was in flight');
+  };
+}
+
+/** A job that died without its handler seeing the end (its last node died): the record fails. */
+export function onSendExhausted<D>(d: SendDeps, def: OutboxKindDef<D, any, any>, moves: SendMoves<D>) {
+  return async (id: string): Promise<void> => {
+    const row = await rowById(d.db, id, def.kind);
+    if (!row || row.state !== def.states.queued) return;
+    const open = openAttemptOf(row);
+    await moves.failed(
+      row,
+      open ? unknownOutcome(open) : { code: 'not_sent', message: 'The send job ran out of attempts.' }
+    );
+  };
+}

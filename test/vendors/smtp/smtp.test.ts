@@ -1,0 +1,138 @@
+// database-independent: the adapter alone, against a real SMTP server and a local DNS server
+import { generateKeyPairSync } from 'node:crypto';
+import t from 'tap';
+import { Value } from '@sinclair/typebox/value';
+import { CoreConfigSchema } from '../../../config/schema.js';
+import { Egress } from '../../../core/egress/egress.js';
+import smtp from '../../../vendors/smtp/index.js';
+import { classifySmtp } from '../../../vendors/smtp/classify.js';
+import { dkimValue } from '../../../plugins/email/domains.js';
+import { dnsServer } from '../../helpers/dns-server.js';
+import { vendorContext } from '../../helpers/vendor-context.js';
+import { smtpSink } from '../../fakes/smtp-sink.js';
+import type { EmailSendInput } from '../../../core/capabilities/email.js';
+
+function context(t: any, allowPrivate: boolean) {
+  const egress = new Egress({
+    ...(Value.Default(CoreConfigSchema.properties.egress, {}) as any),
+    allow_private: allowPrivate,
+  });
+  t.teardown(() => egress.close());
+  return { ...vendorContext('mail'), egressProxy: () => egress.proxyUrl() };
+}
+
+async function adapter(t: any, config: Record<string, unknown>, allowPrivate = true) {
+  const cfg = Value.Default(smtp.configSchema, { ...config }) as any;
+  const inst = await smtp.create(cfg, context(t, allowPrivate));
+  t.teardown(() => inst.close?.());
+  return inst;
+}
+
+const message = (over: Partial<EmailSendInput> = {}): EmailSendInput => ({
+  message_id: '<em_1@mail.example>',
+  idempotency_key: 'em_1',
+  from: { address: 'news@mail.example', name: 'News' },
+  to: [{ address: 'ann@example.org' }],
+  cc: [{ address: 'carl@example.org' }],
+  bcc: [{ address: 'dora@example.org' }],
+  subject: 'Grüße',
+  text: 'plain',
+  html: '<p>html</p>',
+  attachments: [{ filename: 'a.txt', content: Buffer.from('attached').toString('base64'), content_type: 'text/plain' }],
+  headers: {},
+  ...over,
+});
+
+const opts = () => ({ signal: new AbortController().signal, deadline: Date.now() + 30_000 });
+
+t.test('a real SMTP session through the egress proxy, DKIM-signed, checked by mailauth against DNS', async (t) => {
+  const sink = await smtpSink(t, { user: 'u', pass: 'p w' });
+  const dns = await dnsServer(t);
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 1024,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  dns.txt.set('sel1._domainkey.mail.example', [dkimValue(publicKey)]);
+  const inst = await adapter(t, { url: sink.url.replace('p w', 'p%20w') });
+  const send = inst.capabilities['email.send']!;
+  const out = await send.invoke(
+    message({ dkim: { domain: 'mail.example', selector: 'sel1', private_key: privateKey } }),
+    opts()
+  );
+  t.same(out, {
+    vendor_message_id: 'Q1',
+    accepted: ['ann@example.org', 'carl@example.org', 'dora@example.org'],
+    rejected: [],
+  });
+  t.equal(sink.messages.length, 1);
+  const got = sink.messages[0];
+  t.same(got.to, ['ann@example.org', 'carl@example.org', 'dora@example.org'], 'bcc in the envelope');
+  t.equal(got.from, 'news@mail.example');
+  t.notMatch(got.raw, /^Bcc:/im, 'but not in the headers');
+  t.equal(sink.connections[0], '127.0.0.1', 'the connection came through the local egress proxy');
+
+  const { simpleParser } = await import('mailparser');
+  const parsed = await simpleParser(got.raw);
+  t.equal(parsed.subject, 'Grüße');
+  t.equal(parsed.messageId, '<em_1@mail.example>');
+  t.equal(parsed.text?.trim(), 'plain');
+  t.equal(parsed.attachments[0].filename, 'a.txt');
+
+  const { dkimVerify } = await import('mailauth/lib/dkim/verify.js');
+  const r = dns.resolver();
+  const verdict = await dkimVerify(Buffer.from(got.raw), {
+    resolver: (name: string, type: string) => r.resolve(name, type),
+  });
+  t.equal(verdict.results[0].status.result, 'pass', JSON.stringify(verdict.results[0].status));
+  t.equal(verdict.results[0].signingDomain, 'mail.example');
+  t.ok(dns.asked.includes('sel1._domainkey.mail.example TXT'), 'the key was looked up in DNS');
+
+  // A changed key in DNS: the same message no longer verifies.
+  const other = generateKeyPairSync('rsa', { modulusLength: 1024, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  dns.txt.set('sel1._domainkey.mail.example', [dkimValue(other.publicKey as unknown as string)]);
+  const bad = await dkimVerify(Buffer.from(got.raw), {
+    resolver: (name: string, type: string) => r.resolve(name, type),
+  });
+  t.equal(bad.results[0].status.result, 'fail');
+});
+
+t.test('failures classified by whether the content left: nothing sent is not_sent, after DATA never', async (t) => {
+  const sink = await smtpSink(t);
+  const send = (await adapter(t, { url: sink.url, pool: false })).capabilities['email.send']!;
+  const kind = async (p: Promise<unknown>) => {
+    try {
+      await p;
+      return 'ok';
+    } catch (e) {
+      return classifySmtp(e);
+    }
+  };
+  sink.reject.rcpt = 450;
+  t.equal(await kind(send.invoke(message({ cc: [], bcc: [] }), opts())), 'not_sent', 'RCPT 450: try again');
+  sink.reject.rcpt = 550;
+  t.equal(await kind(send.invoke(message({ cc: [], bcc: [] }), opts())), 'client_error', 'RCPT 550: no server will');
+  sink.reject.data = 451;
+  t.equal(await kind(send.invoke(message(), opts())), 'unavailable', 'after the content: may have been queued');
+  sink.reject.data = 554;
+  t.equal(await kind(send.invoke(message(), opts())), 'client_error');
+  t.equal(sink.messages.length, 0);
+
+  // Wrong password: auth. A refused target (the egress rules): the proxy says no, nothing sent.
+  const authSink = await smtpSink(t, { user: 'u', pass: 'right' });
+  const wrong = (await adapter(t, { url: authSink.url.replace('right', 'wrong'), pool: false })).capabilities[
+    'email.send'
+  ]!;
+  t.equal(await kind(wrong.invoke(message(), opts())), 'auth');
+  const fenced = (await adapter(t, { url: sink.url, pool: false }, false)).capabilities['email.send']!;
+  t.equal(await kind(fenced.invoke(message(), opts())), 'not_sent', 'egress refuses loopback: not_sent');
+  t.equal(sink.messages.length, 0);
+  t.equal(await kind(send.invoke(message(), opts())), 'ok');
+  t.equal(sink.messages.length, 1);
+});
+
+t.test('config: only smtp:// and smtps:// URLs; secrets marked', async (t) => {
+  t.notOk(Value.Check(smtp.configSchema, { url: 'http://x' }));
+  t.ok(Value.Check(smtp.configSchema, Value.Default(smtp.configSchema, { url: 'smtps://u:p@mail.example:465' })));
+  t.equal((smtp.configSchema as any).properties.url['x-secret'], true);
+});
