@@ -61,11 +61,43 @@ export interface EmailRawOutput {
   raw: string | null;
 }
 
+/** A vendor's event webhook as it reached the gateway, for the adapter to verify and read. */
+export interface EmailWebhookInput {
+  /** The full public URL the vendor posted to (what some signatures cover). */
+  url: string;
+  /** Request headers, names in lower case. */
+  headers: Record<string, string>;
+  /** The raw request body, exactly as received (signatures cover the bytes). */
+  body: string;
+}
+
+/** What a vendor's event says happened to one message after it accepted it. */
+export interface EmailEventUpdate {
+  /** The id the vendor answered the send with (`EmailSendOutput.vendor_message_id`). */
+  vendor_message_id: string;
+  state: 'delivered' | 'bounced' | 'complained';
+  /** The recipients the event concerns (a bounce names the address that bounced). */
+  recipients: string[];
+  /**
+   * A permanent bounce (the address does not exist): its recipients join the suppression list.
+   * A transient one (mailbox full) moves nothing. Complaints always suppress.
+   */
+  permanent?: boolean;
+  /** The vendor's reason, for the record (`550 5.1.1 user unknown`). */
+  detail?: string;
+}
+
 export const EMAIL_CAPABILITIES = capabilities({
   // Not idempotent: after a vendor may have accepted a message no other vendor is tried.
   'email.send': capability<EmailSendInput, EmailSendOutput>({
     idempotent: false,
     description: 'Send one fully formed email message.',
+  }),
+  // Idempotent and free: reading a webhook has no effect at the vendor. Throws VendorFailure
+  // 'auth' for a body the vendor did not sign (the area answers 401 and changes nothing).
+  'email.events': capability<EmailWebhookInput, EmailEventUpdate[]>({
+    idempotent: true,
+    description: "Verify and read a vendor's event webhook (delivered, bounced, complained).",
   }),
   'email.raw': capability<EmailRawInput, EmailRawOutput>({
     idempotent: true,

@@ -13,6 +13,7 @@ import { emailMigrations } from './migrations.js';
 import { registerEmailRoutes } from './routes.js';
 import { EmailService, type EmailData } from './service.js';
 import { registerEmailSetupRoutes } from './setup-routes.js';
+import { registerEmailWebhooks } from './webhooks.js';
 import { SuppressionStore } from './suppressions.js';
 import type { tasks as templateTasks } from './template-tasks.js';
 import { EmailTemplates } from './templates.js';
@@ -82,5 +83,6 @@ export default defineArea({
     email = new EmailService(svc, cfg, box, domains, suppressions, templates);
     registerEmailRoutes(app, email, svc.config.limits.large_body_bytes);
     registerEmailSetupRoutes(app, domains, suppressions, templates);
+    registerEmailWebhooks(app, svc, box, suppressions);
   },
 });

@@ -30,6 +30,8 @@ export interface EmailData {
   bcc: string[];
   subject: string;
   message_id: string;
+  /** The vendor's reason given with a bounce or complaint event. */
+  event_detail?: string;
 }
 
 export type EmailBox = OutboxKind<EmailData, EmailSendInput>;
