@@ -150,8 +150,12 @@ t.test('started by npm: the gateway exits when npm is gone (SIGKILL to its paren
   }
 });
 
-/** The gateway at a terminal (script(1)), one request to it, then SIGTERM: everything it wrote. */
-async function oneRequestAtATerminal(t: any, extraEnv: NodeJS.ProcessEnv): Promise<string> {
+/**
+ * The gateway at a terminal (script(1)), one request to it, then SIGTERM: everything it wrote.
+ * `until`: a line to wait for before the SIGTERM (script drops what the pty still holds when it
+ * dies, and the request's last log line is written after the client has the response).
+ */
+async function oneRequestAtATerminal(t: any, extraEnv: NodeJS.ProcessEnv, until?: RegExp): Promise<string> {
   const { env } = await cliEnv(t);
   const cmd = [process.execPath, ...cliCommand(), 'serve', '--port', '0'].map(sq).join(' ');
   const child = spawn('script', ['-qec', cmd, '/dev/null'], {
@@ -166,6 +170,15 @@ async function oneRequestAtATerminal(t: any, extraEnv: NodeJS.ProcessEnv): Promi
   const res = await fetch(`${match[1]}/v1/discovery`);
   t.equal(res.status, 200);
   await res.arrayBuffer();
+  if (until && !until.test(text))
+    await new Promise<void>((resolve) => {
+      const seen = () => {
+        if (!until.test(text)) return;
+        child.stdout!.off('data', seen);
+        resolve();
+      };
+      child.stdout!.on('data', seen);
+    });
   child.kill('SIGTERM');
   await once(child, 'exit');
   return text;
@@ -175,7 +188,7 @@ t.test('at a terminal, requests are not logged unless asked (log.requests / SVC_
   const quiet = await oneRequestAtATerminal(t, {});
   t.match(quiet, /"msg":"egress: loopback targets/, 'info lines still come');
   t.notMatch(quiet, /request completed|incoming request/, 'no line per request under the banner');
-  const asked = await oneRequestAtATerminal(t, { SVC_LOG_REQUESTS: 'true' });
+  const asked = await oneRequestAtATerminal(t, { SVC_LOG_REQUESTS: 'true' }, /"msg":"request completed"/);
   t.match(asked, /"url":"\/v1\/discovery"[^\n]*"msg":"incoming request"/);
   t.match(asked, /"msg":"request completed"/);
 });
