@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { HOLD_SWEEP_JOB } from '../../../core/wallet/hold-sweep.js';
 
-/** Resolves once a hold sweep has run to the end on this database after `since` (a job row done). */
+/**
+ * Resolves once a hold sweep that started at or after `since` has run to the end (a job row done
+ * whose run_at is `since` or later: the engine claims a job at run_at or after it, and the sweep
+ * reads the clock when it runs). A run that only finished after `since` may have read the clock
+ * before it and left a hold that expired meanwhile.
+ */
 export async function swept(app: FastifyInstance, since = 0, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -10,7 +15,7 @@ export async function swept(app: FastifyInstance, since = 0, timeoutMs = 10_000)
       .select('job_id')
       .where('kind', '=', HOLD_SWEEP_JOB)
       .where('state', '=', 'done')
-      .where('updated_at', '>=', since)
+      .where('run_at', '>=', since)
       .executeTakeFirst();
     if (done) return;
     await new Promise((r) => setTimeout(r, 50));

@@ -34,7 +34,7 @@ t.test('a running node gives back a hold once its call is past its deadline + gr
   else t.equal(Number(row?.expires_at), start + 300 + 1000, 'the expiry is the deadline + hold_grace_seconds');
   t.equal(await held(app, acct), 750_000);
 
-  await swept(app, start + 1300);
+  await swept(app, start + 1301); // the sweep releases holds whose expiry is before its clock
   t.equal(await held(app, acct), 50_000, "only the dead call's hold came back");
   t.equal(await w.balance(acct), TRIAL - 50_000);
   t.equal(await w.settle(dead, 700_000), 0, 'the dead call cannot charge it later');
