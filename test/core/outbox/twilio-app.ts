@@ -3,6 +3,7 @@ import { newId } from '../../../core/ids.js';
 import type { SmsSendInput } from '../../../core/capabilities/sms.js';
 import { TWILIO_SID, TWILIO_TOKEN, twilioFake } from '../../fakes/twilio-fake.js';
 import { smsApp } from '../../plugins/sms/sms-app.js';
+import { leaveAttemptOpen } from './outbox-app.js';
 import type { Tap } from '../../helpers/tap.js';
 
 // The SMS area on the twilio adapter against the fake, for the outbox's crash, refusal and
@@ -49,12 +50,7 @@ export async function crashedMidCall(app: FastifyInstance, accountId: string, in
   return app.svc.db.transaction().execute(async (trx) => {
     const data = { to: input.to, from: input.from ?? null, segments: 1, encoding: 'GSM-7' };
     const { record } = await box.accept(trx, { id: input.idempotency_key, accountId, input, data });
-    const open = JSON.stringify({ n: 1, vendors: ['tw'], at });
-    await trx
-      .updateTable('outbox_records')
-      .set({ attempts: 1, attempt_open: open })
-      .where('record_id', '=', record.id)
-      .execute();
+    await leaveAttemptOpen(trx, record.id, ['tw'], at);
     return record.id;
   });
 }
