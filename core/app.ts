@@ -224,6 +224,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     version: VERSION,
     startedAt: Date.now(),
   };
+  svc.retention.add(outbox.retention());
 
   const loopback = svc.egress.loopback;
   log.info(

@@ -52,6 +52,14 @@ export interface EmailSendOutput {
   rejected: string[];
 }
 
+/** A send whose outcome a crash lost, for the vendor to look up (`email.find`). */
+export interface EmailFindInput {
+  /** The send as it was handed to `email.send`. */
+  send: EmailSendInput;
+  /** When the attempt started (epoch ms): a message the vendor took for it was accepted after. */
+  since: number;
+}
+
 export interface EmailRawInput {
   message_id: string;
 }
@@ -98,6 +106,11 @@ export const EMAIL_CAPABILITIES = capabilities({
   'email.events': capability<EmailWebhookInput, EmailEventUpdate[]>({
     idempotent: true,
     description: "Verify and read a vendor's event webhook (delivered, bounced, complained).",
+  }),
+  // Idempotent and free: a lookup of what the vendor already took.
+  'email.find': capability<EmailFindInput, EmailSendOutput | null>({
+    idempotent: true,
+    description: 'Find the message a vendor already accepted for a send (null: none), as the send answered it.',
   }),
   'email.raw': capability<EmailRawInput, EmailRawOutput>({
     idempotent: true,

@@ -55,6 +55,14 @@ export interface SmsStatusUpdate {
   error_code?: string;
 }
 
+/** A send whose outcome a crash lost, for the vendor to look up (`sms.find`). */
+export interface SmsFindInput {
+  /** The send as it was handed to `sms.send`. */
+  send: SmsSendInput;
+  /** When the attempt started (epoch ms): a message the vendor took for it was created after. */
+  since: number;
+}
+
 export interface SmsCaptureReadInput {
   /** The gateway's id of the message, what the capture sink keyed it by. */
   idempotency_key: string;
@@ -79,6 +87,11 @@ export const SMS_CAPABILITIES = capabilities({
   'sms.status': capability<SmsCallbackInput, SmsStatusUpdate | null>({
     idempotent: true,
     description: "Verify and read a vendor's status callback (null: a callback with nothing to apply).",
+  }),
+  // Idempotent and free: a lookup of what the vendor already took.
+  'sms.find': capability<SmsFindInput, SmsSendOutput | null>({
+    idempotent: true,
+    description: 'Find the message a vendor already accepted for a send (null: none), as the send answered it.',
   }),
   'sms.capture.read': capability<SmsCaptureReadInput, CapturedSms | null>({
     idempotent: true,

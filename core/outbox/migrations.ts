@@ -54,4 +54,26 @@ const init: Migration = {
   },
 };
 
-export const outboxMigrations: Record<string, Migration> = { '0001_outbox': init };
+// Vendor callbacks that came before the send job kept the message id they name (early.ts).
+const early: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('outbox_early')
+      .addColumn('early_id', 'text', (c) => c.primaryKey())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('vendor', 'text', (c) => c.notNull())
+      .addColumn('vendor_message_id', 'text', (c) => c.notNull())
+      .addColumn('payload', 'text', (c) => c.notNull())
+      .addColumn('received_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex('outbox_early_message')
+      .on('outbox_early')
+      .columns(['vendor', 'vendor_message_id'])
+      .execute();
+    await db.schema.createIndex('outbox_early_expires').on('outbox_early').column('expires_at').execute();
+  },
+};
+
+export const outboxMigrations: Record<string, Migration> = { '0001_outbox': init, '0002_outbox_early': early };

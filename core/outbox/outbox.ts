@@ -4,10 +4,19 @@ import { newId } from '../ids.js';
 import type { JobsEngine } from '../jobs/engine.js';
 import { newestFirst } from '../db/newest-first.js';
 import { decodeCursor, pageOf } from '../http/pagination.js';
-import type { Planned } from '../router/planner.js';
+import type { RetentionTask } from '../retention/retention.js';
 import { DEFAULT_MAX_ATTEMPTS, onSendExhausted, SendMoves, sendHandler, type SendDeps } from './send-job.js';
 import { rowById, TABLE, toRecord } from './records.js';
-import type { AcceptInput, MovePatch, OutboxKind, OutboxKindDef, OutboxListQuery, OutboxRecord } from './types.js';
+import { earlyRetention, keepEarly } from './early.js';
+import type {
+  AcceptInput,
+  MovePatch,
+  OutboxKind,
+  OutboxKindDef,
+  OutboxListQuery,
+  OutboxRecord,
+  OutboxRoute,
+} from './types.js';
 
 export * from './types.js';
 export { NOT_SENT_KINDS } from './send-job.js';
@@ -43,8 +52,14 @@ export class Outbox {
       onExhausted: onSendExhausted(this.d, def, moves),
     });
     const handle = new KindHandle<D, I>(this.d, def, moves);
+    moves.kind = handle;
     this.kinds.set(def.kind, handle);
     return handle;
+  }
+
+  /** The retention of the outbox's own table of early callbacks (for svc.retention, at build time). */
+  retention(): RetentionTask {
+    return earlyRetention(this.d.db);
   }
 
   /** A registered kind's handle, by its name (for an area's other parts, and tests). */
@@ -81,7 +96,7 @@ class KindHandle<D, I> implements OutboxKind<D, I> {
     const { def } = this;
     const seen = await this.seen(trx, a.accountId, a.dedupeKey);
     if (seen) return { record: seen, created: false };
-    const route = await this.plan(a);
+    const route = a.route ?? this.planUnplanned(a);
     const now = Date.now();
     const { hold, route: kept } = await this.d.router.reserve(def.capability, a.input, {
       accountId: a.accountId,
@@ -158,14 +173,35 @@ class KindHandle<D, I> implements OutboxKind<D, I> {
   }
 
   /** The candidates in order: the capability's planner's (or area price's), else the route's instances. */
-  private async plan(a: AcceptInput<D, I>): Promise<Planned[]> {
+  async plan(a: Pick<AcceptInput<D, I>, 'accountId' | 'vendor' | 'region' | 'request'>): Promise<OutboxRoute> {
     const { router } = this.d;
     const cap = this.def.capability;
     const sel = { vendor: a.vendor, region: a.region };
     if (router.plannerOptions(cap) !== undefined)
       return router.plan(cap, { ...sel, accountId: a.accountId, request: a.request });
+    return this.planUnplanned(a);
+  }
+
+  /**
+   * Inside accept's transaction, without a `route`: only a capability without a planner, whose
+   * candidates are the route's instances (no database read). A planner may read the database
+   * (the caller's own keys), which the caller's transaction holds on SQLite: that is `plan()`'s,
+   * before the transaction.
+   */
+  private planUnplanned(a: Pick<AcceptInput<D, I>, 'vendor' | 'region'>): OutboxRoute {
+    const { router } = this.d;
+    const cap = this.def.capability;
+    if (router.plannerOptions(cap) !== undefined)
+      throw new Error(
+        `outbox kind "${this.def.kind}": ${cap} has a planner; plan() before the transaction, pass route`
+      );
+    const sel = { vendor: a.vendor, region: a.region };
     router.assertServed(cap, sel);
     return router.candidates(cap, sel).map((c) => ({ id: c.id }));
+  }
+
+  early(vendor: string, vendorMessageId: string, payload: unknown): Promise<'applied' | 'kept'> {
+    return keepEarly(this.d.db, this.def, this, vendor, vendorMessageId, payload);
   }
 
   async find(accountId: string, id: string, db: Kysely<any> = this.d.db): Promise<OutboxRecord<D> | undefined> {

@@ -8,8 +8,10 @@ import type { Router } from '../router/router.js';
 import type { VendorRegistry } from '../router/registry.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { Events } from '../events/events.js';
-import type { OutboxKindDef, OutboxRecord } from './types.js';
+import type { OutboxKind, OutboxKindDef, OutboxRecord } from './types.js';
 import { holdOf, openAttemptOf, routeOf, rowById, TABLE, toRecord, type OpenAttempt } from './records.js';
+import { applyKept } from './early.js';
+import { reconcile } from './reconcile.js';
 
 export interface SendDeps {
   db: Kysely<any>;
@@ -44,8 +46,19 @@ function failureOf(err: unknown): { code: string; message: string } {
   return { code: 'internal_error', message: 'The send failed inside the gateway.' };
 }
 
+/** The vendor's refusal of the recipient for good, from the last vendor tried, if that is how the call ended. */
+function refusalOf(err: unknown): { code: string; message: string } | undefined {
+  if (!isApiError(err)) return undefined;
+  const last = ((err.details.attempts ?? []) as Attempt[]).at(-1);
+  const code = last?.error?.recipient_refused;
+  return code ? { code, message: `${last!.vendor} refused the recipient: ${last!.error!.message}` } : undefined;
+}
+
 /** The record's moves the send job makes, each in one transaction with its charge and its event. */
 export class SendMoves<D> {
+  /** The kind's handle, set once it is made (callbacks kept early are applied through it). */
+  kind?: OutboxKind<D, any>;
+
   constructor(
     private readonly d: SendDeps,
     private readonly def: OutboxKindDef<D, any, any>
@@ -99,7 +112,7 @@ export class SendMoves<D> {
           .where('state', '=', def.states.queued)
           .executeTakeFirst();
         if (Number(r.numUpdatedRows) !== 1) throw new Moved();
-        await this.emit(trx, {
+        const record = {
           ...before,
           state: def.states.sent,
           vendor,
@@ -108,7 +121,9 @@ export class SendMoves<D> {
           costMicros: charged,
           error: null,
           updatedAt: now,
-        });
+        };
+        await this.emit(trx, record);
+        if (this.kind) await applyKept(trx, def, this.kind, record);
         return true;
       })
       .catch((e) => {
@@ -117,9 +132,11 @@ export class SendMoves<D> {
       });
   }
 
-  /** Final failure: failed with its reason, the hold given back, the event; false if the record had moved. */
-  async failed(row: any, error: { code: string; message: string }): Promise<boolean> {
-    const def = this.def;
+  /**
+   * Final failure: failed (or `state`: refused) with its reason, the hold given back, the
+   * event; false if the record had moved.
+   */
+  async failed(row: any, error: { code: string; message: string }, state = this.def.states.failed): Promise<boolean> {
     return this.d.db.transaction().execute(async (trx) => {
       const hold = holdOf(row);
       if (hold) await this.d.wallet.release(hold, trx);
@@ -127,7 +144,7 @@ export class SendMoves<D> {
       const r = await trx
         .updateTable(TABLE)
         .set({
-          state: def.states.failed,
+          state,
           input: null,
           attempt_open: null,
           hold_id: null,
@@ -136,10 +153,10 @@ export class SendMoves<D> {
           updated_at: now,
         })
         .where('record_id', '=', row.record_id)
-        .where('state', '=', def.states.queued)
+        .where('state', '=', this.def.states.queued)
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) return false;
-      await this.emit(trx, { ...toRecord<D>(row), state: def.states.failed, error, updatedAt: now });
+      await this.emit(trx, { ...toRecord<D>(row), state, error, updatedAt: now });
       return true;
     });
   }
@@ -148,13 +165,17 @@ export class SendMoves<D> {
 class Moved extends Error {}
 
 /** What a recorded attempt whose outcome was lost means for the record (see sendHandler). */
-function unknownOutcome(open: OpenAttempt): { code: string; message: string } {
+function unknownOutcome(open: OpenAttempt, why: 'no_lookup' | 'claimed' = 'no_lookup') {
   const who = open.vendors.join(', ');
+  const because =
+    why === 'claimed'
+      ? 'the only matching message the vendor has belongs to another record'
+      : 'the vendor neither de-duplicates by idempotency key nor can be asked what it took';
   return {
     code: 'outcome_unknown',
     message:
-      `The gateway stopped after calling ${who} and before recording its answer; the vendor does not `
-      + 'de-duplicate by idempotency key, so the message is not sent again. It may or may not have been sent.',
+      `The gateway stopped after calling ${who} and before recording its answer; ${because}, so the message `
+      + 'is not sent again. It may or may not have been sent.',
   };
 }
 
@@ -162,8 +183,10 @@ function unknownOutcome(open: OpenAttempt): { code: string; message: string } {
  * The send job of one kind of record. It records the attempt (its own commit) before the
  * router call, which carries the record id as the vendor's idempotency key; the outcome, the
  * charge and the event commit together after it. A run that finds an attempt recorded and no
- * outcome (its node died in between) resends only when every vendor that may have been called
- * honours idempotency keys; otherwise the record fails as `outcome_unknown`, never resent.
+ * outcome (its node died in between) first asks each vendor that offers the kind's lookup
+ * whether it took the message (found: sent with that answer, charged once); it resends only
+ * when no vendor took it and every vendor without a lookup honours idempotency keys;
+ * otherwise the record fails as `outcome_unknown`, never resent.
  */
 export function sendHandler<D>(d: SendDeps, def: OutboxKindDef<D, any, any>, moves: SendMoves<D>) {
   const maxAttempts = def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
@@ -173,17 +196,25 @@ export function sendHandler<D>(d: SendDeps, def: OutboxKindDef<D, any, any>, mov
     if (!row || row.state !== def.states.queued) return;
     const open = openAttemptOf(row);
     if (open) {
-      const honoured = open.vendors.every(
-        (v) => d.vendors.get(v)?.instance.capabilities[def.capability]?.idempotencyKeys === true
-      );
-      if (!honoured) {
-        await moves.failed(row, unknownOutcome(open));
+      let found: Awaited<ReturnType<typeof reconcile>>;
+      try {
+        found = await reconcile(d.vendors, def, moves.kind!, row, open, job.signal);
+      } catch (err) {
+        if (job.signal.aborted) throw err;
+        d.log.warn({ err, record_id: row.record_id }, 'outbox: a vendor lookup failed; asking again later');
+        throw new JobRetry('a vendor lookup of the lost attempt failed', { delayMs: delay(Number(row.attempts)) });
+      }
+      if ('unknown' in found) {
+        await moves.failed(row, unknownOutcome(open, found.why));
         return;
       }
-      d.log.info(
-        { record_id: row.record_id, vendors: open.vendors },
-        'outbox: resending with the same idempotency key'
-      );
+      if ('found' in found) {
+        d.log.info({ record_id: row.record_id, vendor: found.found.vendor }, 'outbox: the vendor had taken it');
+        if (!(await moves.sent(row, found.found.vendor, found.found.output)))
+          d.log.warn({ record_id: row.record_id }, 'outbox: the record moved while its attempt was looked up');
+        return;
+      }
+      d.log.info({ record_id: row.record_id, vendors: open.vendors }, 'outbox: resending (no vendor took it)');
     }
     const route = routeOf(row);
     const n = Number(row.attempts) + 1;
@@ -213,6 +244,11 @@ export function sendHandler<D>(d: SendDeps, def: OutboxKindDef<D, any, any>, mov
       // open, and the next run decides by the rule above.
       if (job.signal.aborted) throw err;
       const failure = failureOf(err);
+      const refused = def.states.refused !== undefined ? refusalOf(err) : undefined;
+      if (refused) {
+        await moves.failed(current, refused, def.states.refused);
+        return;
+      }
       if (!notSent(err)) {
         await moves.failed(current, failure);
         return;

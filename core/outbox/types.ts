@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Planned, Routed } from '../router/planner.js';
 
 // What an area gives and gets of the outbox (core/outbox/outbox.ts): a durable send whose
 // record is an outbox row plus the area's own JSON (`data`), so an area keeps no table of its own.
@@ -18,7 +19,10 @@ export interface OutboxRecord<D = Record<string, unknown>> {
   attempts: number;
   /** What the send was charged, in micro-USD (0 until it is settled, and when it failed). */
   costMicros: number;
-  /** Why the record failed: a failure kind, an API error code, or `outcome_unknown`. */
+  /**
+   * Why the record failed: a failure kind, an API error code, or `outcome_unknown`; in the
+   * `refused` state, the vendor's own code of the refusal.
+   */
   error: { code: string; message: string } | null;
   createdAt: number;
   updatedAt: number;
@@ -32,8 +36,23 @@ export interface OutboxKindDef<D = Record<string, unknown>, I = unknown, O = unk
   idPrefix: string;
   /** The vendor capability the send job calls (`email.send`). */
   capability: string;
-  /** The area's names for the three states the send job itself moves between. */
-  states: { queued: string; sent: string; failed: string };
+  /**
+   * The area's names for the states the send job itself moves between; `refused` (optional):
+   * where a send ends when its vendor refuses the recipient for good (`recipientRefused` of a
+   * VendorFailure), uncharged; without it such a send is `failed`.
+   */
+  states: { queued: string; sent: string; failed: string; refused?: string };
+  /**
+   * The capability that finds a message a vendor already accepted for a send whose outcome a
+   * crash lost (`sms.find`: input `{ send, since }`, output the send's own output or null). A
+   * vendor of the route that offers it is asked before anything is resent.
+   */
+  find?: string;
+  /**
+   * Applies a vendor callback that came before the send job kept the vendor's message id
+   * (handed to `early`), in the transaction that moves the record to sent.
+   */
+  applyEarly?(trx: Kysely<any>, record: OutboxRecord<D>, payload: unknown, kind: OutboxKind<D, I>): Promise<void>;
   /**
    * The moves `move()` may make (status callbacks: sent → delivered…), from → the states it may
    * go to. The send job's own moves (queued → sent, queued → failed) need not be listed.
@@ -77,7 +96,15 @@ export interface AcceptInput<D, I> {
   dedupeKey?: string;
   /** Use this record id (already made by the area); else a new `idPrefix_…` one. */
   id?: string;
+  /**
+   * The candidates `plan()` answered before the caller's transaction opened: needed when the
+   * capability has a planner (planning may read the database, which a transaction holds on SQLite).
+   */
+  route?: OutboxRoute;
 }
+
+/** The candidates of a send, in order, as `plan()` answers them. */
+export type OutboxRoute = Array<Routed<Planned>>;
 
 /** A move requested by a status callback: the state to go to and what to merge. */
 export interface MovePatch<D> {
@@ -102,6 +129,11 @@ export interface OutboxKind<D = Record<string, unknown>, I = unknown> {
    */
   accept(trx: Kysely<any>, a: AcceptInput<D, I>): Promise<{ record: OutboxRecord<D>; created: boolean }>;
   /**
+   * Before the caller's transaction: the send's candidates (its planner's, or the route's
+   * instances), for `accept`'s `route`; 503 no_vendor_available when none is left.
+   */
+  plan(a: Pick<AcceptInput<D, I>, 'accountId' | 'vendor' | 'region' | 'request'>): Promise<OutboxRoute>;
+  /**
    * In the caller's transaction: a record that is never sent (`suppressed`, `rejected`: the
    * recipient opted out), in that state from the start: no hold, no job, no vendor; the state's
    * event is emitted. `dedupeKey` and `id` as for accept.
@@ -121,6 +153,12 @@ export interface OutboxKind<D = Record<string, unknown>, I = unknown> {
   list(accountId: string, q: OutboxListQuery): Promise<{ items: OutboxRecord<D>[]; next_cursor: string | null }>;
   /** The record a vendor's status callback names (any account: the callback comes from the vendor). */
   findByVendorMessage(vendor: string, vendorMessageId: string, db?: Kysely<any>): Promise<OutboxRecord<D> | undefined>;
+  /**
+   * A vendor callback naming a message id no record has yet (the vendor answered the send, the
+   * job has not committed): applied at once if the record has it by now, else kept a day and
+   * applied (`applyEarly`) in the transaction that records the id.
+   */
+  early(vendor: string, vendorMessageId: string, payload: unknown): Promise<'applied' | 'kept'>;
   /**
    * A status callback's move, in the caller's transaction: when `moves` allows it from the
    * record's state, the state changes, `patch` is merged and the state's event is emitted;

@@ -7,7 +7,7 @@ export type { Step } from './step.js';
 import { assertPriced, costCap, DEFAULT_COST_MULTIPLIER, stepCharge, vendorMicros } from './pricing.js';
 import type { Hold, Wallet } from '../wallet/wallet.js';
 import { ApiError, apiError } from '../errors.js';
-import { classifyGeneric, isGatewayFault, retryAfterOf, type FailureKind } from './failure.js';
+import { classifyGeneric, isGatewayFault, recipientRefusedOf, retryAfterOf, type FailureKind } from './failure.js';
 import { credentialValues, failureText } from './scrub.js';
 import type { VendorRegistry } from './registry.js';
 import type { Cooldowns } from './cooldowns.js';
@@ -18,7 +18,8 @@ export interface Attempt {
   model?: string;
   status: 'ok' | FailureKind | 'skipped_cost_cap';
   latency_ms: number;
-  error?: { code: string; message: string };
+  /** `recipient_refused`: the vendor's code when it refused the recipient for good (VendorFailure). */
+  error?: { code: string; message: string; recipient_refused?: string };
 }
 
 export interface LoopDeps {
@@ -197,7 +198,7 @@ export async function runAttempts<S, R>(
         model: opts.model,
         status: failure,
         latency_ms: latency,
-        error: { code: failure, message: shown },
+        error: { code: failure, message: shown, ...refusal(err) },
       });
       if (!ranOut) deps.cooldowns.failure(cooldownKey(deps, opts.accountId, step), failure, retryAfterOf(err));
       // The caller's key refused: invalidated before the caller hears of it.
@@ -224,6 +225,11 @@ export async function runAttempts<S, R>(
     return kind.finish(a, started);
   }
   throw allFailed(capability, attempts, cap, kind);
+}
+
+function refusal(err: unknown): { recipient_refused?: string } {
+  const code = recipientRefusedOf(err);
+  return code === undefined ? {} : { recipient_refused: code };
 }
 
 /** The steps not cooling down, then the cooling ones, each group in its order (one pass, no copy when none cools). */

@@ -22,17 +22,30 @@ export class VendorFailure extends Error {
   readonly kind: FailureKind;
   readonly status?: number;
   readonly retryAfterMs?: number;
+  /**
+   * The vendor's own code when it refuses the message's recipient for good (a number that does
+   * not exist or opted out): no resend or other vendor can help. An area may end such a send in
+   * its own state (core/outbox `states.refused`).
+   */
+  readonly recipientRefused?: string;
   constructor(
     kind: FailureKind,
     message: string,
-    opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {}
+    opts: { status?: number; retryAfterMs?: number; cause?: unknown; recipientRefused?: string } = {}
   ) {
     super(message, { cause: opts.cause });
     this.name = 'VendorFailure';
     this.kind = kind;
     this.status = opts.status;
     this.retryAfterMs = opts.retryAfterMs;
+    if (opts.recipientRefused !== undefined) this.recipientRefused = opts.recipientRefused;
   }
+}
+
+/** The vendor's code of a refused recipient (VendorFailure `recipientRefused`, of any copy of this module). */
+export function recipientRefusedOf(err: unknown): string | undefined {
+  const code = (err as { recipientRefused?: unknown } | null)?.recipientRefused;
+  return typeof code === 'string' && code ? code : undefined;
 }
 
 const NOT_SENT_CODES = new Set([

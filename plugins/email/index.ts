@@ -3,6 +3,7 @@ import {
   EMAIL_CAPABILITIES,
   WorkerPool,
   type EmailSendInput,
+  type EmailEventUpdate,
   type EmailSendOutput,
   type OutboxRecord,
 } from '../../core/kit/area.js';
@@ -13,7 +14,7 @@ import { emailMigrations } from './migrations.js';
 import { registerEmailRoutes } from './routes.js';
 import { EmailService, type EmailData } from './service.js';
 import { registerEmailSetupRoutes } from './setup-routes.js';
-import { registerEmailWebhooks } from './webhooks.js';
+import { applyEmailEvent, registerEmailWebhooks } from './webhooks.js';
 import { SuppressionStore } from './suppressions.js';
 import type { tasks as templateTasks } from './template-tasks.js';
 import { EmailTemplates } from './templates.js';
@@ -79,6 +80,8 @@ export default defineArea({
       eventData: (r: OutboxRecord<EmailData>) => email!.wire(r),
       vendorMessageId: (out) => out.vendor_message_id,
       maxAttempts: cfg.max_send_attempts,
+      find: 'email.find',
+      applyEarly: (trx, rec, u, kind) => applyEmailEvent(trx, kind, suppressions, rec, u as EmailEventUpdate),
     });
     email = new EmailService(svc, cfg, box, domains, suppressions, templates);
     registerEmailRoutes(app, email, svc.config.limits.large_body_bytes);

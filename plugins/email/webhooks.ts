@@ -1,8 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
 import { Type } from '@sinclair/typebox';
-import { apiError, classifyGeneric, Ok, type EmailEventUpdate, type Svc } from '../../core/kit/area.js';
+import {
+  apiError,
+  classifyGeneric,
+  Ok,
+  type EmailEventUpdate,
+  type OutboxRecord,
+  type Svc,
+} from '../../core/kit/area.js';
 import { normalAddress } from './address.js';
-import type { EmailBox } from './service.js';
+import type { EmailBox, EmailData } from './service.js';
 import type { SuppressionStore } from './suppressions.js';
 
 const VERIFY_MS = 10_000;
@@ -67,19 +75,32 @@ export function registerEmailWebhooks(
 
 async function apply(svc: Svc, box: EmailBox, suppressions: SuppressionStore, vendor: string, u: EmailEventUpdate) {
   const rec = await box.findByVendorMessage(vendor, u.vendor_message_id);
-  if (!rec) return;
+  // Not stored yet (the send job has not committed the vendor's id): the outbox keeps it a while.
+  if (!rec) await box.early(vendor, u.vendor_message_id, u);
+  else await svc.db.transaction().execute((trx) => applyEmailEvent(trx, box, suppressions, rec, u));
+}
+
+/**
+ * One event in the caller's transaction: the record moves (when its state allows) and, for a
+ * permanent bounce or a complaint, the recipients it names go on the account's suppression list.
+ */
+export async function applyEmailEvent(
+  trx: Kysely<any>,
+  box: EmailBox,
+  suppressions: SuppressionStore,
+  rec: OutboxRecord<EmailData>,
+  u: EmailEventUpdate
+): Promise<void> {
   // A transient bounce (mailbox full, greylisted) is only the vendor retrying: nothing moves.
   if (u.state === 'bounced' && u.permanent === false) return;
   const sentTo = new Set([...rec.data.to, ...rec.data.cc, ...rec.data.bcc].map(safeNormal));
   // Only the message's own recipients are suppressed, whatever else an event names.
   const named = u.recipients.map(safeNormal).filter((a): a is string => !!a && sentTo.has(a));
-  await svc.db.transaction().execute(async (trx) => {
-    const patch = u.detail ? { data: { event_detail: u.detail.slice(0, 500) } } : {};
-    await box.move(trx, rec.id, u.state, patch);
-    if (u.state === 'delivered') return;
-    const reason = u.state === 'bounced' ? 'bounce' : 'complaint';
-    for (const a of named) await suppressions.add(rec.accountId, a, reason, trx);
-  });
+  const patch = u.detail ? { data: { event_detail: u.detail.slice(0, 500) } } : {};
+  await box.move(trx, rec.id, u.state, patch);
+  if (u.state === 'delivered') return;
+  const reason = u.state === 'bounced' ? 'bounce' : 'complaint';
+  for (const a of named) await suppressions.add(rec.accountId, a, reason, trx);
 }
 
 function safeNormal(a: string): string | undefined {

@@ -1,15 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { apiError, classifyGeneric, Ok, type SmsStatusUpdate, type Svc } from '../../core/kit/area.js';
-import type { SmsBox } from './records.js';
+import { applyStatus, type SmsBox } from './records.js';
 
 const VERIFY_MS = 10_000;
 
 /**
  * POST /v1/sms/status/{instance}: a vendor's delivery report. The instance's adapter verifies
  * its signature and reads it (`sms.status`); a forged or unsigned one is 401 and changes
- * nothing. A report for a message this gateway does not know, or a move its state does not
- * allow (a late `sent` after `delivered`), is acknowledged and ignored, so the vendor stops retrying.
+ * nothing. A report for a message id no record has yet is kept by the outbox for the send job
+ * that is storing it; a move the state does not allow (a late `sent` after `delivered`) is
+ * acknowledged and ignored, so the vendor stops retrying.
  */
 export function registerStatusCallbacks(app: FastifyInstance, svc: Svc, box: SmsBox): void {
   app.register(async (scope) => {
@@ -52,13 +53,9 @@ export function registerStatusCallbacks(app: FastifyInstance, svc: Svc, box: Sms
         }
         if (!update) return { ok: true };
         const rec = await box.findByVendorMessage(inst!.id, update.vendor_message_id);
-        if (!rec) return { ok: true };
-        const u = update;
-        await svc.db
-          .transaction()
-          .execute((trx) =>
-            box.move(trx, rec.id, u.state, u.error_code ? { data: { vendor_error_code: u.error_code } } : {})
-          );
+        // Not ours yet, or not yet stored (the send job has not committed the sid): the outbox keeps it a while.
+        if (!rec) await box.early(inst!.id, update.vendor_message_id, update);
+        else await svc.db.transaction().execute((trx) => applyStatus(trx, box, rec.id, update!));
         return { ok: true };
       }
     );

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import {
   iso,
   microsToUsd,
@@ -6,6 +7,7 @@ import {
   type SmsEncoding,
   type SmsSendInput,
   type SmsSendOutput,
+  type SmsStatusUpdate,
   type Svc,
 } from '../../core/kit/area.js';
 import type { SmsRecordT } from './schemas.js';
@@ -29,7 +31,13 @@ export const SMS_EVENTS = {
   'sms.delivered': 'The carrier reported a text message delivered.',
   'sms.undelivered': 'The carrier reported a text message could not be delivered.',
   'sms.failed': 'A text message could not be sent, or its vendor reported it failed.',
+  'sms.rejected': 'The vendor refused the number for good (not a valid mobile number, opted out): not sent.',
 };
+
+/** A vendor's status report, in the caller's transaction: the record moves if its state allows. */
+export function applyStatus(trx: Kysely<any>, box: SmsBox, id: string, u: SmsStatusUpdate) {
+  return box.move(trx, id, u.state, u.error_code ? { data: { vendor_error_code: u.error_code } } : {});
+}
 
 /** The embedded sink's adapter name: its records say `captured`. */
 export const CAPTURE_ADAPTER = 'sms-capture';
@@ -54,10 +62,21 @@ export function registerSmsBox(svc: Svc): { box: SmsBox; wire: (r: OutboxRecord<
     kind: 'sms',
     idPrefix: 'sms',
     capability: 'sms.send',
-    states: { queued: 'queued', sent: 'sent', failed: 'failed' },
+    states: { queued: 'queued', sent: 'sent', failed: 'failed', refused: 'rejected' },
     // Carriers report in any order; a final state stays final.
     moves: { sent: ['delivered', 'undelivered', 'failed'] },
-    events: { sent: 'sms.sent', delivered: 'sms.delivered', undelivered: 'sms.undelivered', failed: 'sms.failed' },
+    events: {
+      sent: 'sms.sent',
+      delivered: 'sms.delivered',
+      undelivered: 'sms.undelivered',
+      failed: 'sms.failed',
+      rejected: 'sms.rejected',
+    },
+    find: 'sms.find',
+    // A report Twilio posted before the send job kept the message's sid.
+    applyEarly: async (trx, record, u, kind) => {
+      await applyStatus(trx, kind, record.id, u as SmsStatusUpdate);
+    },
     eventData: wire,
     vendorMessageId: (o) => o.vendor_message_id,
     onSent: (o) => ({ segments: o.segments }),

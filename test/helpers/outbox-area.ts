@@ -75,6 +75,8 @@ export default defineArea({
       },
       async (req: FastifyRequest<{ Body: { to: string; vendor?: string } }>, reply: FastifyReply) => {
         const p = req.principal!;
+        // Planned before the transaction: a planner may read the database (the caller's keys).
+        const route = await box.plan({ accountId: p.accountId, region: p.region, vendor: req.body.vendor });
         return idempotentTransaction(svc, req, reply, async (trx) => {
           const { record } = await box.accept(trx, {
             accountId: p.accountId,
@@ -82,6 +84,7 @@ export default defineArea({
             vendor: req.body.vendor,
             input: { to: req.body.to },
             data: { to: req.body.to },
+            route,
           });
           return wire(record);
         });

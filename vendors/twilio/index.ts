@@ -7,18 +7,21 @@ import {
   smsSegments,
   VendorFailure,
   type SmsCallbackInput,
+  type SmsFindInput,
   type SmsSendInput,
   type SmsSendOutput,
   type SmsStatusUpdate,
 } from '../../core/kit/vendor.js';
 import { TWILIO_US_SEGMENT_USD } from './prices.js';
 import { twilioFailure, twilioState, validTwilioSignature, type TwilioMessage } from './wire.js';
+import { findSent, sendOutput, type TwilioHttp } from './find.js';
 
 /**
  * Twilio Programmable Messaging over its REST wire (no SDK: one form POST): a message is
  * created with `POST /2010-04-01/Accounts/{sid}/Messages.json`, Basic auth with the account
  * SID and auth token, and a `StatusCallback` Twilio posts each status change to, signed with
- * X-Twilio-Signature, which `sms.status` checks before the area applies anything.
+ * X-Twilio-Signature, which `sms.status` checks before the area applies anything. Twilio takes
+ * no idempotency key; `sms.find` reads its message list instead, after a crash (find.ts).
  */
 export default defineVendor({
   name: 'twilio',
@@ -49,6 +52,13 @@ export default defineVendor({
     const url = joinUrl(config.base_url, `/2010-04-01/Accounts/${config.account_sid}/Messages.json`);
     const auth = `Basic ${Buffer.from(`${config.account_sid}:${config.auth_token}`).toString('base64')}`;
     const segmentMicros = Math.round(config.segment_price_usd * 1_000_000);
+    const http: TwilioHttp = {
+      url,
+      baseUrl: config.base_url,
+      authorization: auth,
+      fetch: ctx.fetch,
+      ...(config.from ? { from: config.from } : {}),
+    };
     return {
       capabilities: {
         'sms.send': {
@@ -88,12 +98,14 @@ export default defineVendor({
             }
             if (typeof msg.sid !== 'string')
               throw new VendorFailure('unavailable', 'twilio answered a send without a sid');
-            const counted = Number(msg.num_segments);
-            const segments = Number.isInteger(counted) && counted > 0 ? counted : smsSegments(input.body).segments;
-            return { vendor_message_id: msg.sid, segments };
+            return sendOutput(msg, input.body);
           },
           price: (input: SmsSendInput, output?: SmsSendOutput) =>
             (output?.segments ?? smsSegments(input.body).segments) * segmentMicros,
+        },
+        'sms.find': {
+          invoke: (input: SmsFindInput, { signal }): Promise<SmsSendOutput | null> => findSent(http, input, signal),
+          price: () => 0,
         },
         'sms.status': {
           async invoke(input: SmsCallbackInput): Promise<SmsStatusUpdate | null> {

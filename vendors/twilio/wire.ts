@@ -11,7 +11,26 @@ export interface TwilioMessage {
   num_segments?: string | number | null;
   error_code?: number | null;
   error_message?: string | null;
+  to?: string;
+  from?: string | null;
+  body?: string;
+  direction?: string;
+  /** RFC 2822, `Thu, 03 Dec 2026 06:20:00 +0000`. */
+  date_created?: string;
 }
+
+/** A page of `GET …/Messages.json`: newest first, `next_page_uri` (from the host) until the last page. */
+export interface TwilioMessagePage {
+  messages: TwilioMessage[];
+  next_page_uri: string | null;
+}
+
+/**
+ * Twilio's error codes that refuse the recipient for good (https://www.twilio.com/docs/api/errors):
+ * 21211 invalid To, 21217 not a valid number, 21610 unsubscribed (replied STOP), 21612 not
+ * reachable by SMS, 21614 not a mobile number, 21635 a landline. Another try cannot help.
+ */
+const RECIPIENT_REFUSED = new Set([21211, 21217, 21610, 21612, 21614, 21635]);
 
 /**
  * Twilio's message status as the record's state; null for a status that moves nothing
@@ -49,7 +68,8 @@ export function twilioFailure(status: number, text: string, retryAfter: string |
   }
   const twilioError = typeof body?.code === 'number';
   const message = `twilio answered ${status}${twilioError ? ` (error ${body!.code})` : ''}: ${body?.message ?? (text.slice(0, 500) || 'no body')}`;
-  const opts = { status, retryAfterMs: parseRetryAfter(retryAfter) };
+  const refused = twilioError && RECIPIENT_REFUSED.has(body!.code!) ? { recipientRefused: String(body!.code) } : {};
+  const opts = { status, retryAfterMs: parseRetryAfter(retryAfter), ...refused };
   if (status === 401 || status === 403) return new VendorFailure('auth', message, opts);
   if ((status === 429 || status >= 500) && twilioError) return new VendorFailure('not_sent', message, opts);
   if (status === 429) return new VendorFailure('rate_limited', message, opts);

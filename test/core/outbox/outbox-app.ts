@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
 import { activate, makeApp, type Activated } from '../../helpers/app.js';
 import { until } from '../../helpers/wait.js';
 import type { Tap } from '../../helpers/tap.js';
@@ -46,6 +47,14 @@ export async function untilState(app: FastifyInstance, who: Activated, id: strin
   await until(`${id} ${state}`, async () => (await record(app, who, id)).state === state);
   return record(app, who, id);
 }
+
+/** What a node that died between the vendor call and its outcome leaves: attempt 1 recorded at `at`, no outcome. */
+export const leaveAttemptOpen = (trx: Kysely<any>, id: string, vendors: string[], at = Date.now()) =>
+  trx
+    .updateTable('outbox_records')
+    .set({ attempts: 1, attempt_open: JSON.stringify({ n: 1, vendors, at }) })
+    .where('record_id', '=', id)
+    .execute();
 
 export const count = async (app: FastifyInstance, table: string, where: [string, string][] = []) => {
   let q = app.svc.db.selectFrom(table).select((eb: any) => eb.fn.countAll().as('n'));

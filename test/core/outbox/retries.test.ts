@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
-import { count, outboxApp, record, send, untilState } from './outbox-app.js';
+import { count, leaveAttemptOpen, outboxApp, record, send, untilState } from './outbox-app.js';
 import { fake } from '../../helpers/outbox-vendor.js';
 import { shiftedClock } from '../../helpers/clock.js';
 import { until } from '../../helpers/wait.js';
@@ -101,12 +101,7 @@ async function crashedMidCall(app: FastifyInstance, accountId: string, vendors: 
   const box = app.svc.outbox.kind('testmsg')!;
   return app.svc.db.transaction().execute(async (trx) => {
     const { record } = await box.accept(trx, { accountId, input: { to: 'zed' }, data: { to: 'zed' } });
-    const open = JSON.stringify({ n: 1, vendors, at: Date.now() });
-    await trx
-      .updateTable('outbox_records')
-      .set({ attempts: 1, attempt_open: open })
-      .where('record_id', '=', record.id)
-      .execute();
+    await leaveAttemptOpen(trx, record.id, vendors);
     return record.id;
   });
 }

@@ -5,7 +5,7 @@ import { FAST, receiver, verify } from '../scheduling/receiver.js';
 
 // The SMS area on Twilio (the fake speaking the Messages wire): sent with Twilio's segment count
 // and price, a signed status callback moves the record, a forged one is 401 and changes nothing,
-// a number Twilio refuses fails the record uncharged, bad input is charged nothing.
+// a number Twilio refuses is rejected uncharged, bad input is charged nothing.
 
 const PUBLIC = 'https://gw.example.com';
 
@@ -86,12 +86,12 @@ t.test('SMS through twilio', async (t) => {
     t.equal(res.statusCode, 404);
   });
 
-  t.test('a number twilio refuses: the record fails with its reason, uncharged', async (t) => {
+  t.test('a number twilio refuses: the record is rejected with its code, uncharged', async (t) => {
     const start = await balance(app, a);
     fake.failNext(TWILIO_ERRORS.unsubscribed);
     const r = (await post(app, a, '/v1/sms/send', { to: '+14155550199', body: 'opted out' })).json();
-    const failed = await untilState(app, a, r.sms_id, 'failed');
-    t.match(failed, { cost_usd: 0, error: { message: /21610/ } });
+    const rejected = await untilState(app, a, r.sms_id, 'rejected');
+    t.match(rejected, { cost_usd: 0, error: { code: '21610', message: /21610/ } });
     t.equal(await balance(app, a), start, 'the hold was released');
   });
 
