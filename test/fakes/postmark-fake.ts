@@ -98,7 +98,7 @@ export async function postmarkFake(t: Tap) {
   const bounce = (id: string, type: string, typeCode: number) =>
     webhook({
       RecordType: 'Bounce',
-      ID: 4323372036854775807,
+      ID: 4323372036,
       Type: type,
       TypeCode: typeCode,
       MessageID: id,
