@@ -118,6 +118,25 @@ export const EMAIL_CAPABILITIES = capabilities({
   }),
 });
 
+/**
+ * An address as HTTP mail APIs take it in their JSON (`"Ann Lee" <ann@example.org>`): the name
+ * quoted, so a comma or a dot in it never splits or breaks the address.
+ */
+export function addressHeader(a: EmailAddress): string {
+  if (!a.name) return a.address;
+  return `"${a.name.replace(/[\\"]/g, (c) => `\\${c}`)}" <${a.address}>`;
+}
+
+/** Every address a message goes to (to, cc, bcc), what per-recipient prices count. */
+export function recipientsOf(input: Pick<EmailSendInput, 'to' | 'cc' | 'bcc'>): string[] {
+  return [...input.to, ...input.cc, ...input.bcc].map((a) => a.address);
+}
+
+/** A message at a vendor that bills each recipient as one email (Resend, Postmark), in micro-USD. */
+export function perRecipientMicros(input: Pick<EmailSendInput, 'to' | 'cc' | 'bcc'>, usdPerRecipient: number): number {
+  return Math.ceil(recipientsOf(input).length * usdPerRecipient * 1_000_000);
+}
+
 /** Whether a header name or value could start a new header or line (CR, LF, NUL). */
 export function hasLineBreak(s: string): boolean {
   return /[\r\n\0]/.test(s);

@@ -3,13 +3,15 @@ import { VendorFailure, kindFromStatus, notSentCode, parseRetryAfter } from '../
 /**
  * POST/GET JSON to a vendor and map every failure to the router's kinds: a request that never
  * left is `not_sent`, 429 is `rate_limited` with its retry-after, 529 (Anthropic overloaded)
- * and 5xx are `unavailable`, 401/403 `auth`, other 4xx `client_error`.
+ * and 5xx are `unavailable`, 401/403 `auth`, other 4xx `client_error`; or, for a vendor whose
+ * error body says more than its status (whether it took the request), as its own `failure` reads it.
  */
 export async function vendorFetch(
   fetchFn: typeof fetch,
   url: string,
   init: RequestInit & { signal: AbortSignal },
-  vendor: string
+  vendor: string,
+  failure?: (status: number, text: string, retryAfter: string | null) => VendorFailure
 ): Promise<Response> {
   let res: Response;
   try {
@@ -19,7 +21,8 @@ export async function vendorFetch(
   }
   if (res.ok) return res;
   const text = await res.text().catch(() => '');
-  throw statusFailure(vendor, res.status, text, res.headers.get('retry-after'));
+  const retryAfter = res.headers.get('retry-after');
+  throw failure ? failure(res.status, text, retryAfter) : statusFailure(vendor, res.status, text, retryAfter);
 }
 
 /** A request that failed before any answer: the caller's abort as it is, else `not_sent` or `unavailable`. */
