@@ -17,6 +17,8 @@ import smsCapture from './sms-capture/index.js';
 import twilio from './twilio/index.js';
 import capture from './capture/index.js';
 import smtp from './smtp/index.js';
+import sendgrid from './sendgrid/index.js';
+import ses from './ses/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -38,4 +40,6 @@ export const builtinVendors: VendorDefinition<any>[] = [
   twilio,
   capture,
   smtp,
+  sendgrid,
+  ses,
 ];
