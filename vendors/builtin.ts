@@ -19,6 +19,8 @@ import capture from './capture/index.js';
 import smtp from './smtp/index.js';
 import resend from './resend/index.js';
 import postmark from './postmark/index.js';
+import sendgrid from './sendgrid/index.js';
+import ses from './ses/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -42,4 +44,6 @@ export const builtinVendors: VendorDefinition<any>[] = [
   smtp,
   resend,
   postmark,
+  sendgrid,
+  ses,
 ];

@@ -6,11 +6,16 @@ import { Egress } from '../../core/egress/egress.js';
 
 /**
  * What the app gives an adapter, for tests that create one directly: global fetch, silent
- * log, and a forward proxy under the default egress rules (loopback refused), started on first
- * use and closed at teardown when `t` is given (a test that never starts it may omit `t`).
+ * log, and a forward proxy under the default egress rules (loopback refused) or `egressRules`
+ * (`{ allow_private: true }` for loopback fakes), started on first use and closed at teardown
+ * when `t` is given (a test that never starts it may omit `t`).
  */
-export function vendorContext(instanceId: string, t?: { teardown(fn: () => unknown): void }): VendorContext {
-  const egress = new Egress(Value.Default(CoreConfigSchema.properties.egress, {}) as any);
+export function vendorContext(
+  instanceId: string,
+  t?: { teardown(fn: () => unknown): void },
+  egressRules: Record<string, unknown> = {}
+): VendorContext {
+  const egress = new Egress(Value.Default(CoreConfigSchema.properties.egress, { ...egressRules }) as any);
   t?.teardown(() => egress.close());
   return {
     instanceId,

@@ -8,6 +8,7 @@ import smtp from '../../../vendors/smtp/index.js';
 import { classifySmtp } from '../../../vendors/smtp/classify.js';
 import { dkimValue } from '../../../plugins/email/domains.js';
 import { dnsServer } from '../../helpers/dns-server.js';
+import { emailMessage } from '../../helpers/email-message.js';
 import { vendorContext } from '../../helpers/vendor-context.js';
 import { smtpSink } from '../../fakes/smtp-sink.js';
 import type { EmailSendInput } from '../../../core/capabilities/email.js';
@@ -28,20 +29,8 @@ async function adapter(t: any, config: Record<string, unknown>, allowPrivate = t
   return inst;
 }
 
-const message = (over: Partial<EmailSendInput> = {}): EmailSendInput => ({
-  message_id: '<em_1@mail.example>',
-  idempotency_key: 'em_1',
-  from: { address: 'news@mail.example', name: 'News' },
-  to: [{ address: 'ann@example.org' }],
-  cc: [{ address: 'carl@example.org' }],
-  bcc: [{ address: 'dora@example.org' }],
-  subject: 'Grüße',
-  text: 'plain',
-  html: '<p>html</p>',
-  attachments: [{ filename: 'a.txt', content: Buffer.from('attached').toString('base64'), content_type: 'text/plain' }],
-  headers: {},
-  ...over,
-});
+const message = (over: Partial<EmailSendInput> = {}) =>
+  emailMessage({ to: [{ address: 'ann@example.org' }], reply_to: undefined, ...over });
 
 const opts = () => ({ signal: new AbortController().signal, deadline: Date.now() + 30_000 });
 
