@@ -52,30 +52,18 @@ export function registerStatusCallbacks(app: FastifyInstance, svc: Svc, box: Sms
       return { ok: true };
     };
     const params = Type.Object({ instance: Type.String({ minLength: 1, maxLength: 100 }) });
+    const options = (operation: string, summary: string) => ({
+      config: { auth: 'none' as const, operation },
+      schema: { summary, tags: ['sms'], params, response: { 200: Ok } },
+    });
     scope.post(
       '/v1/sms/status/:instance',
-      {
-        config: { auth: 'none', operation: 'sms.status' },
-        schema: {
-          summary: "A vendor's delivery report for a message (signed by the vendor)",
-          tags: ['sms'],
-          params,
-          response: { 200: Ok },
-        },
-      },
+      options('sms.status', "A vendor's delivery report for a message (signed by the vendor)"),
       handler
     );
     scope.get(
       '/v1/sms/status/:instance',
-      {
-        config: { auth: 'none', operation: 'sms.status.get' },
-        schema: {
-          summary: "A vendor's delivery report sent as a query string (signed by the vendor)",
-          tags: ['sms'],
-          params,
-          response: { 200: Ok },
-        },
-      },
+      options('sms.status.get', "A vendor's delivery report sent as a query string (signed by the vendor)"),
       handler
     );
   });
