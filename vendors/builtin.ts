@@ -15,6 +15,7 @@ import chromium from './chromium/index.js';
 import tesseract from './tesseract/index.js';
 import smsCapture from './sms-capture/index.js';
 import twilio from './twilio/index.js';
+import vonage from './vonage/index.js';
 import capture from './capture/index.js';
 import smtp from './smtp/index.js';
 import resend from './resend/index.js';
@@ -40,6 +41,7 @@ export const builtinVendors: VendorDefinition<any>[] = [
   tesseract,
   smsCapture,
   twilio,
+  vonage,
   capture,
   smtp,
   resend,

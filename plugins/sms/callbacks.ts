@@ -11,53 +11,57 @@ const VERIFY_MS = 10_000;
  * nothing. A report for a message id no record has yet is kept by the outbox for the send job
  * that is storing it; a move the state does not allow (a late `sent` after `delivered`) is
  * acknowledged and ignored, so the vendor stops retrying.
+ * GET on the same path takes the reports a vendor sends as a query string (Vonage's default):
+ * the adapter reads them from the URL it is handed.
  */
 export function registerStatusCallbacks(app: FastifyInstance, svc: Svc, box: SmsBox): void {
   app.register(async (scope) => {
-    // Vendors post forms; the adapter reads the raw body, which its signature covers.
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
-      done(null, body)
-    );
+    // Vendors post forms or JSON; the adapter reads the raw body, which its signature covers.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    const handler = async (req: FastifyRequest<{ Params: { instance: string } }>) => {
+      const inst = svc.vendors.get(req.params.instance);
+      const read = inst?.instance.capabilities['sms.status'];
+      if (!read)
+        throw apiError('not_found', `No vendor instance ${req.params.instance} takes SMS status callbacks here.`);
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+      let update: SmsStatusUpdate | null;
+      try {
+        update = (await read.invoke(
+          {
+            url: `${svc.config.server.public_url}${req.url}`,
+            headers,
+            body: typeof req.body === 'string' ? req.body : '',
+          },
+          { signal: AbortSignal.timeout(VERIFY_MS), deadline: Date.now() + VERIFY_MS }
+        )) as SmsStatusUpdate | null;
+      } catch (e) {
+        if (classifyGeneric(e) === 'auth')
+          throw apiError('unauthenticated', 'The status callback is not signed by the vendor.');
+        throw e;
+      }
+      if (!update) return { ok: true };
+      const rec = await box.findByVendorMessage(inst!.id, update.vendor_message_id);
+      // Not ours yet, or not yet stored (the send job has not committed the sid): the outbox keeps it a while.
+      if (!rec) await box.early(inst!.id, update.vendor_message_id, update);
+      else await svc.db.transaction().execute((trx) => applyStatus(trx, box, rec.id, update!));
+      return { ok: true };
+    };
+    const params = Type.Object({ instance: Type.String({ minLength: 1, maxLength: 100 }) });
+    const options = (operation: string, summary: string) => ({
+      config: { auth: 'none' as const, operation },
+      schema: { summary, tags: ['sms'], params, response: { 200: Ok } },
+    });
     scope.post(
       '/v1/sms/status/:instance',
-      {
-        config: { auth: 'none', operation: 'sms.status' },
-        schema: {
-          summary: "A vendor's delivery report for a message (signed by the vendor)",
-          tags: ['sms'],
-          params: Type.Object({ instance: Type.String({ minLength: 1, maxLength: 100 }) }),
-          response: { 200: Ok },
-        },
-      },
-      async (req: FastifyRequest<{ Params: { instance: string } }>) => {
-        const inst = svc.vendors.get(req.params.instance);
-        const read = inst?.instance.capabilities['sms.status'];
-        if (!read)
-          throw apiError('not_found', `No vendor instance ${req.params.instance} takes SMS status callbacks here.`);
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-        let update: SmsStatusUpdate | null;
-        try {
-          update = (await read.invoke(
-            {
-              url: `${svc.config.server.public_url}${req.url}`,
-              headers,
-              body: typeof req.body === 'string' ? req.body : '',
-            },
-            { signal: AbortSignal.timeout(VERIFY_MS), deadline: Date.now() + VERIFY_MS }
-          )) as SmsStatusUpdate | null;
-        } catch (e) {
-          if (classifyGeneric(e) === 'auth')
-            throw apiError('unauthenticated', 'The status callback is not signed by the vendor.');
-          throw e;
-        }
-        if (!update) return { ok: true };
-        const rec = await box.findByVendorMessage(inst!.id, update.vendor_message_id);
-        // Not ours yet, or not yet stored (the send job has not committed the sid): the outbox keeps it a while.
-        if (!rec) await box.early(inst!.id, update.vendor_message_id, update);
-        else await svc.db.transaction().execute((trx) => applyStatus(trx, box, rec.id, update!));
-        return { ok: true };
-      }
+      options('sms.status', "A vendor's delivery report for a message (signed by the vendor)"),
+      handler
+    );
+    scope.get(
+      '/v1/sms/status/:instance',
+      options('sms.status.get', "A vendor's delivery report sent as a query string (signed by the vendor)"),
+      handler
     );
   });
 }
