@@ -20,7 +20,7 @@ export function registerStatusCallbacks(app: FastifyInstance, svc: Svc, box: Sms
     scope.post(
       '/v1/sms/status/:instance',
       {
-        config: { auth: 'none', operation: 'sms.status' },
+        config: { auth: 'none', operation: 'sms.status', errors: ['unauthenticated'] },
         schema: {
           summary: "A vendor's delivery report for a message (signed by the vendor)",
           tags: ['sms'],
