@@ -1,12 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import {
-  apiError,
-  classifyGeneric,
-  Ok,
-  type EmailEventUpdate,
-  type Svc,
-} from '../../core/kit/area.js';
+import { apiError, classifyGeneric, Ok, type EmailEventUpdate, type Svc } from '../../core/kit/area.js';
 import { normalAddress } from './address.js';
 import type { EmailBox } from './service.js';
 import type { SuppressionStore } from './suppressions.js';
@@ -46,8 +40,7 @@ export function registerEmailWebhooks(
       async (req: FastifyRequest<{ Params: { instance: string } }>) => {
         const inst = svc.vendors.get(req.params.instance);
         const read = inst?.instance.capabilities['email.events'];
-        if (!read)
-          throw apiError('not_found', `No vendor instance ${req.params.instance} takes email webhooks here.`);
+        if (!read) throw apiError('not_found', `No vendor instance ${req.params.instance} takes email webhooks here.`);
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
         let updates: EmailEventUpdate[];
@@ -61,7 +54,8 @@ export function registerEmailWebhooks(
             { signal: AbortSignal.timeout(VERIFY_MS), deadline: Date.now() + VERIFY_MS }
           )) as EmailEventUpdate[];
         } catch (e) {
-          if (classifyGeneric(e) === 'auth') throw apiError('unauthenticated', 'The webhook is not signed by the vendor.');
+          if (classifyGeneric(e) === 'auth')
+            throw apiError('unauthenticated', 'The webhook is not signed by the vendor.');
           throw e;
         }
         for (const u of updates) await apply(svc, box, suppressions, inst!.id, u);
