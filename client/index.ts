@@ -1,5 +1,14 @@
 // svc-gateway/client: a typed client of the gateway that runs wherever fetch does
 // (Node 20+, browsers, workers). It has no run-time dependency on the server's code.
-export { SvcClient, paginate, type SvcClientOptions } from './svc-client.js';
+export { SvcClient, type SvcClientOptions } from './svc-client.js';
+export { paginate, type PageOf } from './paginate.js';
 export { SvcError } from './errors.js';
+export type { EmailApi } from './email.js';
+export type { EmailDomainsApi, EmailSuppressionsApi } from './email-setup.js';
+export type { EmailTemplatesApi } from './email-templates.js';
+export type { SmsApi } from './sms.js';
+export type { EventsApi, EventEndpointsApi } from './events.js';
 export type * from './types.js';
+export type * from './email-types.js';
+export type * from './sms-types.js';
+export type * from './events-types.js';

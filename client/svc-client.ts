@@ -1,4 +1,9 @@
+import { pageQuery, type CallInit, type Requester } from './call.js';
+import { EmailApi } from './email.js';
 import { SvcError, errorFromResponse } from './errors.js';
+import { EventsApi } from './events.js';
+import { paginate } from './paginate.js';
+import { SmsApi } from './sms.js';
 import type {
   AccountSummaryResponse,
   ActivateRequest,
@@ -29,13 +34,6 @@ export interface SvcClientOptions {
   fetch?: typeof globalThis.fetch;
   /** Per-call time limit in ms (default 60 s); 0 turns it off. */
   timeoutMs?: number;
-}
-
-interface CallInit extends RequestOptions {
-  query?: Record<string, string | number | undefined>;
-  body?: unknown;
-  /** Send the key (default true). */
-  auth?: boolean;
 }
 
 /** AbortSignal.any, or the same by hand where a browser lacks it. */
@@ -69,6 +67,12 @@ export class SvcClient {
   lastCost?: CallCost;
   /** `x-request-id` of the most recent response. */
   lastRequestId?: string;
+  /** Send and read email; its domains, suppression list and templates. */
+  readonly email: EmailApi;
+  /** Send and read text messages; one-time passcodes. */
+  readonly sms: SmsApi;
+  /** The event types and the endpoints events are pushed to. */
+  readonly events: EventsApi;
   private readonly fetchImpl: typeof globalThis.fetch;
   private readonly timeoutMs: number;
 
@@ -81,6 +85,10 @@ export class SvcClient {
     if (typeof f !== 'function') throw new TypeError('No fetch available: pass one in the options');
     this.fetchImpl = f.bind(globalThis);
     this.timeoutMs = opts.timeoutMs ?? 60_000;
+    const call: Requester = (method, path, init) => this.request(method, path, init);
+    this.email = new EmailApi(call);
+    this.sms = new SmsApi(call);
+    this.events = new EventsApi(call);
   }
 
   /** One call: JSON in, JSON out, the conventions' error body turned into a SvcError. */
@@ -160,7 +168,7 @@ export class SvcClient {
 
   /** One page of the project's keys (newest first); `next_cursor` fetches the next. */
   listKeys(query: ListQuery = {}, opts: RequestOptions = {}): Promise<KeyPage> {
-    return this.request('GET', '/v1/account/keys', { ...opts, query: { limit: query.limit, cursor: query.cursor } });
+    return this.request('GET', '/v1/account/keys', { ...opts, query: pageQuery(query) });
   }
 
   /** Every key, page after page: `for await (const k of client.iterateKeys()) …`. */
@@ -196,16 +204,4 @@ export class SvcClient {
       query: { from: query.from, to: query.to, group_by: query.group_by },
     });
   }
-}
-
-/** Walk a `{ items, next_cursor }` list to its end, one request a page, as late as possible. */
-export async function* paginate<T>(
-  page: (cursor: string | undefined) => Promise<{ items: T[]; next_cursor: string | null }>
-): AsyncIterableIterator<T> {
-  let cursor: string | undefined;
-  do {
-    const p = await page(cursor);
-    yield* p.items;
-    cursor = p.next_cursor ?? undefined;
-  } while (cursor);
 }

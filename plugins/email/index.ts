@@ -9,6 +9,7 @@ import {
 } from '../../core/kit/area.js';
 import { checkAddress } from './address.js';
 import { EmailConfig } from './config.js';
+import { emailListPrice } from './list-price.js';
 import { DomainStore } from './domains.js';
 import { emailMigrations } from './migrations.js';
 import { registerEmailRoutes } from './routes.js';
@@ -36,6 +37,7 @@ export default defineArea({
   register(app, ctx) {
     const svc = ctx.svc;
     const cfg = ctx.config;
+    svc.capabilities.set('email.send', { ...EMAIL_CAPABILITIES['email.send'], listPrice: emailListPrice });
     try {
       checkAddress(cfg.default_from, 'default_from');
     } catch {

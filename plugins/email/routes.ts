@@ -22,6 +22,7 @@ export function registerEmailRoutes(app: FastifyInstance, email: EmailService, b
       config: {
         scope: 'email:send',
         operation: 'email.send',
+        capability: 'email.send',
         idempotent: true,
         errors: ['domain_not_verified', 'payload_too_large', 'not_found', 'unprocessable'],
       },

@@ -37,7 +37,7 @@ export function registerEmailWebhooks(
     scope.post(
       '/v1/email/webhooks/:instance',
       {
-        config: { auth: 'none', operation: 'email.webhook' },
+        config: { auth: 'none', operation: 'email.webhook', errors: ['unauthenticated'] },
         schema: {
           summary: "A vendor's delivery, bounce or complaint events (signed by the vendor)",
           tags: ['email'],

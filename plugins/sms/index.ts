@@ -1,6 +1,7 @@
 import { defineArea, SMS_CAPABILITIES } from '../../core/kit/area.js';
 import { registerStatusCallbacks } from './callbacks.js';
 import { SmsConfig } from './config.js';
+import { smsListPrice } from './list-price.js';
 import { smsMigrations } from './migrations.js';
 import { OtpStore } from './otp.js';
 import { registerOtpRoutes } from './otp-routes.js';
@@ -15,6 +16,7 @@ export default defineArea({
   migrations: smsMigrations,
   register(app, ctx) {
     const svc = ctx.svc;
+    svc.capabilities.set('sms.send', { ...SMS_CAPABILITIES['sms.send'], listPrice: smsListPrice });
     const { box, wire } = registerSmsBox(svc);
     const otp = new OtpStore(svc, ctx.config);
     // An expired passcode's row limits nothing any more once its send window is over too.

@@ -5,14 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { SvcClient, SvcError } from '../../client/index.js';
+import { SvcClient, type CreatedKeyResponse } from '../../client/index.js';
 import { loadConfig } from '../../config/load.js';
 import { buildApp } from '../../core/app.js';
 import { freshDatabaseUrl } from '../helpers/app.js';
+import type { Tap } from '../helpers/tap.js';
+import { rejects } from './client-app.js';
 
 // database-independent: the client's wire; the account, key and top-up rows are plugins/account's, on both.
-
-type Tap = typeof t;
 
 /**
  * A gateway listening on a free loopback port. It has one extra route that makes a real
@@ -50,18 +50,6 @@ async function listening(
   return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }
 
-async function rejects(t: Tap, p: Promise<unknown>, expect: Partial<SvcError>, msg: string): Promise<SvcError> {
-  try {
-    await p;
-  } catch (e) {
-    t.ok(e instanceof SvcError, `${msg}: a SvcError`);
-    t.match(e, expect, msg);
-    return e as SvcError;
-  }
-  t.fail(`${msg}: did not throw`);
-  throw new Error('unreachable');
-}
-
 t.test('activate, balance and account against a listening gateway', async (t) => {
   const { url } = await listening(t);
   const c = new SvcClient({ baseUrl: `${url}/v1/` });
@@ -93,7 +81,7 @@ t.test('keys: create, paginate, rotate, revoke, idempotency', async (t) => {
   const { url } = await listening(t);
   const c = new SvcClient({ baseUrl: url });
   const a = await c.activate();
-  const made = [];
+  const made: CreatedKeyResponse[] = [];
   for (const label of ['one', 'two', 'three']) made.push(await c.createKey({ label, scopes: ['account:read'] }));
   t.match(made[0], { key_id: /^key_/, label: 'one', scopes: ['account:read'], secret: /^sk_live_/ });
 
