@@ -50,7 +50,7 @@ export function registerStatusCallbacks(app: FastifyInstance, svc: Svc, box: Sms
     };
     const params = Type.Object({ instance: Type.String({ minLength: 1, maxLength: 100 }) });
     const options = (operation: string, summary: string) => ({
-      config: { auth: 'none' as const, operation, errors: ['unauthenticated'] },
+      config: { auth: 'none' as const, operation, errors: ['unauthenticated' as const] },
       schema: { summary, tags: ['sms'], params, response: { 200: Ok } },
     });
     scope.post(
