@@ -31,6 +31,7 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['sms.otp', 'POST', '/v1/sms/otp'],
   ['sms.verify', 'POST', '/v1/sms/verify'],
   ['sms.status', 'POST', '/v1/sms/status/{instance}'],
+  ['sms.status.get', 'GET', '/v1/sms/status/{instance}'],
   ['events.types', 'GET', '/v1/events/types'],
   ['events.endpoints.create', 'POST', '/v1/events/endpoints'],
   ['events.endpoints.list', 'GET', '/v1/events/endpoints'],
@@ -89,9 +90,10 @@ t.test('the sends show the price of the cheapest operator vendor, times the mark
 
 t.test('the vendor webhooks take no key and document the 401 of an unsigned body', async (t) => {
   const { app, doc } = await documents(t);
-  for (const [id, path] of [
-    ['email.webhook', '/v1/email/webhooks/{instance}'],
-    ['sms.status', '/v1/sms/status/{instance}'],
+  for (const [id, path, method] of [
+    ['email.webhook', '/v1/email/webhooks/{instance}', 'post'],
+    ['sms.status', '/v1/sms/status/{instance}', 'post'],
+    ['sms.status.get', '/v1/sms/status/{instance}', 'get'],
   ]) {
     const d = (await app.inject({ method: 'GET', url: `/v1/discovery/${id}` })).json();
     t.match(d, { auth: 'none', scope: null, idempotent: false }, id);
@@ -101,7 +103,7 @@ t.test('the vendor webhooks take no key and document the 401 of an unsigned body
       `${id}: an unsigned body is 401, an unknown instance 404`
     );
     t.notMatch(d.example.curl, /Authorization/, `${id}: the example sends no key`);
-    const op = doc.paths[path].post;
+    const op = doc.paths[path][method];
     t.same(op.security, [], `${id}: no security scheme in OpenAPI`);
     t.match(op.responses['401'].description, /unauthenticated/);
     t.ok(op.responses['404'], `${id}: 404 documented`);
