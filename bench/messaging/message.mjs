@@ -12,7 +12,8 @@ const rows = Array.from({ length: 12 }, (_, i) => ({ item: `Item ${i + 1}`, qty:
 export function orderMail(n) {
   const lines = rows.map((r) => `${r.qty} × ${r.item.padEnd(12)} ${(r.qty * r.price).toFixed(2)} EUR`);
   const cells = rows.map(
-    (r) => `<tr><td>${r.item}</td><td>${r.qty}</td><td style="text-align:right">${(r.qty * r.price).toFixed(2)} €</td></tr>`
+    (r) =>
+      `<tr><td>${r.item}</td><td>${r.qty}</td><td style="text-align:right">${(r.qty * r.price).toFixed(2)} €</td></tr>`
   );
   return {
     to: `customer${n % 100}@example.org`,

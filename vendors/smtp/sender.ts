@@ -76,7 +76,8 @@ export class SmtpSender {
     const transport = await this.open();
     const mail = mailOptions(input);
     const own = this.config.dkim;
-    const dkim = mail.dkim ?? (own && { domainName: own.domain, keySelector: own.selector, privateKey: own.private_key });
+    const dkim =
+      mail.dkim ?? (own && { domainName: own.domain, keySelector: own.selector, privateKey: own.private_key });
     const { raw, envelope } = await this.builder.build({ ...mail, ...(dkim ? { dkim } : {}) }, opts);
     const info = await transport.sendMail({ envelope, raw, signal: opts.signal } as any);
     const list = (l: unknown) => ((l as unknown[]) ?? []).map((a) => (typeof a === 'string' ? a : (a as any).address));
