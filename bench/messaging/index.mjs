@@ -107,7 +107,7 @@ const rate = (n, ms) => (n * 1000) / ms;
 async function main() {
   process.stdout.write(
     `bench messaging: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${load()}; `
-      + `${ROUNDS} rounds × ${N} emails a side (text + HTML, ~4 KiB, DKIM RSA-2048), alternating; gateway on SQLite, `
+      + `${ROUNDS} rounds × ${N} emails a side (text + HTML, ~3 KB signed, DKIM RSA-2048), alternating; gateway on SQLite, `
       + `${WIDTH} API calls in flight; nodemailer pool (5 connections) handed each round's messages at once\n`
   );
   process.stdout.write(`${await calibrationLine()}\n`);
