@@ -7,7 +7,8 @@ import { smtpPrice } from './prices.js';
 /**
  * Any SMTP server (a relay, Postfix, a provider's SMTP endpoint) through nodemailer's pooled
  * transport, with DKIM signing: the sending domain's key when the area passes one (a verified
- * domain), else the key configured here. Every connection goes through the gateway's egress
+ * domain), else the key configured here. Messages are built and signed in worker threads, and
+ * the transport sends their bytes. Every connection goes through the gateway's egress
  * proxy, which resolves and checks the server's name and connects to the checked address; TLS
  * then runs end to end with the server's name as servername.
  */
@@ -37,6 +38,12 @@ export default defineVendor({
       }),
       ca: Type.String({ default: '', description: 'PEM of a CA to trust besides the system ones (a private relay).' }),
       timeout_seconds: Type.Number({ minimum: 1, maximum: 600, default: 60 }),
+      build_threads: Type.Integer({
+        minimum: 1,
+        maximum: 64,
+        default: 2,
+        description: 'Worker threads building and DKIM-signing messages; the rest wait their turn, fair per account.',
+      }),
       price_usd_per_message: Type.Number({
         minimum: 0,
         default: 0,
@@ -60,7 +67,7 @@ export default defineVendor({
     return {
       capabilities: {
         'email.send': {
-          invoke: (input: EmailSendInput, opts) => sender.send(input, opts.signal),
+          invoke: (input: EmailSendInput, opts) => sender.send(input, opts),
           price: () => smtpPrice(config.price_usd_per_message),
         },
       },

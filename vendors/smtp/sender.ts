@@ -1,4 +1,10 @@
-import { mailOptions, type EmailSendInput, type EmailSendOutput, type VendorContext } from '../../core/kit/vendor.js';
+import {
+  EmailMimeBuilder,
+  mailOptions,
+  type EmailSendInput,
+  type EmailSendOutput,
+  type VendorContext,
+} from '../../core/kit/vendor.js';
 
 type Nodemailer = typeof import('nodemailer');
 type Transporter = ReturnType<Nodemailer['createTransport']>;
@@ -11,6 +17,7 @@ export interface SmtpConfig {
   require_tls: boolean;
   ca: string;
   timeout_seconds: number;
+  build_threads: number;
   dkim?: { domain: string; selector: string; private_key: string };
 }
 
@@ -19,14 +26,26 @@ export function queueId(response: string | undefined): string | undefined {
   return response?.match(/queued as ([A-Za-z0-9._@<>-]+)/i)?.[1];
 }
 
-/** One configured SMTP server: the transport is made on the first message (nodemailer loads then). */
+/**
+ * One configured SMTP server: the transport is made on the first message (nodemailer loads then).
+ * Each message is built and signed in a worker thread first; the transport only writes its bytes.
+ */
 export class SmtpSender {
   private transport?: Promise<Transporter>;
+  private readonly builder: EmailMimeBuilder;
 
   constructor(
     private readonly config: SmtpConfig,
     private readonly ctx: VendorContext
-  ) {}
+  ) {
+    this.builder = new EmailMimeBuilder({
+      name: ctx.instanceId,
+      threads: config.build_threads,
+      perAccount: config.build_threads,
+      maxQueuedPerAccount: 100,
+      maxMemoryMb: 512,
+    });
+  }
 
   private open(): Promise<Transporter> {
     this.transport ??= (async () => {
@@ -53,13 +72,14 @@ export class SmtpSender {
     return this.transport;
   }
 
-  async send(input: EmailSendInput, signal: AbortSignal): Promise<EmailSendOutput> {
+  async send(input: EmailSendInput, opts: { signal: AbortSignal; accountId?: string }): Promise<EmailSendOutput> {
     const transport = await this.open();
-    const mail: Record<string, unknown> = { ...mailOptions(input), signal };
+    const mail = mailOptions(input);
     const own = this.config.dkim;
-    if (!mail.dkim && own)
-      mail.dkim = { domainName: own.domain, keySelector: own.selector, privateKey: own.private_key };
-    const info = await transport.sendMail(mail as any);
+    const dkim =
+      mail.dkim ?? (own && { domainName: own.domain, keySelector: own.selector, privateKey: own.private_key });
+    const { raw, envelope } = await this.builder.build({ ...mail, ...(dkim ? { dkim } : {}) }, opts);
+    const info = await transport.sendMail({ envelope, raw, signal: opts.signal } as any);
     const list = (l: unknown) => ((l as unknown[]) ?? []).map((a) => (typeof a === 'string' ? a : (a as any).address));
     return {
       vendor_message_id: queueId(info.response) ?? input.message_id,
@@ -78,6 +98,7 @@ export class SmtpSender {
   }
 
   async close(): Promise<void> {
+    await this.builder.close();
     const t = await this.transport?.catch(() => undefined);
     t?.close();
   }

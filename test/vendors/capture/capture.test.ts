@@ -24,6 +24,7 @@ t.test('kept once per Message-ID, rendered as it would go out; nothing kept read
   const dir = mkdtempSync(join(tmpdir(), 'svc-capture-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const inst = await capture.create({ dir }, vendorContext('capture'));
+  t.teardown(() => inst.close?.()); // its MIME worker threads
   const opts = { signal: new AbortController().signal, deadline: Date.now() + 10_000 };
   const send = inst.capabilities['email.send']!;
   t.equal(send.idempotencyKeys, true, 'a resend after a crash is safe here');

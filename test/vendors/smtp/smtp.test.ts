@@ -2,37 +2,12 @@
 import { generateKeyPairSync } from 'node:crypto';
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
-import { CoreConfigSchema } from '../../../config/schema.js';
-import { Egress } from '../../../core/egress/egress.js';
 import smtp from '../../../vendors/smtp/index.js';
 import { classifySmtp } from '../../../vendors/smtp/classify.js';
 import { dkimValue } from '../../../plugins/email/domains.js';
 import { dnsServer } from '../../helpers/dns-server.js';
-import { emailMessage } from '../../helpers/email-message.js';
-import { vendorContext } from '../../helpers/vendor-context.js';
 import { smtpSink } from '../../fakes/smtp-sink.js';
-import type { EmailSendInput } from '../../../core/capabilities/email.js';
-
-function context(t: any, allowPrivate: boolean) {
-  const egress = new Egress({
-    ...(Value.Default(CoreConfigSchema.properties.egress, {}) as any),
-    allow_private: allowPrivate,
-  });
-  t.teardown(() => egress.close());
-  return { ...vendorContext('mail'), egressProxy: () => egress.proxyUrl() };
-}
-
-async function adapter(t: any, config: Record<string, unknown>, allowPrivate = true) {
-  const cfg = Value.Default(smtp.configSchema, { ...config }) as any;
-  const inst = await smtp.create(cfg, context(t, allowPrivate));
-  t.teardown(() => inst.close?.());
-  return inst;
-}
-
-const message = (over: Partial<EmailSendInput> = {}) =>
-  emailMessage({ to: [{ address: 'ann@example.org' }], reply_to: undefined, ...over });
-
-const opts = () => ({ signal: new AbortController().signal, deadline: Date.now() + 30_000 });
+import { adapter, message, opts } from './smtp-adapter.js';
 
 t.test('a real SMTP session through the egress proxy, DKIM-signed, checked by mailauth against DNS', async (t) => {
   const sink = await smtpSink(t, { user: 'u', pass: 'p w' });
@@ -118,6 +93,23 @@ t.test('failures classified by whether the content left: nothing sent is not_sen
   t.equal(sink.messages.length, 0);
   t.equal(await kind(send.invoke(message(), opts())), 'ok');
   t.equal(sink.messages.length, 1);
+});
+
+t.test("the instance's own key signs a message that comes without one; the area's key wins", async (t) => {
+  const sink = await smtpSink(t);
+  const key = () =>
+    generateKeyPairSync('rsa', {
+      modulusLength: 1024,
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    }).privateKey;
+  const own = { domain: 'relay.example', selector: 'r1', private_key: key() };
+  const send = (await adapter(t, { url: sink.url, dkim: own })).capabilities['email.send']!;
+  await send.invoke(message(), opts());
+  t.match(sink.messages[0].raw, /^DKIM-Signature: [\s\S]*?d=relay\.example;[\s\S]*?s=r1;/m);
+  await send.invoke(message({ dkim: { domain: 'mail.example', selector: 'm1', private_key: key() } }), opts());
+  t.match(sink.messages[1].raw, /^DKIM-Signature: [\s\S]*?d=mail\.example;[\s\S]*?s=m1;/m);
+  t.notMatch(sink.messages[1].raw, /d=relay\.example/);
 });
 
 t.test('config: only smtp:// and smtps:// URLs; secrets marked', async (t) => {
