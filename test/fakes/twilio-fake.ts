@@ -25,6 +25,8 @@ export interface FakeMessage {
   params: Record<string, string>;
   messagingServiceSid: string | null;
   createdAt: Date;
+  /** Still queued at Twilio when listed: no date sent, left out by a `DateSent>` filter. */
+  queued?: boolean;
 }
 
 const twilioError = (code: number, message: string, status: number) => ({
@@ -54,7 +56,7 @@ function resource(m: FakeMessage, listed: boolean) {
     api_version: '2010-04-01',
     body: m.body,
     date_created: created,
-    date_sent: listed ? created : null,
+    date_sent: listed && !m.queued ? created : null,
     date_updated: created,
     direction: 'outbound-api',
     error_code: null,
@@ -66,7 +68,7 @@ function resource(m: FakeMessage, listed: boolean) {
     price: null,
     price_unit: 'USD',
     sid: m.sid,
-    status: listed ? 'sent' : 'queued',
+    status: listed && !m.queued ? 'sent' : 'queued',
     subresource_uris: { media: `/2010-04-01/Accounts/${TWILIO_SID}/Messages/${m.sid}/Media.json` },
     to: m.to,
     uri: `/2010-04-01/Accounts/${TWILIO_SID}/Messages/${m.sid}.json`,
@@ -83,7 +85,7 @@ function listPage(messages: FakeMessage[], q: URLSearchParams) {
   const page = Number(q.get('Page') ?? 0) || 0;
   const all = messages
     .filter((m) => (!q.has('To') || m.to === q.get('To')) && (!q.has('From') || m.from === q.get('From')))
-    .filter((m) => since === null || m.createdAt.getTime() >= Date.parse(`${since}T00:00:00Z`))
+    .filter((m) => since === null || (!m.queued && m.createdAt.getTime() >= Date.parse(`${since}T00:00:00Z`)))
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
   const items = all.slice(page * size, (page + 1) * size);
   const at = (n: number) => {

@@ -8,14 +8,16 @@ import {
 } from '../../core/kit/vendor.js';
 import { twilioFailure, type TwilioMessage, type TwilioMessagePage } from './wire.js';
 
-// `sms.find` on Twilio: the messages to the number (from the sender, when the send named one)
-// since the day the attempt started, `GET …/Messages.json?To=…&From=…&DateSent>=YYYY-MM-DD`,
-// page after page (`next_page_uri`); the one the send made has its to, from and body and was
-// created after the attempt started (a minute allowed for the clocks).
+// `sms.find` on Twilio: the messages to the number (from the sender, when the send named one),
+// `GET …/Messages.json?To=…&From=…`, newest first, page after page (`next_page_uri`); the one the
+// send made has its to, from and body and was created after the attempt started (a minute allowed
+// for the clocks). No `DateSent>` filter: a message Twilio still holds as queued has no date sent
+// and would be left out by it, and resent. Twilio sorts by date sent, newest first, so the pages
+// end being read at the first message sent before the attempt (every later one was too).
 
 /** Clocks of the gateway and Twilio may differ by this much. */
 const SKEW_MS = 60_000;
-/** Pages read at most: the day's messages from one sender to one number, 100 a page. */
+/** Pages read at most: the messages from one sender to one number since the attempt, 100 a page. */
 const MAX_PAGES = 20;
 
 export interface TwilioHttp {
@@ -60,10 +62,10 @@ export async function findSent(http: TwilioHttp, input: SmsFindInput, signal: Ab
   const after = input.since - SKEW_MS;
   const q = new URLSearchParams({ To: send.to });
   if (from) q.set('From', from);
-  q.set('DateSent>', new Date(after).toISOString().slice(0, 10));
   q.set('PageSize', '100');
   let next: string | null = `${http.url}?${q}`;
   let found: { msg: TwilioMessage; at: number } | undefined;
+  let older = false;
   for (let n = 0; next; n++) {
     if (n === MAX_PAGES)
       throw new VendorFailure('unavailable', `twilio: more than ${MAX_PAGES} pages of messages to ${send.to}`);
@@ -73,8 +75,9 @@ export async function findSent(http: TwilioHttp, input: SmsFindInput, signal: Ab
       const same = m.to === send.to && m.body === send.body && (!from || m.from === from);
       const outbound = !m.direction || m.direction.startsWith('outbound');
       if (same && outbound && at >= after && (!found || at < found.at)) found = { msg: m, at };
+      if (Date.parse(m.date_sent ?? '') < after) older = true;
     }
-    next = p.next_page_uri ? joinUrl(http.baseUrl, p.next_page_uri) : null;
+    next = p.next_page_uri && !older ? joinUrl(http.baseUrl, p.next_page_uri) : null;
   }
   return found ? sendOutput(found.msg, send.body) : null;
 }

@@ -17,6 +17,8 @@ export interface TwilioMessage {
   direction?: string;
   /** RFC 2822, `Thu, 03 Dec 2026 06:20:00 +0000`. */
   date_created?: string;
+  /** Null while Twilio still queues the message. */
+  date_sent?: string | null;
 }
 
 /** A page of `GET …/Messages.json`: newest first, `next_page_uri` (from the host) until the last page. */

@@ -28,7 +28,20 @@ t.test('found at twilio: sent with its sid and charged once; nothing is sent aga
   const q = fake.lists[0];
   t.equal(q.get('To'), TO);
   t.equal(q.get('From'), FROM);
-  t.equal(q.get('DateSent>'), new Date(at - 60_000).toISOString().slice(0, 10), 'DateSent>= the day');
+  t.equal(q.get('DateSent>'), null, 'no DateSent filter: it would leave out a message Twilio still queues');
+});
+
+t.test('found while twilio still queues it (no date sent): not sent again', async (t) => {
+  const { app, a, fake } = await twilioApp(t);
+  const input = smsInput(TO, 'Your table is ready.');
+  const at = Date.now();
+  const taken = await sendDirect(app, input);
+  fake.messages.at(-1)!.queued = true;
+  const id = await crashedMidCall(app, a.account_id, input, at);
+  await untilState(app, a, id, 'sent');
+  const row = await app.svc.outbox.kind('sms')!.find(a.account_id, id);
+  t.equal(row!.vendorMessageId, taken.vendor_message_id, 'the queued message is the lost attempt');
+  t.equal(fake.messages.length, 1, 'not sent again');
 });
 
 t.test('not at twilio: sent again (the lookup said it never arrived)', async (t) => {
