@@ -39,6 +39,8 @@ export async function resendFake(t: Tap) {
   const failures: ResendError[] = [];
   const keys = new Map<string, { body: string; id: string }>();
   let requests = 0;
+  /** Runs once a message is kept, before Resend answers the send (its latency, in a soak). */
+  let beforeAnswer: ((m: ResendMessage) => Promise<void>) | undefined;
   const server = createServer(async (req, res) => {
     let text = '';
     for await (const c of req) text += c;
@@ -75,7 +77,9 @@ export async function resendFake(t: Tap) {
         return json(422, resendError(422, 'missing_required_field', `Missing \`${field}\` field.`));
     const id = randomUUID();
     if (key) keys.set(key, { body: text, id });
-    messages.push({ id, body, idempotencyKey: key });
+    const msg = { id, body, idempotencyKey: key };
+    messages.push(msg);
+    await beforeAnswer?.(msg);
     return json(200, { id });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -128,5 +132,9 @@ export async function resendFake(t: Tap) {
     requests: () => requests,
     failNext: (...f: ResendError[]) => failures.push(...f),
     webhook,
+    /** What to do once a message is kept and before the send is answered (undefined: answer at once). */
+    beforeAnswer: (fn: ((m: ResendMessage) => Promise<void>) | undefined) => {
+      beforeAnswer = fn;
+    },
   };
 }
