@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8 --initial-old-space-size=128
+#!/usr/bin/env -S node --max-semi-space-size=8 --initial-old-space-size=128 --expose-gc
 import { parseArgs } from 'node:util';
 import { UsageError, type Command } from './commands/command.js';
 import { serveCommand } from './commands/serve.js';

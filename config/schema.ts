@@ -50,6 +50,13 @@ export const CoreConfigSchema = Type.Object(
         }),
         trust_proxy: Type.Boolean({ default: false, description: 'Take the client IP from x-forwarded-for.' }),
         shutdown_grace_ms: Type.Integer({ minimum: 0, default: 10000 }),
+        idle_gc_seconds: Type.Number({
+          minimum: 0,
+          default: 10,
+          description:
+            'After this long with a quiet event loop and garbage to spare, one full collection gives memory back '
+            + '(0: off). Needs node --expose-gc, which the CLI and npm start pass.',
+        }),
         cors: Type.Object(
           {
             origins: Type.Array(

@@ -1,3 +1,4 @@
+import { exposedGc, IdleCollector } from './isolation/idle-gc.js';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { CoreConfig } from '../config/schema.js';
@@ -256,7 +257,13 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     frameworkErrors,
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
+  const gc = config.server.idle_gc_seconds > 0 ? exposedGc() : undefined;
+  const idleGc = gc
+    ? new IdleCollector({ everyMs: config.server.idle_gc_seconds * 1000, minGrowthBytes: 16 << 20, gc })
+    : undefined;
+  idleGc?.start();
   app.addHook('onClose', async () => {
+    idleGc?.close();
     // A step slower than a second is logged: a shutdown that runs into server.shutdown_grace_ms
     // (forced exit) then says which step held it.
     const step = async (name: string, fn: () => unknown) => {
