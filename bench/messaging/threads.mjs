@@ -28,7 +28,10 @@ export function perEmail(pid, before, after, n) {
   const ms = (s) => ((s * 1000) / n).toFixed(2);
   const used = [...after].map(([tid, s]) => [tid, s - (before.get(tid) ?? 0)]);
   const loop = used.find(([tid]) => tid === pid)?.[1] ?? 0;
-  const rest = used.filter(([tid]) => tid !== pid).map(([, s]) => s).sort((a, b) => b - a);
+  const rest = used
+    .filter(([tid]) => tid !== pid)
+    .map(([, s]) => s)
+    .sort((a, b) => b - a);
   const others = rest.slice(2).reduce((a, b) => a + b, 0);
   return `loop ${ms(loop)}, threads ${rest.slice(0, 2).map(ms).join(' + ')} + ${ms(others)} others`;
 }

@@ -129,7 +129,7 @@ t.test('a handler completes its job in its own transaction; rolled back, the job
   e.register('own', async (job) => {
     await e.db.transaction().execute(async (trx) => {
       await trx.insertInto('effects').values({ job_id: job.id, attempt: job.attempt }).execute();
-      t.equal(await job.completeIn(trx), true, 'the lease is this run\'s');
+      t.equal(await job.completeIn(trx), true, "the lease is this run's");
       // Its commit failing, say: the completion goes back with the effect.
       if (job.payload.fail && job.attempt === 1) throw new Error('the commit failed');
     });
