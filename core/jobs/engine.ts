@@ -33,6 +33,8 @@ interface Held {
   started: boolean;
   /** Given back or lost: the run must not write its outcome. */
   settled: boolean;
+  /** The handler marked it done in its own transaction (JobContext.completeIn). */
+  completed?: boolean;
 }
 
 const CLAIM_BATCH = 100;
@@ -249,12 +251,15 @@ export class JobsEngine {
       maxAttempts: row.max_attempts,
       runAt: row.run_at,
       signal: held.ac.signal,
+      completeIn: async (trx) => (held.completed = await this.store.complete(row.job_id, this.owner, Date.now(), trx)),
     };
     try {
       await k.handler(ctx);
       if (held.settled) return;
-      if (await this.store.complete(row.job_id, this.owner)) this.counters.succeeded++;
+      if (held.completed || (await this.store.complete(row.job_id, this.owner))) this.counters.succeeded++;
     } catch (e) {
+      // A completion in a transaction that then failed was rolled back with it.
+      held.completed = false;
       if (held.settled) return;
       this.counters.failed++;
       const message = (e as Error)?.message ?? String(e);

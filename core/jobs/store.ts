@@ -169,16 +169,17 @@ export class JobStore {
     return new Set(rows.map((r: any) => r.job_id as string));
   }
 
-  private fenced(id: string, owner: string) {
-    return this.db
+  private fenced(id: string, owner: string, db: Kysely<any> = this.db) {
+    return db
       .updateTable('jobs')
       .where('job_id', '=', id)
       .where('lease_owner', '=', owner)
       .where('state', '=', 'running');
   }
 
-  async complete(id: string, owner: string, now = Date.now()): Promise<boolean> {
-    const r = await this.fenced(id, owner)
+  /** Done, fenced by the lease; in `db` when it is the handler's transaction. */
+  async complete(id: string, owner: string, now = Date.now(), db: Kysely<any> = this.db): Promise<boolean> {
+    const r = await this.fenced(id, owner, db)
       .set({ state: 'done', lease_owner: null, lease_until: null, last_error: null, updated_at: now })
       .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;

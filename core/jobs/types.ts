@@ -1,4 +1,5 @@
 // What handlers and producers of jobs see of the engine.
+import type { Kysely } from 'kysely';
 
 export interface JobContext<P = any> {
   /** Stable across attempts: handlers use it to make their effect happen once. */
@@ -11,6 +12,13 @@ export interface JobContext<P = any> {
   runAt: number;
   /** Aborted when the engine stops past its grace period or the lease was lost. */
   signal: AbortSignal;
+  /**
+   * Marks the job done inside the handler's own last transaction (`trx`), fenced by the lease
+   * as the engine's own write: one commit a job less. Call it as that transaction's last
+   * statement; when its commit fails the handler throws and the engine retries as usual.
+   * Returns false when the lease was lost (another node holds the job).
+   */
+  completeIn(trx: Kysely<any>): Promise<boolean>;
 }
 
 export type JobHandler<P = any> = (job: JobContext<P>) => Promise<void>;

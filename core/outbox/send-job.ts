@@ -70,8 +70,11 @@ export class SendMoves<D> {
     if (type) await this.d.events.emit(trx, { accountId: record.accountId, type, data: this.def.eventData(record) });
   }
 
-  /** Vendor accepted: sent, its message id, the charge settled, the event; false if the record had moved. */
-  async sent(row: any, vendor: string, output: unknown): Promise<boolean> {
+  /**
+   * Vendor accepted: sent, its message id, the charge settled, the event; false if the record
+   * had moved. With the send's `job`, the job is marked done in the same transaction.
+   */
+  async sent(row: any, vendor: string, output: unknown, job?: JobContext): Promise<boolean> {
     const def = this.def;
     const before = toRecord<D>(row);
     const route = routeOf(row);
@@ -124,6 +127,7 @@ export class SendMoves<D> {
         };
         await this.emit(trx, record);
         if (this.kind) await applyKept(trx, def, this.kind, record);
+        await job?.completeIn(trx);
         return true;
       })
       .catch((e) => {
@@ -210,7 +214,7 @@ export function sendHandler<D>(d: SendDeps, def: OutboxKindDef<D, any, any>, mov
       }
       if ('found' in found) {
         d.log.info({ record_id: row.record_id, vendor: found.found.vendor }, 'outbox: the vendor had taken it');
-        if (!(await moves.sent(row, found.found.vendor, found.found.output)))
+        if (!(await moves.sent(row, found.found.vendor, found.found.output, job)))
           d.log.warn({ record_id: row.record_id }, 'outbox: the record moved while its attempt was looked up');
         return;
       }
@@ -271,7 +275,7 @@ export function sendHandler<D>(d: SendDeps, def: OutboxKindDef<D, any, any>, mov
         .execute();
       throw new JobRetry(failure.message, { delayMs: delay(n) });
     }
-    if (!(await moves.sent(current, result.vendor, result.output)))
+    if (!(await moves.sent(current, result.vendor, result.output, job)))
       d.log.warn({ record_id: row.record_id }, 'outbox: the record moved while its send was in flight');
   };
 }

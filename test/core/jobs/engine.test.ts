@@ -123,6 +123,40 @@ t.test('JobRetry sets the next delay or gives up at once', async (t) => {
   t.equal(await e.get(later.id), undefined);
 });
 
+t.test('a handler completes its job in its own transaction; rolled back, the job is retried', async (t) => {
+  const e = await engine(t, await databaseUrl(t), { poll_ms: 20 });
+  await e.db.schema.createTable('effects').addColumn('job_id', 'text').addColumn('attempt', 'integer').execute();
+  e.register('own', async (job) => {
+    await e.db.transaction().execute(async (trx) => {
+      await trx.insertInto('effects').values({ job_id: job.id, attempt: job.attempt }).execute();
+      t.equal(await job.completeIn(trx), true, "the lease is this run's");
+      // Its commit failing, say: the completion goes back with the effect.
+      if (job.payload.fail && job.attempt === 1) throw new Error('the commit failed');
+    });
+  });
+  e.start();
+  const ok = await e.enqueue({ kind: 'own', payload: {} });
+  const failing = await e.enqueue({ kind: 'own', payload: { fail: true }, maxAttempts: 3 });
+  await until('both done', async () => {
+    const [a, b] = [await e.get(ok.id), await e.get(failing.id)];
+    return a?.state === 'done' && b?.state === 'done';
+  });
+  t.equal((await e.get(ok.id))!.attempts, 1);
+  t.equal((await e.get(failing.id))!.attempts, 2, 'the rolled-back completion did not count');
+  t.equal((await e.get(failing.id))!.lease_owner, null);
+  const effects = await e.db.selectFrom('effects').selectAll().orderBy('job_id').execute();
+  t.same(
+    effects.map((r: any) => [r.job_id, Number(r.attempt)]).sort(),
+    [
+      [ok.id, 1],
+      [failing.id, 2],
+    ].sort()
+  );
+  const m = await e.metrics();
+  t.equal(m.node.succeeded, 2);
+  t.equal(m.node.retried, 1);
+});
+
 t.test('concurrency is bounded per kind', async (t) => {
   const e = await engine(t, await databaseUrl(t));
   let now = 0;

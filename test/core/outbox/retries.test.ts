@@ -37,8 +37,21 @@ t.test('a not-sent failure is retried with backoff, with the same idempotency ke
   t.equal(between.state, 'queued', 'still queued between attempts');
   t.equal(between.error.code, 'vendor_error');
   await passBackoff(app, clock, id, 2);
+  // The job is marked done in the transaction that makes the record sent, not in a commit after it.
+  const store = app.svc.jobs.store;
+  const complete = store.complete.bind(store);
+  const completions: boolean[] = [];
+  store.complete = (jobId, owner, now, db) => {
+    if (jobId === id) completions.push(db?.isTransaction === true);
+    return complete(jobId, owner, now, db);
+  };
+  t.teardown(() => {
+    store.complete = complete;
+  });
   const sent = await untilState(app, a, id, 'sent');
   t.equal(sent.attempts, 3);
+  await until('the job to be done', async () => (await jobRow(app, id)).state === 'done');
+  t.same(completions, [true], 'once, in a transaction');
   t.same(
     fake('fake1').calls.map((c) => c.idempotencyKey),
     [id, id, id]
