@@ -1,7 +1,9 @@
 // The PDF bench: a 2-page HTML document through the gateway's POST /v1/pdf/generate (its warm
 // Chromium pool) against a cold `chromium.launch()` a document in this process (same Chromium,
 // flags, HTML and print options), in alternating rounds; then the memory of a fresh gateway and
-// its browser after 50 and after 500 documents. Run it with `npm run bench -- pdf`; see BENCHMARKS.md, `pdf`.
+// its browser after 50 and after 500 documents, each also at rest (REST_S idle seconds after the
+// document: the gateway's idle collection has run). Run it with `npm run bench -- pdf`; see
+// BENCHMARKS.md, `pdf`.
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,6 +20,10 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DOCS = Number(process.env.BENCH_PDF_DOCS ?? 500);
 const EARLY = Math.round(DOCS / 10);
+// Two of the gateway's idle-collection windows (server.idle_gc_seconds, 10) and a margin: under a
+// steady render the old generation holds garbage up to the CLI's --initial-old-space-size; what
+// stays after an idle collection is what the renders kept.
+const REST_S = Number(process.env.BENCH_PDF_REST_S ?? 25);
 const EXECUTABLE = process.env.CHROME_PATH || '/usr/bin/chromium';
 // What the chromium engine prints with (vendors/chromium/render.ts): the cold side prints alike.
 const PRINT = {
@@ -164,18 +170,24 @@ async function main() {
     // A fresh gateway for the memory run, so "after 50" and "after 500" count from its first document.
     warm = await gatewaySide();
     const samples = {};
+    const rest = {};
     for (let i = 1; i <= DOCS; i++) {
       const out = await warm.generate(html);
       if (out.pages !== 2) throw new Error(`document ${i} came out with ${out.pages} pages, not 2`);
       // Every tenth, so the trend shows: a plateau, or growth a document.
       if (i % EARLY === 0 || i === DOCS) samples[i] = treeMemory(warm.gw.child.pid);
+      if (i === EARLY || i === DOCS) {
+        await new Promise((r) => setTimeout(r, REST_S * 1000));
+        rest[i] = treeMemory(warm.gw.child.pid);
+      }
     }
     await warm.close();
     for (const n of [EARLY, DOCS]) {
       const m = samples[n];
       process.stdout.write(
-        `after ${n} documents: gateway RSS ${mib(m.node)}, Chromium RSS ${mib(m.children)} `
-          + `(summed over its ${m.processes} processes), total RSS ${mib(m.total)}, total PSS ${mib(m.pss)}\n`
+        `after ${n} documents: gateway RSS ${mib(m.node)} (${REST_S} s later, at rest: ${mib(rest[n].node)}), `
+          + `Chromium RSS ${mib(m.children)} (summed over its ${m.processes} processes), total RSS ${mib(m.total)}, `
+          + `total PSS ${mib(m.pss)}\n`
       );
     }
     const trend = (f) =>
@@ -200,12 +212,13 @@ async function main() {
       wRate >= 10 * cRate
     );
     // The gateway's own RSS: summed with Chromium's (~1 GB, flat) a growth of the gateway's would hide.
-    const early = samples[EARLY].node;
-    const late = samples[DOCS].node;
+    // At rest: the growth a steady render shows before V8's first full collection is garbage, not kept.
+    const early = rest[EARLY].node;
+    const late = rest[DOCS].node;
     line(
       `rss-${DOCS}-vs-${EARLY}`,
-      `gateway RSS ${mib(late)} after ${DOCS} documents`,
-      `${mib(early)} after ${EARLY}`,
+      `gateway RSS ${mib(late)} at rest after ${DOCS} documents`,
+      `${mib(early)} at rest after ${EARLY}`,
       late / early,
       '≤ 1.10×',
       late <= 1.1 * early
