@@ -5,6 +5,7 @@ import { CoreConfigSchema } from '../../../config/schema.js';
 import { Egress } from '../../../core/egress/egress.js';
 import smtp from '../../../vendors/smtp/index.js';
 import type { EmailSendInput } from '../../../core/capabilities/email.js';
+import { emailMessage } from '../../helpers/email-message.js';
 import { vendorContext } from '../../helpers/vendor-context.js';
 import type { Tap } from '../../helpers/tap.js';
 
@@ -25,19 +26,8 @@ export async function adapter(t: Tap, config: Record<string, unknown>, allowPriv
   return inst;
 }
 
-export const message = (over: Partial<EmailSendInput> = {}): EmailSendInput => ({
-  message_id: '<em_1@mail.example>',
-  idempotency_key: 'em_1',
-  from: { address: 'news@mail.example', name: 'News' },
-  to: [{ address: 'ann@example.org' }],
-  cc: [{ address: 'carl@example.org' }],
-  bcc: [{ address: 'dora@example.org' }],
-  subject: 'Grüße',
-  text: 'plain',
-  html: '<p>html</p>',
-  attachments: [{ filename: 'a.txt', content: Buffer.from('attached').toString('base64'), content_type: 'text/plain' }],
-  headers: {},
-  ...over,
-});
+/** The shared adapter-test message with one To and no Reply-To (what these tests check the headers of). */
+export const message = (over: Partial<EmailSendInput> = {}): EmailSendInput =>
+  emailMessage({ to: [{ address: 'ann@example.org' }], reply_to: undefined, ...over });
 
 export const opts = () => ({ signal: new AbortController().signal, deadline: Date.now() + 60_000 });
