@@ -1,3 +1,4 @@
+import { VendorNetwork } from './egress/vendor-agent.js';
 import { exposedGc, IdleCollector } from './isolation/idle-gc.js';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -83,9 +84,10 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
       trustProxy: config.server.trust_proxy,
     },
   });
-  const vendorContext = (instanceId: string): VendorContext => ({
+  const vendorNetwork = new VendorNetwork(egress);
+  const vendorContext = (instanceId: string, vendorConfig: unknown): VendorContext => ({
     instanceId,
-    fetch: globalThis.fetch,
+    ...vendorNetwork.for(vendorConfig),
     publicUrl: config.server.public_url,
     dataDir: config.data_dir,
     log: log.child({ vendor: instanceId }),
@@ -100,7 +102,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     configuredAdapters.add(def.name);
     let instance;
     try {
-      instance = await def.create(vcfg as any, vendorContext(v.id));
+      instance = await def.create(vcfg as any, vendorContext(v.id, vcfg));
     } catch (e) {
       throw new ConfigError(`${where}: vendor "${v.id}" (${v.use}) failed to start: ${(e as Error).message}`);
     }
@@ -117,7 +119,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   // Embedded defaults serve every capability no configured instance of theirs already serves.
   for (const def of unconfiguredBuiltins(configuredAdapters).filter((d) => d.embedded)) {
     const vcfg = checkConfig(def.configSchema, {}, `vendors.${def.name}`);
-    const instance = await def.create(vcfg as any, vendorContext(def.name));
+    const instance = await def.create(vcfg as any, vendorContext(def.name, vcfg));
     vendors.add({
       id: def.name,
       adapter: def.name,
@@ -133,7 +135,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
   for (const def of unconfiguredBuiltins(configuredAdapters).filter((d) => d.byok && d.name !== 'openai-compatible')) {
     const id = `byok-${def.name}`;
     const vcfg = checkConfig(def.configSchema, {}, `vendors.${id}`);
-    const instance = await def.create(vcfg as any, vendorContext(id));
+    const instance = await def.create(vcfg as any, vendorContext(id, vcfg));
     vendors.add({
       id,
       adapter: def.name,
@@ -276,7 +278,10 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     svc.results.stop();
     for (const a of [...areas].reverse()) await step(`area ${a.def.name}`, () => a.def.stop?.());
     await step('vendors', () => vendors.closeAll());
-    await step('egress', () => svc.egress.close());
+    await step('egress', async () => {
+      await vendorNetwork.close();
+      await svc.egress.close();
+    });
     await unsubscribeKeys();
     await step('bus', () => bus.close());
     await step('database', () => database.close());

@@ -29,8 +29,15 @@ export interface Logger {
 /** What a vendor adapter may use: no Fastify, no wallet, no database. */
 export interface VendorContext {
   instanceId: string;
-  /** The core's outbound HTTP client (undici); vendor APIs are operator-configured, so not SSRF-guarded. */
+  /**
+   * The core's outbound HTTP client (undici's fetch) under the egress rules: the hosts of the URLs
+   * in this instance's own config are reached whatever `egress` says (the operator named them),
+   * any other host (a redirect, a URL in an answer) only as `egress` allows; the metadata service
+   * never (core/egress/vendor-agent.ts).
+   */
   fetch: typeof globalThis.fetch;
+  /** The same rules as an undici Agent, for `request` (PooledHttp); optional for tests that make an adapter. */
+  agent?: () => Promise<import('undici').Agent>;
   publicUrl: string;
   dataDir: string;
   /**

@@ -27,12 +27,16 @@ type Undici = { agent: Agent; request: typeof import('undici').request };
 export class PooledHttp {
   private client?: Promise<Undici>;
 
-  constructor(private readonly vendor: string) {}
+  /** `agent`: the vendor context's (its connections under the egress rules); a plain pool without one. */
+  constructor(
+    private readonly vendor: string,
+    private readonly agent?: () => Promise<Agent>
+  ) {}
 
   private undici(): Promise<Undici> {
-    this.client ??= import('undici').then(({ Agent, request }) => ({
+    this.client ??= import('undici').then(async ({ Agent, request }) => ({
       // Idle connections are kept 30 s (a vendor's own hint, when shorter, wins).
-      agent: new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 }),
+      agent: this.agent ? await this.agent() : new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 }),
       request,
     }));
     return this.client;
@@ -77,7 +81,8 @@ export class PooledHttp {
     }
   }
 
+  /** Closes its own pool; the vendor context's Agent is the app's to close. */
   async close(): Promise<void> {
-    if (this.client) await (await this.client).agent.close();
+    if (this.client && !this.agent) await (await this.client).agent.close();
   }
 }

@@ -51,7 +51,7 @@ export default defineVendor({
     });
     // Model calls through a keep-alive pool of undici's own request, as the openai adapter
     // does (far less CPU a call than fetch); the health check keeps the core's fetch.
-    const http = new PooledHttp(id);
+    const http = new PooledHttp(id, ctx.agent);
     const messagesUrl = joinUrl(config.base_url, '/v1/messages');
     const post = (input: ChatInput, p: CandidatePlan, stream: boolean, signal: AbortSignal) => {
       const body = messagesRequest(

@@ -48,7 +48,7 @@ export default defineVendor({
     const models = config.models?.length ? config.models : undefined;
     // Model calls through a keep-alive pool of undici's own request, as the openai adapter
     // does (far less CPU a call than fetch); the health check keeps the core's fetch.
-    const http = new PooledHttp(id);
+    const http = new PooledHttp(id, ctx.agent);
     const post = (u: string, body: unknown, creds: Record<string, string> | undefined, signal: AbortSignal) =>
       http.request(u, { method: 'POST', headers: headers(creds), body: JSON.stringify(body), signal });
     // Vision is chat whose user turns carry inlineData parts: the same call.

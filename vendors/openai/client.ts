@@ -46,7 +46,7 @@ export function openAiInstance(cfg: OpenAiClientConfig, ctx: VendorContext): Ven
   const models = cfg.models?.length ? cfg.models : undefined;
   // Model calls go through a keep-alive pool of undici's own request (far less CPU a call
   // than fetch); the rare health check keeps the core's fetch.
-  const http = new PooledHttp(id);
+  const http = new PooledHttp(id, ctx.agent);
   const chatUrl = joinUrl(cfg.base_url, '/chat/completions');
   const embedUrl = joinUrl(cfg.base_url, '/embeddings');
   return {
