@@ -36,6 +36,7 @@ export * from '../http/idempotency.js';
 export { idempotentTransaction } from '../http/idempotent-transaction.js';
 export { recordAttempt } from '../http/idempotent-attempt.js';
 export { sendContinue } from '../http/expect-continue.js';
+export { readVendorCallback } from '../http/vendor-callback.js';
 export * from '../http/ok.js';
 export { toApiError } from '../http/error-handler.js';
 export { wildcardPattern } from '../http/cors.js';

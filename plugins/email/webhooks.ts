@@ -1,19 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from '@sinclair/typebox';
-import {
-  apiError,
-  classifyGeneric,
-  Ok,
-  type EmailEventUpdate,
-  type OutboxRecord,
-  type Svc,
-} from '../../core/kit/area.js';
+import { Ok, readVendorCallback, type EmailEventUpdate, type OutboxRecord, type Svc } from '../../core/kit/area.js';
 import { normalAddress } from './address.js';
 import type { EmailBox, EmailData } from './service.js';
 import type { SuppressionStore } from './suppressions.js';
-
-const VERIFY_MS = 10_000;
 
 /**
  * POST /v1/email/webhooks/{instance}: a vendor's delivery, bounce and complaint events. The
@@ -46,27 +37,13 @@ export function registerEmailWebhooks(
         },
       },
       async (req: FastifyRequest<{ Params: { instance: string } }>) => {
-        const inst = svc.vendors.get(req.params.instance);
-        const read = inst?.instance.capabilities['email.events'];
-        if (!read) throw apiError('not_found', `No vendor instance ${req.params.instance} takes email webhooks here.`);
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-        let updates: EmailEventUpdate[];
-        try {
-          updates = (await read.invoke(
-            {
-              url: `${svc.config.server.public_url}${req.url}`,
-              headers,
-              body: typeof req.body === 'string' ? req.body : '',
-            },
-            { signal: AbortSignal.timeout(VERIFY_MS), deadline: Date.now() + VERIFY_MS }
-          )) as EmailEventUpdate[];
-        } catch (e) {
-          if (classifyGeneric(e) === 'auth')
-            throw apiError('unauthenticated', 'The webhook is not signed by the vendor.');
-          throw e;
-        }
-        for (const u of updates) await apply(svc, box, suppressions, inst!.id, u);
+        const { instance, output: updates } = await readVendorCallback<EmailEventUpdate[]>(
+          svc,
+          req,
+          'email.events',
+          'email webhooks'
+        );
+        for (const u of updates) await apply(svc, box, suppressions, instance, u);
         return { ok: true };
       }
     );

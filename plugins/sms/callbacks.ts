@@ -1,9 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { apiError, classifyGeneric, Ok, type SmsStatusUpdate, type Svc } from '../../core/kit/area.js';
+import { Ok, readVendorCallback, type SmsStatusUpdate, type Svc } from '../../core/kit/area.js';
 import { applyStatus, type SmsBox } from './records.js';
-
-const VERIFY_MS = 10_000;
 
 /**
  * POST /v1/sms/status/{instance}: a vendor's delivery report. The instance's adapter verifies
@@ -20,32 +18,17 @@ export function registerStatusCallbacks(app: FastifyInstance, svc: Svc, box: Sms
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
     const handler = async (req: FastifyRequest<{ Params: { instance: string } }>) => {
-      const inst = svc.vendors.get(req.params.instance);
-      const read = inst?.instance.capabilities['sms.status'];
-      if (!read)
-        throw apiError('not_found', `No vendor instance ${req.params.instance} takes SMS status callbacks here.`);
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-      let update: SmsStatusUpdate | null;
-      try {
-        update = (await read.invoke(
-          {
-            url: `${svc.config.server.public_url}${req.url}`,
-            headers,
-            body: typeof req.body === 'string' ? req.body : '',
-          },
-          { signal: AbortSignal.timeout(VERIFY_MS), deadline: Date.now() + VERIFY_MS }
-        )) as SmsStatusUpdate | null;
-      } catch (e) {
-        if (classifyGeneric(e) === 'auth')
-          throw apiError('unauthenticated', 'The status callback is not signed by the vendor.');
-        throw e;
-      }
+      const { instance, output: update } = await readVendorCallback<SmsStatusUpdate | null>(
+        svc,
+        req,
+        'sms.status',
+        'SMS status callbacks'
+      );
       if (!update) return { ok: true };
-      const rec = await box.findByVendorMessage(inst!.id, update.vendor_message_id);
+      const rec = await box.findByVendorMessage(instance, update.vendor_message_id);
       // Not ours yet, or not yet stored (the send job has not committed the sid): the outbox keeps it a while.
-      if (!rec) await box.early(inst!.id, update.vendor_message_id, update);
-      else await svc.db.transaction().execute((trx) => applyStatus(trx, box, rec.id, update!));
+      if (!rec) await box.early(instance, update.vendor_message_id, update);
+      else await svc.db.transaction().execute((trx) => applyStatus(trx, box, rec.id, update));
       return { ok: true };
     };
     const params = Type.Object({ instance: Type.String({ minLength: 1, maxLength: 100 }) });
