@@ -50,6 +50,7 @@ import { Retention } from './retention/retention.js';
 import { Events } from './events/events.js';
 import { Outbox } from './outbox/outbox.js';
 import { ResultStore } from './results/result-store.js';
+import { Sockets } from './http/sockets.js';
 import { coreModules } from './db/core-modules.js';
 import type { CapabilitySpec } from './capability-spec.js';
 import type { Svc } from './context.js';
@@ -222,6 +223,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     retention: new Retention(database.db, jobs, config.retention, log.child({ part: 'retention' })),
     events,
     outbox,
+    sockets: new Sockets(),
     areas,
     capabilities,
     version: VERSION,
@@ -257,6 +259,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // A URL the router refuses (bad %-escape, over-long parameter) still gets the error shape.
     frameworkErrors,
+    // Upgrades (realtime, tunnels) and Hosts claimed by an area are served beside Fastify's router.
+    serverFactory: svc.sockets.serverFactory,
   }) as unknown as FastifyInstance; // pino's Logger is wider than FastifyBaseLogger
   app.decorate('svc', svc);
   const gc = config.server.idle_gc_seconds > 0 ? exposedGc() : undefined;
@@ -264,6 +268,8 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     ? new IdleCollector({ everyMs: config.server.idle_gc_seconds * 1000, minGrowthBytes: 16 << 20, gc })
     : undefined;
   idleGc?.start();
+  // Before the server closes: it waits for upgraded sockets, which only their owners can end.
+  app.addHook('preClose', () => svc.sockets.close());
   app.addHook('onClose', async () => {
     idleGc?.close();
     // A step slower than a second is logged: a shutdown that runs into server.shutdown_grace_ms

@@ -21,6 +21,7 @@ import type { JobsEngine } from './jobs/engine.js';
 import type { Retention } from './retention/retention.js';
 import type { Events } from './events/events.js';
 import type { Outbox } from './outbox/outbox.js';
+import type { Sockets } from './http/sockets.js';
 
 export interface LoadedArea {
   def: AreaDefinition;
@@ -61,6 +62,8 @@ export interface Svc {
   events: Events;
   /** Durable sends (email, SMS): an area registers its kind of record at build time. */
   outbox: Outbox;
+  /** WebSocket upgrades and Hosts an area serves on the gateway's port, outside Fastify's router. */
+  sockets: Sockets;
   areas: LoadedArea[];
   capabilities: Map<string, CapabilitySpec>;
   version: string;

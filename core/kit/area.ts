@@ -37,6 +37,8 @@ export { idempotentTransaction } from '../http/idempotent-transaction.js';
 export { recordAttempt } from '../http/idempotent-attempt.js';
 export { sendContinue } from '../http/expect-continue.js';
 export { readVendorCallback } from '../http/vendor-callback.js';
+export { hostName } from '../http/sockets.js';
+export type { Sockets, UpgradeRoute, HostClaim, UpgradeHandler, RawRequestHandler } from '../http/sockets.js';
 export * from '../http/ok.js';
 export { toApiError } from '../http/error-handler.js';
 export { wildcardPattern } from '../http/cors.js';
