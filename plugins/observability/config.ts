@@ -23,6 +23,12 @@ export const ObservabilityConfig = Type.Object(
       default: 65_536,
       description: 'Longest `stack` an error may carry (POST /v1/observability/errors; 400 above).',
     }),
+    max_envelope_bytes: Type.Integer({
+      minimum: 65_536,
+      maximum: 104_857_600,
+      default: 1_048_576,
+      description: 'Largest Sentry envelope, as sent and once decompressed (413 above).',
+    }),
     error_retention_days: days(30, 'error events, and issues not seen since,'),
   },
   { additionalProperties: false, default: {} }

@@ -3,8 +3,10 @@ import { ObservabilityConfig } from './config.js';
 import { registerErrorRoutes } from './error-routes.js';
 import { IssueStore } from './issues.js';
 import { observabilityMigrations } from './migrations.js';
+import { PublicKeys } from './public-keys.js';
+import { registerSentryRoutes } from './sentry-routes.js';
 
-/** Observability: errors grouped into issues. */
+/** Observability: errors grouped into issues, from the JSON API and Sentry SDKs. */
 export default defineArea({
   name: 'observability',
   configSchema: ObservabilityConfig,
@@ -19,5 +21,6 @@ export default defineArea({
       sweep: (before, limit) => issues.sweep(before, limit),
     });
     registerErrorRoutes(app, cfg, issues);
+    registerSentryRoutes(app, svc, cfg, new PublicKeys(svc.db), issues);
   },
 });

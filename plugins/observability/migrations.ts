@@ -46,4 +46,23 @@ const errors: Migration = {
   },
 };
 
-export const observabilityMigrations: Record<string, Migration> = { '0001_errors': errors };
+// The public ingest key of each account (Sentry DSNs) and the numeric project id a DSN needs.
+const publicKeys: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('obs_public_keys')
+      .addColumn('account_id', 'text', (c) => c.primaryKey())
+      .addColumn('public_key', 'text', (c) => c.notNull().unique())
+      .addColumn('sentry_project', 'text', (c) => c.notNull().unique())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.dropTable('obs_public_keys').execute();
+  },
+};
+
+export const observabilityMigrations: Record<string, Migration> = {
+  '0001_errors': errors,
+  '0002_public_keys': publicKeys,
+};
