@@ -62,7 +62,40 @@ const publicKeys: Migration = {
   },
 };
 
+// Custom events and metric points: append-only, removed by age.
+const eventsAndMetrics: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('obs_events')
+      .addColumn('event_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('event', 'text', (c) => c.notNull())
+      .addColumn('distinct_id', 'text')
+      .addColumn('properties', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('obs_events_list').on('obs_events').columns(['account_id', 'created_at']).execute();
+    await db.schema.createIndex('obs_events_created').on('obs_events').column('created_at').execute();
+    await db.schema
+      .createTable('obs_metrics')
+      .addColumn('point_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('tags', 'text', (c) => c.notNull())
+      .addColumn('value', 'double precision', (c) => c.notNull())
+      .addColumn('ts', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('obs_metrics_series').on('obs_metrics').columns(['account_id', 'name', 'ts']).execute();
+    await db.schema.createIndex('obs_metrics_ts').on('obs_metrics').column('ts').execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.dropTable('obs_metrics').execute();
+    await db.schema.dropTable('obs_events').execute();
+  },
+};
+
 export const observabilityMigrations: Record<string, Migration> = {
   '0001_errors': errors,
   '0002_public_keys': publicKeys,
+  '0003_events_metrics': eventsAndMetrics,
 };
