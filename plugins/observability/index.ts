@@ -1,0 +1,45 @@
+import { defineArea } from '../../core/kit/area.js';
+import { ObservabilityConfig } from './config.js';
+import { registerErrorRoutes } from './error-routes.js';
+import { IssueStore } from './issues.js';
+import { observabilityMigrations } from './migrations.js';
+import { PublicKeys } from './public-keys.js';
+import { registerSentryRoutes } from './sentry-routes.js';
+import { EventStore } from './events.js';
+import { MetricStore } from './metrics.js';
+import { registerMetricRoutes } from './metric-routes.js';
+
+/** Observability: errors grouped into issues, from the JSON API and Sentry SDKs; events; metrics. */
+export default defineArea({
+  name: 'observability',
+  configSchema: ObservabilityConfig,
+  migrations: observabilityMigrations,
+  register(app, ctx) {
+    const svc = ctx.svc;
+    const cfg = ctx.config;
+    const issues = new IssueStore(svc.db, cfg.grouping_frames);
+    svc.retention.add({
+      name: 'observability_errors',
+      days: cfg.error_retention_days,
+      sweep: (before, limit) => issues.sweep(before, limit),
+    });
+    const events = new EventStore(svc.db);
+    const metrics = new MetricStore(svc.db, {
+      maxBuckets: cfg.max_query_buckets,
+      maxPercentilePoints: cfg.max_percentile_points,
+    });
+    svc.retention.add({
+      name: 'observability_events',
+      days: cfg.event_retention_days,
+      sweep: (before, limit) => events.sweep(before, limit),
+    });
+    svc.retention.add({
+      name: 'observability_metrics',
+      days: cfg.metric_retention_days,
+      sweep: (before, limit) => metrics.sweep(before, limit),
+    });
+    registerErrorRoutes(app, cfg, issues);
+    registerMetricRoutes(app, cfg, events, metrics);
+    registerSentryRoutes(app, svc, cfg, new PublicKeys(svc.db), issues);
+  },
+});

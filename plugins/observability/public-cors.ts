@@ -1,0 +1,23 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+// Ingest and evaluation with a public key are called from any page (as Sentry's and PostHog's
+// are): any origin may, without credentials; the key in the request is what admits it.
+
+const EXPOSED = 'retry-after, x-sentry-rate-limits, x-request-id, etag';
+
+export function allowAnyOrigin(reply: FastifyReply): void {
+  reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', EXPOSED);
+}
+
+/** 204 to a preflight from any origin, for the methods given and the headers it asks for. */
+export function answerPreflight(req: FastifyRequest, reply: FastifyReply, methods: string): void {
+  const asked = req.headers['access-control-request-headers'];
+  reply
+    .code(204)
+    .header('access-control-allow-origin', '*')
+    .header('access-control-allow-methods', methods)
+    .header('access-control-allow-headers', typeof asked === 'string' && asked ? asked : 'content-type')
+    .header('access-control-max-age', '86400')
+    .header('vary', 'access-control-request-headers')
+    .send();
+}
