@@ -6,6 +6,7 @@ import type { PDF_CAPABILITIES } from './capabilities/pdf.js';
 import type { SMS_CAPABILITIES } from './capabilities/sms.js';
 import type { STORAGE_CAPABILITIES } from './capabilities/storage/objects.js';
 import type { EMAIL_CAPABILITIES } from './capabilities/email.js';
+import type { CAPTCHA_CAPABILITIES } from './capabilities/captcha.js';
 import {
   PLUGIN_API_VERSION,
   type ImplsOf,
@@ -21,7 +22,8 @@ export type BuiltinCapabilities = typeof AI_CAPABILITIES &
   typeof IMAGE_CAPABILITIES &
   typeof PDF_CAPABILITIES &
   typeof SMS_CAPABILITIES &
-  typeof EMAIL_CAPABILITIES;
+  typeof EMAIL_CAPABILITIES &
+  typeof CAPTCHA_CAPABILITIES;
 
 /**
  * The implementations `R` with every name outside the map `C` typed as a message naming it:

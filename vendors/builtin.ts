@@ -22,6 +22,9 @@ import resend from './resend/index.js';
 import postmark from './postmark/index.js';
 import sendgrid from './sendgrid/index.js';
 import ses from './ses/index.js';
+import turnstile from './turnstile/index.js';
+import hcaptcha from './hcaptcha/index.js';
+import recaptcha from './recaptcha/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -48,4 +51,7 @@ export const builtinVendors: VendorDefinition<any>[] = [
   postmark,
   sendgrid,
   ses,
+  turnstile,
+  hcaptcha,
+  recaptcha,
 ];

@@ -40,6 +40,7 @@ export * from '../capabilities/sms-segments.js';
 export * from '../capabilities/email.js';
 export * from '../capabilities/email-mime.js';
 export * from '../capabilities/image-sniff.js';
+export * from '../capabilities/captcha.js';
 // Failure kinds and the helpers that map an HTTP answer to one.
 export * from '../router/failure.js';
 // Calling a vendor's HTTP API: fetch with failure mapping, a pooled keep-alive client, SSE, the
@@ -48,6 +49,7 @@ export * from '../vendor-http/http.js';
 export * from '../vendor-http/pooled-http.js';
 export * from '../vendor-http/sse.js';
 export * from '../vendor-http/health-probe.js';
+export * from '../vendor-http/siteverify.js';
 export * from '../errors.js';
 export * from '../ids.js';
 export * from '../clock.js';
