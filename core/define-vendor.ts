@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { AI_CAPABILITIES } from './capabilities/ai/capabilities.js';
 import type { IMAGE_CAPABILITIES } from './capabilities/image.js';
-import type { PAYMENTS_CAPABILITIES } from './capabilities/payments.js';
+import type { BILLING_CAPABILITIES, PAYMENTS_CAPABILITIES } from './capabilities/payments.js';
 import type { PDF_CAPABILITIES } from './capabilities/pdf.js';
 import type { SMS_CAPABILITIES } from './capabilities/sms.js';
 import type { STORAGE_CAPABILITIES } from './capabilities/storage/objects.js';
@@ -19,6 +19,7 @@ import {
 export type BuiltinCapabilities = typeof AI_CAPABILITIES &
   typeof STORAGE_CAPABILITIES &
   typeof PAYMENTS_CAPABILITIES &
+  typeof BILLING_CAPABILITIES &
   typeof IMAGE_CAPABILITIES &
   typeof PDF_CAPABILITIES &
   typeof SMS_CAPABILITIES &

@@ -9,6 +9,7 @@ import storage from './storage/index.js';
 import sms from './sms/index.js';
 import email from './email/index.js';
 import observability from './observability/index.js';
+import billing from './billing/index.js';
 
 /** Areas that ship with the gateway; each is on unless `plugins.<name>: false`. */
 export const builtinAreas: AreaDefinition<any>[] = [
@@ -22,4 +23,5 @@ export const builtinAreas: AreaDefinition<any>[] = [
   email,
   sms,
   observability,
+  billing,
 ];

@@ -1,0 +1,105 @@
+import t from 'tap';
+import { billingApp, charge, count, getCharge, refund } from './billing-app.js';
+
+// Refunds: partial and full, never above the charge, also when 100 race (SQLite and PostgreSQL).
+
+t.test('partial then full refunds move the charge; above what is left is 422 and changes nothing', async (t) => {
+  const { app, a, b } = await billingApp(t);
+  const c = (await charge(app, a, { amount: 1000, currency: 'USD', payment_method_id: 'pm_card_visa' })).json();
+
+  const r1 = await refund(app, a, { charge_id: c.charge_id, amount: 300 });
+  t.equal(r1.statusCode, 200, r1.body);
+  t.match(r1.json(), { refund_id: /^re_/, charge_id: c.charge_id, amount: 300, currency: 'USD', state: 'succeeded' });
+  t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'partially_refunded', amount_refunded: 300 });
+  const got = await app.inject({ method: 'GET', url: `/v1/billing/refunds/${r1.json().refund_id}`, headers: a.auth });
+  t.same(got.json(), r1.json());
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/v1/billing/refunds/${r1.json().refund_id}`, headers: b.auth }))
+      .statusCode,
+    404
+  );
+
+  const over = await refund(app, a, { charge_id: c.charge_id, amount: 701 });
+  t.equal(over.statusCode, 422);
+  t.match(over.json().error, { code: 'unprocessable', param: 'amount', details: { amount: 701, amount_left: 700 } });
+  t.match(over.json().error.message, /7\.01 USD is more than the 7\.00 USD left/);
+
+  const rest = await refund(app, a, { charge_id: c.charge_id });
+  t.match(rest.json(), { amount: 700, state: 'succeeded' }, 'no amount: all that is left');
+  t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'refunded', amount_refunded: 1000 });
+  const more = await refund(app, a, { charge_id: c.charge_id, amount: 1 });
+  t.equal(more.statusCode, 422);
+  t.equal(await count(app, 'billing_refunds'), 2, 'refused refunds stored nothing');
+});
+
+t.test('bad refunds: another account, a failed charge, bad amounts', async (t) => {
+  const { app, a, b } = await billingApp(t);
+  const c = (await charge(app, a, { amount: 500, currency: 'JPY', payment_method_id: 'pm_card_visa' })).json();
+  const theirs = await refund(app, b, { charge_id: c.charge_id, amount: 1 });
+  t.equal(theirs.statusCode, 404, "another account's charge");
+  t.equal(theirs.json().error.code, 'not_found');
+  const failed = (
+    await charge(app, a, { amount: 500, currency: 'JPY', payment_method_id: 'pm_card_chargeDeclined' })
+  ).json();
+  const onFailed = await refund(app, a, { charge_id: failed.charge_id });
+  t.equal(onFailed.statusCode, 409);
+  t.equal(onFailed.json().error.code, 'invalid_state');
+  for (const amount of [0, 1.5, -1, '5']) {
+    t.equal((await refund(app, a, { charge_id: c.charge_id, amount })).statusCode, 400, `amount ${amount}`);
+  }
+  t.equal((await refund(app, a, { charge_id: 'ch_nope', amount: 1 })).statusCode, 404);
+  t.equal((await refund(app, a, { charge_id: c.charge_id, amount: 1, reason: 'x' })).statusCode, 400);
+  t.equal(await count(app, 'billing_refunds'), 0);
+  t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'succeeded', amount_refunded: 0 });
+});
+
+t.test('100 concurrent refunds of 1 against a charge of 50: exactly 50 succeed', async (t) => {
+  const { app, a } = await billingApp(t);
+  const c = (await charge(app, a, { amount: 50, currency: 'USD', payment_method_id: 'pm_card_visa' })).json();
+  const all = await Promise.all(
+    Array.from({ length: 100 }, () => refund(app, a, { charge_id: c.charge_id, amount: 1 }))
+  );
+  const by = (s: number) => all.filter((r) => r.statusCode === s).length;
+  t.equal(by(200), 50, 'succeeded');
+  t.equal(by(422), 50, 'refused');
+  t.ok(all.filter((r) => r.statusCode === 422).every((r) => r.json().error.code === 'unprocessable'));
+  t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'refunded', amount_refunded: 50 });
+  const sum = await app.svc.db
+    .selectFrom('billing_refunds')
+    .select((eb) => eb.fn.sum('amount').as('s'))
+    .where('charge_id', '=', c.charge_id)
+    .where('state', '=', 'succeeded')
+    .executeTakeFirstOrThrow();
+  t.equal(Number(sum.s), 50, 'the refunds add up to the charge');
+});
+
+t.test('a refund retried with its idempotency key refunds once', async (t) => {
+  const { app, a } = await billingApp(t);
+  const c = (await charge(app, a, { amount: 100, currency: 'KWD', payment_method_id: 'pm_card_visa' })).json();
+  const one = await refund(app, a, { charge_id: c.charge_id, amount: 40, idempotency_key: 'r-1' });
+  const two = await refund(app, a, { charge_id: c.charge_id, amount: 40, idempotency_key: 'r-1' });
+  t.equal(two.headers['idempotent-replayed'], 'true');
+  t.same(two.json(), one.json());
+  t.match((await getCharge(app, a, c.charge_id)).json(), { amount_refunded: 40 });
+});
+
+t.test('a refund the vendor refuses gives its amount back', async (t) => {
+  const { app, a } = await billingApp(t);
+  const c = (await charge(app, a, { amount: 100, currency: 'USD', payment_method_id: 'pm_card_visa' })).json();
+  const impl = app.svc.vendors.get('sandbox-payments')!.instance.capabilities['payments.refund']!;
+  const invoke = impl.invoke;
+  const { VendorFailure } = await import('../../../core/kit/vendor.js');
+  impl.invoke = async () => {
+    throw new VendorFailure('client_error', 'charge_already_refunded', { status: 400 });
+  };
+  t.teardown(() => {
+    impl.invoke = invoke;
+  });
+  const res = await refund(app, a, { charge_id: c.charge_id, amount: 60 });
+  t.equal(res.statusCode, 422);
+  t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'succeeded', amount_refunded: 0 });
+  const row = await app.svc.db.selectFrom('billing_refunds').selectAll().executeTakeFirstOrThrow();
+  t.equal(row.state, 'failed');
+  impl.invoke = invoke;
+  t.equal((await refund(app, a, { charge_id: c.charge_id, amount: 100 })).statusCode, 200, 'the whole amount again');
+});
