@@ -8,6 +8,8 @@ import { RealtimeMeter } from './meter.js';
 import { realtimeMigrations } from './migrations.js';
 import { nativeUpgrade } from './native-socket.js';
 import { Presence } from './presence.js';
+import { registerPusherRest } from './pusher-rest.js';
+import { pusherUpgrade } from './pusher-socket.js';
 import { PusherApps } from './pusher-apps.js';
 import { registerRealtimeRoutes, type RealtimeDeps } from './routes.js';
 
@@ -35,6 +37,7 @@ export default defineArea({
     const channels = new Channels(svc.db, svc.bus);
     const deps: RealtimeDeps = { svc, cfg, hub, channels, apps: new PusherApps(svc.db, svc.masterKey) };
     registerRealtimeRoutes(app, deps);
+    registerPusherRest(app, deps);
     const wss = new WebSocketServer({ noServer: true, maxPayload: cfg.max_data_bytes + 64 * 1024 });
     const timers: NodeJS.Timeout[] = [];
     const every = (ms: number, what: string, fn: () => Promise<unknown>) => {
@@ -60,5 +63,7 @@ export default defineArea({
         wss.close();
       },
     });
+    // Pusher clients connect to `{wsPath}/app/{key}`: at the host root by default.
+    svc.sockets.onUpgrade({ prefix: '/app', handle: pusherUpgrade(deps, wss) });
   },
 });

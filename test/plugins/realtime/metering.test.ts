@@ -18,16 +18,18 @@ t.test('messages and connection minutes are debited by the meter', async (t) => 
   });
   const a = await activate(app);
   const start = await app.svc.wallet.balance(a.account_id);
+  const publish = () =>
+    app.inject({
+      method: 'POST',
+      url: '/v1/realtime/publish',
+      payload: { channel: 'news', event: 'e', data: 1 },
+      headers: a.auth,
+    });
   const tok = (await app.inject({ method: 'POST', url: '/v1/realtime/token', payload: {}, headers: a.auth })).json();
   const c = await NativeClient.open(tok.endpoint, tok.token);
   t.teardown(() => c.close());
   await c.ask({ type: 'subscribe', channel: 'news', id: '1' });
-  const r = await app.inject({
-    method: 'POST',
-    url: '/v1/realtime/publish',
-    payload: { channel: 'news', event: 'e', data: 1 },
-    headers: a.auth,
-  });
+  const r = await publish();
   t.equal(r.statusCode, 200);
   await c.next((f) => f.type === 'message');
   // One USD a message: the publish and the one copy delivered.
@@ -43,11 +45,6 @@ t.test('messages and connection minutes are debited by the meter', async (t) => 
 
   // With the balance spent, the API refuses to publish.
   await app.svc.wallet.debit(a.account_id, await app.svc.wallet.balance(a.account_id), 'usage', 'drain');
-  const spent = await app.inject({
-    method: 'POST',
-    url: '/v1/realtime/publish',
-    payload: { channel: 'news', event: 'e', data: 1 },
-    headers: a.auth,
-  });
+  const spent = await publish();
   t.equal(spent.statusCode, 402);
 });
