@@ -47,10 +47,12 @@ export const RealtimeConfig = Type.Object(
         'Bytes waiting to be written to one socket; above it the socket is closed with code 4100 (slow consumer).',
     }),
     activity_timeout_seconds: Type.Integer({
-      minimum: 5,
+      minimum: 1,
       maximum: 600,
       default: 120,
-      description: 'Pusher activity_timeout: a client pings after this much silence.',
+      description:
+        'Pusher activity_timeout (a client pings after this much silence); the gateway pings silent sockets as '
+        + 'often and closes those that did not answer the previous ping (native 4408, Pusher 4201).',
     }),
     tier_limits: Type.Record(Type.String(), TierLimits, {
       default: {

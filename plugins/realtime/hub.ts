@@ -6,7 +6,7 @@ import type { Member, Presence } from './presence.js';
 
 /** What travels on the bus for one channel: a message, a member joining or leaving, a delete. */
 export type Envelope =
-  | { t: 'm'; id: string; e: string; d: unknown; at: number; x?: string }
+  | { t: 'm'; id: string; e: string; d: unknown; at: number; x?: string; u?: string }
   | { t: 'j' | 'l'; m: Member }
   | { t: 'x' };
 
@@ -21,6 +21,8 @@ export interface Subscriber {
   deliver(channel: string, env: Envelope, frames: Frames): void;
   /** Ends the socket (close frame, then destroy if the peer does not answer). */
   end(code: number, reason: string): void;
+  /** Pings a socket that was silent; ends one that did not answer the last ping. */
+  checkAlive(): void;
 }
 
 /**
@@ -145,6 +147,11 @@ export class Hub {
   async leave(accountId: string, channel: string, m: Member): Promise<void> {
     if (await this.presence.leave(accountId, channel, m.client_id))
       await this.broadcast(accountId, channel, { t: 'l', m: { client_id: m.client_id, user_id: m.user_id } });
+  }
+
+  /** Every activity timeout: sockets whose peer vanished are ended. */
+  checkSockets(): void {
+    for (const s of this.sockets) s.checkAlive();
   }
 
   /** Heartbeat of this node's members, and the leaves of dead nodes' members. */

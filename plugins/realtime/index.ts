@@ -49,6 +49,7 @@ export default defineArea({
       await channels.start();
       every((cfg.presence_timeout_seconds * 1000) / 3, 'heartbeat', () => hub.tick());
       every(cfg.meter_interval_seconds * 1000, 'metering', () => meter.flush());
+      every(cfg.activity_timeout_seconds * 1000, 'activity check', async () => hub.checkSockets());
     });
     // Before the HTTP server closes (it waits for upgraded sockets): the sockets end, this
     // node's presence members leave at once, and what they used is charged.

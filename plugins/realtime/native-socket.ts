@@ -90,6 +90,10 @@ class NativeSocket implements Subscriber {
     this.out.end(code, reason);
   }
 
+  checkAlive(): void {
+    this.out.checkAlive(4408);
+  }
+
   private async handle(f: Frame): Promise<void> {
     switch (f.type) {
       case 'ping':

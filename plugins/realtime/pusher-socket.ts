@@ -117,6 +117,11 @@ class PusherSocket implements Subscriber {
     this.out.end(code, reason);
   }
 
+  /** 4201: Pusher's "pong not received", after which pusher-js reconnects at once. */
+  checkAlive(): void {
+    this.out.checkAlive(4201);
+  }
+
   private async handle(f: ClientFrame & { event: string }): Promise<void> {
     if (f.event === 'pusher:ping') return this.out.send(frame('pusher:pong', '{}'));
     if (f.event === 'pusher:subscribe') return this.subscribe(f.data ?? {});
@@ -192,7 +197,10 @@ class PusherSocket implements Subscriber {
     if (!entry) return this.error(null, `Client event on ${channel}, which this connection is not subscribed to.`);
     if (entry.type === 'public') return this.error(null, 'Client events are only for private and presence channels.');
     await admitMessage(this.d, this.accountId, this.app.tier, f.data);
-    await this.d.hub.send(this.accountId, channel, Hub.message(f.event, f.data ?? null, this.id));
+    const env = Hub.message(f.event, f.data ?? null, this.id);
+    // Pusher names the sender of a client event on a presence channel.
+    if (entry.member?.user_id) env.u = entry.member.user_id;
+    await this.d.hub.send(this.accountId, channel, env);
   }
 
   deliver(channel: string, env: Envelope, frames: Frames): void {
@@ -200,7 +208,8 @@ class PusherSocket implements Subscriber {
     if (!entry) return;
     if (env.t === 'm') {
       const data = typeof env.d === 'string' ? env.d : JSON.stringify(env.d);
-      return this.out.send((frames.pusher ??= frame(env.e, data, channel)));
+      const f = env.u ? JSON.stringify({ event: env.e, channel, data, user_id: env.u }) : frame(env.e, data, channel);
+      return this.out.send((frames.pusher ??= f));
     }
     if (env.t === 'x') {
       this.joined.delete(channel);

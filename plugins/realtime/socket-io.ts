@@ -20,11 +20,34 @@ const CLOSE_GRACE_MS = 2000;
  */
 export class BoundedSocket {
   ended = false;
+  /** Heard from since the last check: a frame, or the pong of the last ping. */
+  private alive = true;
 
   constructor(
     readonly ws: WebSocket,
     private readonly maxBuffered: number
-  ) {}
+  ) {
+    const heard = () => {
+      this.alive = true;
+    };
+    ws.on('message', heard);
+    ws.on('pong', heard);
+  }
+
+  /**
+   * Called every activity timeout: a socket silent since the last call, and deaf to the ping it
+   * got then, is gone (a peer that vanished without a FIN); `code` closes it.
+   */
+  checkAlive(code: number): void {
+    if (this.ended) return;
+    if (!this.alive) {
+      this.end(code, 'no activity: the ping was not answered');
+      this.ws.terminate();
+      return;
+    }
+    this.alive = false;
+    this.ws.ping();
+  }
 
   send(frame: string): void {
     if (this.ended) return;

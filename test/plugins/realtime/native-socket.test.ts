@@ -1,6 +1,7 @@
 import t from 'tap';
 import { activate } from '../../helpers/app.js';
 import { listeningApp } from '../../helpers/listening-app.js';
+import WebSocket from 'ws';
 import { NativeClient, refusedWith } from './native-client.js';
 
 // The native protocol on a listening gateway with real `ws` clients.
@@ -183,4 +184,14 @@ t.test('limits: sockets per account (429), slow consumers closed with 4100', asy
     if (i > 40) (slow.ws as any)._socket.resume();
   }
   t.match(await slow.closed, { code: 4100 });
+});
+
+t.test('a peer that stops answering pings is closed (4408); one that answers stays', async (t) => {
+  const { token } = await setup(t, { activity_timeout_seconds: 1 });
+  const tok = await token({});
+  const deaf = new NativeClient(new WebSocket(`${tok.endpoint}?token=${tok.token}`, { autoPong: false }));
+  const alive = await NativeClient.open(tok.endpoint, tok.token);
+  t.teardown(() => alive.close());
+  t.match(await deaf.closed, { code: 4408 });
+  t.match(await alive.ask({ type: 'ping', id: 'p' }), { type: 'pong' }, 'the answering socket is still open');
 });

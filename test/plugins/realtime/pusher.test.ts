@@ -88,6 +88,19 @@ t.test('public and private channels get events from the server SDK and from /v1/
   t.notOk(echoed, 'not echoed to the sender');
 });
 
+t.test('client events on a presence channel name their sender', async (t) => {
+  const { client, subscribed } = await setup(t);
+  const ann = await client({ user_id: 'ann' });
+  const bob = await client({ user_id: 'bob' });
+  const { ch: annCh } = await subscribed(ann, 'presence-chat');
+  const { ch: bobCh } = await subscribed(bob, 'presence-chat');
+  const heard = new Promise<any[]>((resolve) =>
+    bobCh.bind('client-hi', (d: unknown, meta: unknown) => resolve([d, meta]))
+  );
+  annCh.trigger('client-hi', { n: 1 });
+  t.same(await heard, [{ n: 1 }, { user_id: 'ann' }]);
+});
+
 t.test('presence: members match on every side; joins and leaves', async (t) => {
   const { app, a, client, subscribed } = await setup(t);
   const ann = await client({ user_id: 'ann', user_info: { name: 'Ann' } });
