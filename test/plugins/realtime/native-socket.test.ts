@@ -129,6 +129,30 @@ t.test('resume: the messages missed while away, then live ones, none twice', asy
   t.equal((await other.ask({ type: 'subscribe', channel: 'feed2', since: 'msg_gone', id: '3' })).resumed, false);
 });
 
+t.test('deleting a declared channel unsubscribes its sockets and forgets its history', async (t) => {
+  const { app, a, open, publish } = await setup(t);
+  const made = await app.inject({
+    method: 'POST',
+    url: '/v1/realtime/channels',
+    payload: { name: 'temp' },
+    headers: a.auth,
+  });
+  t.equal(made.statusCode, 200);
+  const c = await open({ channels: ['temp'] });
+  await c.ask({ type: 'subscribe', channel: 'temp', id: '1' });
+  const first = await publish('temp', 'e', 1);
+  await c.next((f) => f.type === 'message');
+  const del = await app.inject({ method: 'DELETE', url: '/v1/realtime/channels/temp', headers: a.auth });
+  t.same(del.json(), { ok: true });
+  t.match(await c.next((f) => f.type === 'unsubscribed'), { channel: 'temp', reason: /deleted/ });
+  const again = await open({ channels: ['temp'] });
+  t.equal(
+    (await again.ask({ type: 'subscribe', channel: 'temp', since: first, id: '2' })).resumed,
+    false,
+    'no history'
+  );
+});
+
 t.test('client publish where the token allows, not echoed to the sender', async (t) => {
   const { open } = await setup(t);
   const talker = await open({ channels: ['chat'], publish: true });
