@@ -3,9 +3,7 @@ import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser } from 'playwright-core';
-import PusherServer from 'pusher';
-import { activate } from '../../helpers/app.js';
-import { listeningApp } from '../../helpers/listening-app.js';
+import { pusherApp } from './pusher-app.js';
 
 // database-independent: pusher-js's browser build in headless Chromium, as a web app uses it. Its
 // storage is pusher.test.ts's, which runs on both. Debian's chromium is required (README, .ci/run).
@@ -15,18 +13,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-backgrou
 const PUSHER_JS = readFileSync(createRequire(import.meta.url).resolve('pusher-js/dist/web/pusher.min.js'), 'utf8');
 
 t.test('pusher-js in a page: public, private and presence channels against the gateway', async (t) => {
-  const { app, base } = await listeningApp(t);
-  const port = Number(new URL(base).port);
-  const a = await activate(app);
-  const creds = (await app.inject({ method: 'POST', url: '/v1/realtime/pusher', headers: a.auth })).json();
-  const server = new PusherServer({
-    appId: creds.app_id,
-    key: creds.key,
-    secret: creds.secret,
-    host: '127.0.0.1',
-    port: String(port),
-    useTLS: false,
-  });
+  const { app, a, creds, server, port } = await pusherApp(t);
 
   // The web app: its page, pusher-js, and its auth endpoint that signs with the SDK (the secret stays here).
   const web = createServer((req, res) => {

@@ -1,26 +1,14 @@
 import t from 'tap';
 import Pusher from 'pusher-js';
 import PusherServer from 'pusher';
-import { activate } from '../../helpers/app.js';
-import { listeningApp } from '../../helpers/listening-app.js';
+import { pusherApp } from './pusher-app.js';
 
 // Pusher Channels protocol 7: pusher-js (Node build) and the `pusher` server SDK, unchanged, against the gateway.
 
-type Tap = Parameters<typeof listeningApp>[0];
+type Tap = Parameters<typeof pusherApp>[0];
 
 async function setup(t: Tap) {
-  const { app, base } = await listeningApp(t);
-  const port = Number(new URL(base).port);
-  const a = await activate(app);
-  const creds = (await app.inject({ method: 'POST', url: '/v1/realtime/pusher', headers: a.auth })).json();
-  const server = new PusherServer({
-    appId: creds.app_id,
-    key: creds.key,
-    secret: creds.secret,
-    host: '127.0.0.1',
-    port: String(port),
-    useTLS: false,
-  });
+  const { app, a, creds, server, port } = await pusherApp(t);
   /** A pusher-js client whose authorizer signs with the SDK (as an app's auth endpoint would). */
   const client = async (user?: { user_id: string; user_info?: object }, sign = server) => {
     const p = new Pusher(creds.key, {
