@@ -10,6 +10,7 @@ import sms from './sms/index.js';
 import email from './email/index.js';
 import observability from './observability/index.js';
 import billing from './billing/index.js';
+import realtime from './realtime/index.js';
 
 /** Areas that ship with the gateway; each is on unless `plugins.<name>: false`. */
 export const builtinAreas: AreaDefinition<any>[] = [
@@ -24,4 +25,5 @@ export const builtinAreas: AreaDefinition<any>[] = [
   sms,
   observability,
   billing,
+  realtime,
 ];
