@@ -6,13 +6,21 @@ import { activateCommand } from './commands/activate.js';
 import { migrateCommand } from './commands/migrate.js';
 import { openapiCommand } from './commands/openapi.js';
 import { doctorCommand } from './commands/doctor.js';
+import { tunnelCommand } from './commands/tunnel.js';
 
-const COMMANDS: Command[] = [serveCommand, activateCommand, migrateCommand, openapiCommand, doctorCommand];
+const COMMANDS: Command[] = [
+  serveCommand,
+  activateCommand,
+  migrateCommand,
+  openapiCommand,
+  doctorCommand,
+  tunnelCommand,
+];
 
 // The areas named here are the built-in ones (plugins/builtin.ts); a test keeps them in step.
 const MAIN_HELP = `svc-gateway: one HTTP API under /v1, behind one key, for the areas built in today:
 account (and wallet), ai, byok, image, pdf, scheduling, storage (with an S3-compatible endpoint at /s3), email, sms,
-observability, billing, realtime (Pusher-compatible).
+observability, billing, realtime (Pusher-compatible), public-url (tunnels).
 
 Usage: svc-gateway [command] [options]
 

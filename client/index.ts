@@ -14,3 +14,5 @@ export type * from './email-types.js';
 export type * from './sms-types.js';
 export type * from './events-types.js';
 export type * from './realtime-types.js';
+export type { PublicUrlApi } from './public-url.js';
+export type * from './public-url-types.js';

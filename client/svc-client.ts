@@ -5,6 +5,7 @@ import { EventsApi } from './events.js';
 import { paginate } from './paginate.js';
 import { SmsApi } from './sms.js';
 import { RealtimeApi } from './realtime.js';
+import { PublicUrlApi } from './public-url.js';
 import type {
   AccountSummaryResponse,
   ActivateRequest,
@@ -76,6 +77,8 @@ export class SvcClient {
   readonly events: EventsApi;
   /** Client tokens, channels, publishing and presence; the account's Pusher app. */
   readonly realtime: RealtimeApi;
+  /** Public URLs for tunnels (`svc-gateway tunnel PORT`) and their custom domains. */
+  readonly publicUrl: PublicUrlApi;
   private readonly fetchImpl: typeof globalThis.fetch;
   private readonly timeoutMs: number;
 
@@ -93,6 +96,7 @@ export class SvcClient {
     this.sms = new SmsApi(call);
     this.events = new EventsApi(call);
     this.realtime = new RealtimeApi(call);
+    this.publicUrl = new PublicUrlApi(call);
   }
 
   /** One call: JSON in, JSON out, the conventions' error body turned into a SvcError. */

@@ -111,6 +111,11 @@ export const ERRORS = {
     retryable: false,
     meaning: 'Too many wrong codes for this one-time passcode: it is locked until it expires; request a new one then.',
   },
+  tunnel_not_connected: {
+    status: 502,
+    retryable: true,
+    meaning: 'The public URL exists but no tunnel client is connected to it right now (or it closed mid-request).',
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

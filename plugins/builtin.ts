@@ -11,6 +11,7 @@ import email from './email/index.js';
 import observability from './observability/index.js';
 import billing from './billing/index.js';
 import realtime from './realtime/index.js';
+import publicUrl from './public-url/index.js';
 
 /** Areas that ship with the gateway; each is on unless `plugins.<name>: false`. */
 export const builtinAreas: AreaDefinition<any>[] = [
@@ -26,4 +27,5 @@ export const builtinAreas: AreaDefinition<any>[] = [
   observability,
   billing,
   realtime,
+  publicUrl,
 ];

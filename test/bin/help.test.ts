@@ -5,7 +5,7 @@ import { ROOT, cliEnv, runCli } from './fixtures/cli.js';
 
 // database-independent: help and usage errors; the CLI opens no database for them.
 
-const COMMANDS = ['serve', 'activate', 'migrate', 'openapi', 'doctor'];
+const COMMANDS = ['serve', 'activate', 'migrate', 'openapi', 'doctor', 'tunnel'];
 
 t.test('top-level help lists every command', async (t) => {
   const { env } = await cliEnv(t);

@@ -1,0 +1,129 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { pipeline } from 'node:stream';
+import type { PublicUrlConfigT } from './config.js';
+import type { TunnelRegistry, Tunnel } from './control.js';
+import type { DomainStore } from './domains.js';
+import { endToEnd, forwardedHeaders, headerObject } from './headers.js';
+import { Metered, type TunnelMeter } from './meter.js';
+import type { HeadMeta, MuxStream } from './mux.js';
+import { refuseResponse, refuseSocket } from './refuse.js';
+import { SUBDOMAIN_PATTERN } from './schemas.js';
+import type { UrlStore } from './store.js';
+
+const LABEL = new RegExp(SUBDOMAIN_PATTERN);
+
+/**
+ * The public side of tunnels: requests whose Host is {subdomain}.{tunnel_domain} (or a verified
+ * custom domain) go to that subdomain's tunnel and no other. The API's own Host, loopback
+ * addresses and the bare tunnel domain never match, so the API is never reachable through here.
+ */
+export class TunnelProxy {
+  constructor(
+    private readonly cfg: PublicUrlConfigT,
+    private readonly urls: UrlStore,
+    private readonly domains: DomainStore,
+    private readonly tunnels: TunnelRegistry,
+    private readonly meter: TunnelMeter
+  ) {}
+
+  readonly name = 'public-url';
+
+  /** The subdomain a Host names, if it is a tunnel's Host at all. */
+  private label(host: string): string | undefined {
+    const d = this.cfg.tunnel_domain;
+    if (!host.endsWith(`.${d}`) || host === this.urls.apiHost) return undefined;
+    const label = host.slice(0, -(d.length + 1));
+    return LABEL.test(label) ? label : undefined;
+  }
+
+  readonly matches = (host: string): boolean => {
+    if (host === this.urls.apiHost || host === '127.0.0.1' || host === '[::1]' || host === 'localhost') return false;
+    return this.label(host) !== undefined || this.domains.routes.has(host);
+  };
+
+  private tunnelFor(host: string): Tunnel | undefined {
+    const label = this.label(host);
+    if (label !== undefined) return this.tunnels.find(label);
+    const urlId = this.domains.routes.get(host);
+    return urlId ? this.tunnels.findByUrl(urlId) : undefined;
+  }
+
+  private async missing(host: string): Promise<{ code: 'not_found' | 'tunnel_not_connected'; message: string }> {
+    const label = this.label(host);
+    const known = label !== undefined ? await this.urls.bySubdomain(label).catch(() => undefined) : undefined;
+    if (known || this.domains.routes.has(host))
+      return { code: 'tunnel_not_connected', message: `No tunnel client is connected for ${host} right now.` };
+    return { code: 'not_found', message: `No public URL at ${host}.` };
+  }
+
+  private hostOf(req: IncomingMessage): string {
+    return (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
+  }
+
+  private open(req: IncomingMessage, t: Tunnel, upgrade: boolean): MuxStream {
+    const proto = new URL(this.urls.urlOf('x')).protocol.slice(0, -1);
+    return t.mux.open({
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: forwardedHeaders(req.rawHeaders, req.socket.remoteAddress, proto, req.headers.host ?? '', upgrade),
+      upgrade,
+    });
+  }
+
+  /** Counted both ways, within the account's bandwidth; an anonymous tunnel closes at its byte cap. */
+  private metered(t: Tunnel, inbound: boolean): Metered {
+    return new Metered(t.bucket, (n) => {
+      this.meter.add(t.row.url_id, inbound ? n : 0, inbound ? 0 : n);
+      t.carried += n;
+      if (t.row.account_id === null && t.carried > this.cfg.anonymous.max_bytes)
+        t.ws.close(4002, 'the anonymous byte cap is reached');
+    });
+  }
+
+  readonly request = (req: IncomingMessage, res: ServerResponse): void => {
+    const host = this.hostOf(req);
+    const t = this.tunnelFor(host);
+    if (!t) {
+      void this.missing(host).then((m) => refuseResponse(res, m.code, m.message));
+      req.resume();
+      return;
+    }
+    const stream = this.open(req, t, false);
+    pipeline(req, this.metered(t, true), stream, () => undefined);
+    stream.once('head', (h: HeadMeta) => {
+      res.writeHead(h.status, headerObject(endToEnd(h.headers)));
+      pipeline(stream, this.metered(t, false), res, () => undefined);
+    });
+    stream.once('error', () => {
+      if (!res.headersSent) refuseResponse(res, 'tunnel_not_connected', 'The tunnel closed before the app answered.');
+      else res.destroy();
+    });
+    res.once('close', () => {
+      if (!res.writableFinished) stream.destroy();
+    });
+  };
+
+  readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const host = this.hostOf(req);
+    const t = this.tunnelFor(host);
+    if (!t) {
+      void this.missing(host).then((m) => refuseSocket(socket, m.code, m.message));
+      return;
+    }
+    const stream = this.open(req, t, true);
+    if (head.length) stream.write(head);
+    stream.once('head', (h: HeadMeta) => {
+      const lines = [`HTTP/1.1 ${h.status} ${STATUS_CODES[h.status] ?? ''}`];
+      const kept = endToEnd(h.headers, h.status === 101);
+      for (let i = 0; i < kept.length; i += 2) lines.push(`${kept[i]}: ${kept[i + 1]}`);
+      if (h.status !== 101) lines.push('Connection: close');
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      pipeline(socket, this.metered(t, true), stream, () => undefined);
+      pipeline(stream, this.metered(t, false), socket, () => undefined);
+    });
+    stream.once('error', () => socket.destroy());
+    socket.once('close', () => stream.destroy());
+  };
+}
