@@ -103,3 +103,39 @@ t.test('a refund the vendor refuses gives its amount back', async (t) => {
   impl.invoke = invoke;
   t.equal((await refund(app, a, { charge_id: c.charge_id, amount: 100 })).statusCode, 200, 'the whole amount again');
 });
+
+t.test('a refund whose outcome was lost stays pending, held; its retry asks again under the same key', async (t) => {
+  const { app, a } = await billingApp(t);
+  const c = (await charge(app, a, { amount: 100, currency: 'USD', payment_method_id: 'pm_card_visa' })).json();
+  const impl = app.svc.vendors.get('sandbox-payments')!.instance.capabilities['payments.refund']!;
+  const invoke = impl.invoke;
+  const keys: string[] = [];
+  const { VendorFailure } = await import('../../../core/kit/vendor.js');
+  impl.invoke = async (i: any, o: any) => {
+    keys.push(i.idempotency_key);
+    if (keys.length === 1) {
+      await invoke.call(impl, i, o); // the processor refunded, then the answer was lost
+      throw new VendorFailure('timeout', 'no answer');
+    }
+    return invoke.call(impl, i, o);
+  };
+  t.teardown(() => {
+    impl.invoke = invoke;
+  });
+  const body = { charge_id: c.charge_id, amount: 70, idempotency_key: 'lost-1' };
+  const lost = await refund(app, a, body);
+  t.equal(lost.statusCode, 504, lost.body);
+  t.match((await getCharge(app, a, c.charge_id)).json(), { amount_refunded: 70 }, 'held while unknown');
+  t.equal(
+    (await refund(app, a, { charge_id: c.charge_id, amount: 31 })).statusCode,
+    422,
+    'the held amount is not free'
+  );
+  const retry = await refund(app, a, body);
+  t.equal(retry.statusCode, 200, retry.body);
+  t.match(retry.json(), { amount: 70, state: 'succeeded' });
+  t.equal(keys[0], keys[1], 'the same idempotency key at the vendor');
+  t.equal(keys[0], retry.json().refund_id);
+  t.equal(await count(app, 'billing_refunds'), 1);
+  t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'partially_refunded', amount_refunded: 70 });
+});
