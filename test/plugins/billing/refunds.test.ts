@@ -1,4 +1,6 @@
 import t from 'tap';
+import { shiftedClock } from '../../helpers/clock.js';
+import { until } from '../../helpers/wait.js';
 import { billingApp, charge, count, getCharge, refund } from './billing-app.js';
 
 // Refunds: partial and full, never above the charge, also when 100 race (SQLite and PostgreSQL).
@@ -138,4 +140,29 @@ t.test('a refund whose outcome was lost stays pending, held; its retry asks agai
   t.equal(keys[0], retry.json().refund_id);
   t.equal(await count(app, 'billing_refunds'), 1);
   t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'partially_refunded', amount_refunded: 70 });
+});
+
+t.test('without a key, the refund job asks again under the refund id and settles it', async (t) => {
+  const clock = shiftedClock(t);
+  const { app, a } = await billingApp(t, { jobs: { poll_ms: 20 } });
+  const c = (await charge(app, a, { amount: 100, currency: 'USD', payment_method_id: 'pm_card_visa' })).json();
+  const impl = app.svc.vendors.get('sandbox-payments')!.instance.capabilities['payments.refund']!;
+  const invoke = impl.invoke;
+  const { VendorFailure } = await import('../../../core/kit/vendor.js');
+  let calls = 0;
+  impl.invoke = async (i: any, o: any) => {
+    if (++calls === 1) throw new VendorFailure('unavailable', 'HTTP 500', { status: 500 });
+    return invoke.call(impl, i, o);
+  };
+  t.teardown(() => {
+    impl.invoke = invoke;
+  });
+  t.equal((await refund(app, a, { charge_id: c.charge_id, amount: 40 })).statusCode, 502);
+  const row = () => app.svc.db.selectFrom('billing_refunds').selectAll().executeTakeFirstOrThrow();
+  t.equal((await row()).state, 'pending');
+  clock.advance(10_000);
+  app.svc.jobs.wake('billing.refund.retry');
+  await until('the refund job', async () => (await row()).state === 'succeeded');
+  t.equal(calls, 2);
+  t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'partially_refunded', amount_refunded: 40 });
 });
