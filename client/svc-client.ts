@@ -6,6 +6,7 @@ import { paginate } from './paginate.js';
 import { SmsApi } from './sms.js';
 import { RealtimeApi } from './realtime.js';
 import { PublicUrlApi } from './public-url.js';
+import { BillingApi } from './billing.js';
 import type {
   AccountSummaryResponse,
   ActivateRequest,
@@ -79,6 +80,8 @@ export class SvcClient {
   readonly realtime: RealtimeApi;
   /** Public URLs for tunnels (`svc-gateway tunnel PORT`) and their custom domains. */
   readonly publicUrl: PublicUrlApi;
+  /** Charges and refunds of your end customers. */
+  readonly billing: BillingApi;
   private readonly fetchImpl: typeof globalThis.fetch;
   private readonly timeoutMs: number;
 
@@ -97,6 +100,7 @@ export class SvcClient {
     this.events = new EventsApi(call);
     this.realtime = new RealtimeApi(call);
     this.publicUrl = new PublicUrlApi(call);
+    this.billing = new BillingApi(call);
   }
 
   /** One call: JSON in, JSON out, the conventions' error body turned into a SvcError. */

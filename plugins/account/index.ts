@@ -6,6 +6,7 @@ import { registerKeyRoutes } from './keys-routes.js';
 import { registerSummaryRoutes } from './summary-routes.js';
 import { registerTopupRoutes } from './topup-routes.js';
 import { registerCheckoutPages } from './checkout-pages.js';
+import { registerTopupWebhooks } from './topup-webhooks.js';
 import { registerTierRoutes } from './tier-routes.js';
 import { registerAdminRoutes } from './admin-routes.js';
 
@@ -21,6 +22,7 @@ export default defineArea({
     registerSummaryRoutes(app);
     registerTopupRoutes(app);
     registerCheckoutPages(app);
+    registerTopupWebhooks(app);
     registerTierRoutes(app);
     // With no admin key the operator's API is not there at all: every /v1/admin/* path (any
     // method) is an unknown route, and discovery and OpenAPI do not list it.

@@ -177,7 +177,7 @@ export async function findBySession(svc: Svc, sessionId: string): Promise<TopupR
 export async function settleTopup(
   svc: Svc,
   sessionId: string,
-  state: 'succeeded' | 'canceled' | 'failed'
+  state: 'succeeded' | 'canceled' | 'failed' | 'expired'
 ): Promise<{ topup: TopupRow | undefined; moved: boolean }> {
   const moved = await svc.db.transaction().execute(async (trx) => {
     const now = Date.now();

@@ -3,7 +3,7 @@ import { awaitingVendor, Charges, LOOKUP_JOB } from './charges.js';
 import { BillingConfig } from './config.js';
 import { billingMigrations } from './migrations.js';
 import { registerBillingPages } from './pages.js';
-import { Refunds } from './refunds.js';
+import { Refunds, RETRY_JOB } from './refunds.js';
 import { registerBillingRoutes } from './routes.js';
 
 const BILLING_EVENTS = {
@@ -37,6 +37,15 @@ export default defineArea({
         const now = await charges.refresh(c);
         if (awaitingVendor(now.state))
           throw new JobRetry(`charge still ${now.state}`, { delayMs: charges.lookupDelayMs(job.attempt) });
+      },
+      { backoff: (n) => charges.lookupDelayMs(n) }
+    );
+    // A refund whose outcome was not heard is asked again under its own idempotency key.
+    svc.jobs.register<{ refund_id: string }>(
+      RETRY_JOB,
+      async (job) => {
+        if (!(await refunds.retry(job.payload.refund_id)))
+          throw new JobRetry('refund still pending', { delayMs: charges.lookupDelayMs(job.attempt) });
       },
       { backoff: (n) => charges.lookupDelayMs(n) }
     );

@@ -24,6 +24,8 @@ import type { RefundBodyT, RefundT } from './schemas.js';
 // amount back; one whose outcome is unknown (a timeout) stays pending with its amount held,
 // and a retry with the same idempotency key asks the vendor again under the same key.
 
+export const RETRY_JOB = 'billing.refund.retry';
+
 interface RefundRow {
   refund_id: string;
   account_id: string;
@@ -70,30 +72,7 @@ export class Refunds {
     const { refund_id } = await recordAttempt(svc, req, () => ({ refund_id: newId('re') }));
     // A retry of a request that died after taking the amount: the same refund, asked again.
     const refund = (await this.find(svc.db, refund_id)) ?? (await this.reserve(charge, refund_id, body.amount));
-    let out: RefundOutput;
-    try {
-      const input: RefundInput = {
-        refund_id,
-        idempotency_key: refund_id,
-        charge_id: charge.charge_id,
-        vendor_ref: charge.vendor_ref,
-        amount: refund.amount,
-        currency: charge.currency,
-      };
-      const res = await svc.router.call<RefundInput, RefundOutput>('payments.refund', input, {
-        accountId,
-        vendor: charge.vendor,
-        charge: false,
-        meter: req.meter,
-        ref: refund_id,
-        idempotencyKey: refund_id,
-      });
-      out = res.output;
-    } catch (e) {
-      // The vendor refused it (a 4xx): nothing was refunded, the amount is free again.
-      if (isApiError(e) && e.status < 500) await this.settle(svc.db, refund, charge, { state: 'failed', code: e.code });
-      throw e;
-    }
+    const out = await this.ask(refund, charge, req.meter);
     return idempotentTransaction(svc, req, reply, async (trx) => {
       const done = await this.settle(trx, refund, charge, {
         state: out.state,
@@ -102,6 +81,64 @@ export class Refunds {
       });
       return wireRefund(done, charge.currency);
     });
+  }
+
+  /**
+   * Call the vendor for a pending refund under its id as the idempotency key. A refusal (4xx)
+   * fails it and frees its amount; an unknown outcome (timeout, 5xx) leaves it pending, held,
+   * with a job that asks again under the same key (RETRY_JOB), whose answer then settles it.
+   */
+  private async ask(refund: RefundRow, charge: ChargeRow, meter?: FastifyRequest['meter']): Promise<RefundOutput> {
+    const { svc } = this;
+    const input: RefundInput = {
+      refund_id: refund.refund_id,
+      idempotency_key: refund.refund_id,
+      charge_id: charge.charge_id,
+      vendor_ref: charge.vendor_ref,
+      amount: refund.amount,
+      currency: charge.currency,
+    };
+    try {
+      const res = await svc.router.call<RefundInput, RefundOutput>('payments.refund', input, {
+        accountId: refund.account_id,
+        vendor: charge.vendor,
+        charge: false,
+        meter,
+        ref: refund.refund_id,
+        idempotencyKey: refund.refund_id,
+      });
+      if (res.output.state === 'pending') await this.scheduleRetry(refund.refund_id);
+      return res.output;
+    } catch (e) {
+      if (isApiError(e) && e.status < 500) await this.settle(svc.db, refund, charge, { state: 'failed', code: e.code });
+      else await this.scheduleRetry(refund.refund_id);
+      throw e;
+    }
+  }
+
+  private async scheduleRetry(refundId: string): Promise<void> {
+    await this.svc.jobs.enqueue({
+      kind: RETRY_JOB,
+      payload: { refund_id: refundId },
+      runAt: Date.now() + this.charges.lookupDelayMs(0),
+      maxAttempts: 12,
+      uniqueKey: `${RETRY_JOB}:${refundId}`,
+    });
+  }
+
+  /** The job: a refund still pending is asked again (same key); true when it settled. */
+  async retry(refundId: string): Promise<boolean> {
+    const refund = await this.find(this.svc.db, refundId);
+    if (refund?.state !== 'pending') return true;
+    const charge = (await this.charges.find(this.svc.db, refund.charge_id))!;
+    const out = await this.ask(refund, charge).catch(() => undefined);
+    if (!out || out.state === 'pending') return false;
+    await this.settle(this.svc.db, refund, charge, {
+      state: out.state,
+      ref: out.vendor_refund_ref,
+      code: out.failure_code,
+    });
+    return true;
   }
 
   async get(accountId: string, refundId: string): Promise<RefundT> {

@@ -19,6 +19,9 @@ import { IdempotencyKeys, sandboxCharges } from './charges.js';
 export default defineVendor({
   name: 'sandbox-payments',
   embedded: true,
+  // Never chosen beside a real payments vendor (a configured Stripe takes every payment); a
+  // `vendor` pin or the operator's `routes` still reach it.
+  standIn: true,
   regions: ['global'],
   configSchema: Type.Object(
     {

@@ -1,4 +1,6 @@
 import t from 'tap';
+import { shiftedClock } from '../../helpers/clock.js';
+import { until } from '../../helpers/wait.js';
 import { billingApp, charge, count, getCharge, refund } from './billing-app.js';
 
 // Refunds: partial and full, never above the charge, also when 100 race (SQLite and PostgreSQL).
@@ -102,4 +104,65 @@ t.test('a refund the vendor refuses gives its amount back', async (t) => {
   t.equal(row.state, 'failed');
   impl.invoke = invoke;
   t.equal((await refund(app, a, { charge_id: c.charge_id, amount: 100 })).statusCode, 200, 'the whole amount again');
+});
+
+t.test('a refund whose outcome was lost stays pending, held; its retry asks again under the same key', async (t) => {
+  const { app, a } = await billingApp(t);
+  const c = (await charge(app, a, { amount: 100, currency: 'USD', payment_method_id: 'pm_card_visa' })).json();
+  const impl = app.svc.vendors.get('sandbox-payments')!.instance.capabilities['payments.refund']!;
+  const invoke = impl.invoke;
+  const keys: string[] = [];
+  const { VendorFailure } = await import('../../../core/kit/vendor.js');
+  impl.invoke = async (i: any, o: any) => {
+    keys.push(i.idempotency_key);
+    if (keys.length === 1) {
+      await invoke.call(impl, i, o); // the processor refunded, then the answer was lost
+      throw new VendorFailure('timeout', 'no answer');
+    }
+    return invoke.call(impl, i, o);
+  };
+  t.teardown(() => {
+    impl.invoke = invoke;
+  });
+  const body = { charge_id: c.charge_id, amount: 70, idempotency_key: 'lost-1' };
+  const lost = await refund(app, a, body);
+  t.equal(lost.statusCode, 504, lost.body);
+  t.match((await getCharge(app, a, c.charge_id)).json(), { amount_refunded: 70 }, 'held while unknown');
+  t.equal(
+    (await refund(app, a, { charge_id: c.charge_id, amount: 31 })).statusCode,
+    422,
+    'the held amount is not free'
+  );
+  const retry = await refund(app, a, body);
+  t.equal(retry.statusCode, 200, retry.body);
+  t.match(retry.json(), { amount: 70, state: 'succeeded' });
+  t.equal(keys[0], keys[1], 'the same idempotency key at the vendor');
+  t.equal(keys[0], retry.json().refund_id);
+  t.equal(await count(app, 'billing_refunds'), 1);
+  t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'partially_refunded', amount_refunded: 70 });
+});
+
+t.test('without a key, the refund job asks again under the refund id and settles it', async (t) => {
+  const clock = shiftedClock(t);
+  const { app, a } = await billingApp(t, { jobs: { poll_ms: 20 } });
+  const c = (await charge(app, a, { amount: 100, currency: 'USD', payment_method_id: 'pm_card_visa' })).json();
+  const impl = app.svc.vendors.get('sandbox-payments')!.instance.capabilities['payments.refund']!;
+  const invoke = impl.invoke;
+  const { VendorFailure } = await import('../../../core/kit/vendor.js');
+  let calls = 0;
+  impl.invoke = async (i: any, o: any) => {
+    if (++calls === 1) throw new VendorFailure('unavailable', 'HTTP 500', { status: 500 });
+    return invoke.call(impl, i, o);
+  };
+  t.teardown(() => {
+    impl.invoke = invoke;
+  });
+  t.equal((await refund(app, a, { charge_id: c.charge_id, amount: 40 })).statusCode, 502);
+  const row = () => app.svc.db.selectFrom('billing_refunds').selectAll().executeTakeFirstOrThrow();
+  t.equal((await row()).state, 'pending');
+  clock.advance(10_000);
+  app.svc.jobs.wake('billing.refund.retry');
+  await until('the refund job', async () => (await row()).state === 'succeeded');
+  t.equal(calls, 2);
+  t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'partially_refunded', amount_refunded: 40 });
 });

@@ -1,0 +1,305 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import type { Tap } from '../helpers/tap.js';
+
+// A loopback Stripe API for the PaymentIntents, Refunds and Checkout Sessions the `stripe`
+// adapter calls through the official SDK: form-encoded bodies with bracketed keys, Bearer auth,
+// Stripe's JSON objects and error shape (`{ error: { type, code, decline_code, message, param,
+// payment_intent } }`), and Stripe's idempotency: a key replays its first answer (header
+// `idempotent-replayed: true`), with other parameters it is 400 `idempotency_error`. Its test
+// payment methods are Stripe's; `requires_action` sends the payer to a page on this fake (the
+// stand-in for the bank's 3-D Secure page), whose complete/fail POSTs move the PaymentIntent.
+
+export const STRIPE_KEY = 'sk_test_fake_51Hx0000000000000000000000';
+
+type Obj = Record<string, any>;
+
+/** `a[b][0][c]=v` form fields into nested objects (arrays stay objects keyed "0", "1"…, as read). */
+export function parseForm(body: string): Obj {
+  const out: Obj = {};
+  for (const [k, v] of new URLSearchParams(body)) {
+    const path = k.replace(/\]/g, '').split('[');
+    let at = out;
+    for (const p of path.slice(0, -1)) at = at[p] ??= {};
+    at[path[path.length - 1]] = v;
+  }
+  return out;
+}
+
+const DECLINES: Record<string, { code: string; decline_code?: string; message: string }> = {
+  pm_card_chargeDeclined: {
+    code: 'card_declined',
+    decline_code: 'generic_decline',
+    message: 'Your card was declined.',
+  },
+  pm_card_chargeDeclinedInsufficientFunds: {
+    code: 'card_declined',
+    decline_code: 'insufficient_funds',
+    message: 'Your card has insufficient funds.',
+  },
+  pm_card_chargeDeclinedExpiredCard: { code: 'expired_card', message: 'Your card has expired.' },
+};
+const SUCCEEDS = new Set(['pm_card_visa', 'pm_card_mastercard']);
+const THREE_DS = new Set(['pm_card_authenticationRequired', 'pm_card_threeDSecure2Required']);
+
+const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+
+export interface StripeFake {
+  url: string;
+  intents: Map<string, Obj>;
+  refunds: Obj[];
+  sessions: Map<string, Obj>;
+  /** Requests by path, and the Idempotency-Key headers seen. */
+  calls: Array<{ method: string; path: string; idempotencyKey?: string; body: Obj }>;
+  /** Act on the next create, keep its idempotent answer, then drop the connection unanswered. */
+  dropNextAnswer(): void;
+  /** A `checkout.session.*` event of a session, as Stripe would post it (unsigned JSON). */
+  sessionEvent(sessionId: string, type: string, patch?: Obj): string;
+}
+
+export async function stripeFake(t: Tap): Promise<StripeFake> {
+  const intents = new Map<string, Obj>();
+  const sessions = new Map<string, Obj>();
+  const refunds: Obj[] = [];
+  const calls: StripeFake['calls'] = [];
+  const keyed = new Map<string, { params: string; status: number; body: string }>();
+  let drop = false;
+  let base = '';
+
+  const send = (res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req'), ...extra });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
+  const fail = (status: number, error: Obj) => ({ status, body: { error: { ...error } } });
+
+  function createIntent(p: Obj): { status: number; body: Obj } {
+    const amount = Number(p.amount);
+    if (!Number.isInteger(amount) || amount < 1)
+      return fail(400, {
+        type: 'invalid_request_error',
+        code: 'parameter_invalid_integer',
+        param: 'amount',
+        message: 'Invalid integer',
+      });
+    const pm = p.payment_method;
+    if (!SUCCEEDS.has(pm) && !THREE_DS.has(pm) && !DECLINES[pm])
+      return fail(400, {
+        type: 'invalid_request_error',
+        code: 'resource_missing',
+        param: 'payment_method',
+        message: `No such PaymentMethod: '${pm}'`,
+      });
+    const pi: Obj = {
+      id: id('pi'),
+      object: 'payment_intent',
+      amount,
+      amount_received: 0,
+      currency: p.currency,
+      customer: p.customer ?? null,
+      payment_method: pm,
+      description: p.description ?? null,
+      metadata: p.metadata ?? {},
+      status: 'succeeded',
+      next_action: null,
+      last_payment_error: null,
+      created: Math.floor(Date.now() / 1000),
+    };
+    intents.set(pi.id, pi);
+    if (DECLINES[pm]) {
+      const e = { type: 'card_error', ...DECLINES[pm] };
+      Object.assign(pi, { status: 'requires_payment_method', last_payment_error: e });
+      return fail(402, { ...e, payment_intent: pi });
+    }
+    if (THREE_DS.has(pm)) {
+      Object.assign(pi, {
+        status: 'requires_action',
+        next_action: {
+          type: 'redirect_to_url',
+          redirect_to_url: { url: `${base}/3ds/${pi.id}`, return_url: p.return_url },
+        },
+      });
+    } else pi.amount_received = amount;
+    return { status: 200, body: pi };
+  }
+
+  function createRefund(p: Obj): { status: number; body: Obj } {
+    const pi = intents.get(p.payment_intent);
+    if (!pi)
+      return fail(400, {
+        type: 'invalid_request_error',
+        code: 'resource_missing',
+        param: 'payment_intent',
+        message: `No such payment_intent: '${p.payment_intent}'`,
+      });
+    if (pi.status !== 'succeeded')
+      return fail(400, {
+        type: 'invalid_request_error',
+        code: 'charge_not_succeeded',
+        message: 'This PaymentIntent has not succeeded.',
+      });
+    const done = refunds.filter((r) => r.payment_intent === pi.id).reduce((s, r) => s + r.amount, 0);
+    const left = pi.amount - done;
+    if (left === 0)
+      return fail(400, {
+        type: 'invalid_request_error',
+        code: 'charge_already_refunded',
+        message: 'Charge has already been refunded.',
+      });
+    const amount = p.amount === undefined ? left : Number(p.amount);
+    if (amount > left)
+      return fail(400, {
+        type: 'invalid_request_error',
+        code: 'amount_too_large',
+        param: 'amount',
+        message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`,
+      });
+    const r = {
+      id: id('re'),
+      object: 'refund',
+      amount,
+      currency: pi.currency,
+      payment_intent: pi.id,
+      status: 'succeeded',
+      metadata: p.metadata ?? {},
+    };
+    refunds.push(r);
+    return { status: 200, body: r };
+  }
+
+  function createSession(p: Obj): { status: number; body: Obj } {
+    const item = p.line_items?.['0'];
+    const s = {
+      id: id('cs_test'),
+      object: 'checkout.session',
+      mode: p.mode,
+      url: '',
+      amount_total: Number(item.price_data.unit_amount) * Number(item.quantity),
+      currency: item.price_data.currency,
+      client_reference_id: p.client_reference_id ?? null,
+      metadata: p.metadata ?? {},
+      payment_status: 'unpaid',
+      status: 'open',
+      success_url: p.success_url,
+      expires_at: Number(p.expires_at),
+    };
+    s.url = `${base}/pay/${s.id}`;
+    sessions.set(s.id, s);
+    return { status: 200, body: s };
+  }
+
+  const CREATE: Record<string, (p: Obj) => { status: number; body: Obj }> = {
+    '/v1/payment_intents': createIntent,
+    '/v1/refunds': createRefund,
+    '/v1/checkout/sessions': createSession,
+  };
+
+  function handle(req: IncomingMessage, res: ServerResponse, raw: string) {
+    const path = (req.url ?? '/').split('?')[0];
+    const body = parseForm(raw);
+    const idem = req.headers['idempotency-key'] as string | undefined;
+    calls.push({ method: req.method!, path, ...(idem ? { idempotencyKey: idem } : {}), body });
+    const three = /^\/3ds\/(pi_\w+)(\/complete|\/fail)?$/.exec(path);
+    if (three) {
+      const pi = intents.get(three[1]);
+      if (!pi) return send(res, 404, '{}');
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        return res.end(`<form method=post action="/3ds/${pi.id}/complete"><button>Complete</button></form>`);
+      }
+      const back = pi.next_action?.redirect_to_url?.return_url ?? '/';
+      if (pi.status === 'requires_action' && three[2] === '/complete')
+        Object.assign(pi, { status: 'succeeded', next_action: null, amount_received: pi.amount });
+      if (pi.status === 'requires_action' && three[2] === '/fail')
+        Object.assign(pi, {
+          status: 'requires_payment_method',
+          next_action: null,
+          last_payment_error: {
+            type: 'invalid_request_error',
+            code: 'payment_intent_authentication_failure',
+            message: 'The provided PaymentMethod has failed authentication.',
+          },
+        });
+      res.writeHead(302, { location: back });
+      return res.end();
+    }
+    if (req.headers.authorization !== `Bearer ${STRIPE_KEY}`)
+      return send(res, 401, {
+        error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_test_****0000' },
+      });
+    const got = /^\/v1\/payment_intents\/(pi_\w+)$/.exec(path);
+    if (req.method === 'GET' && got) {
+      const pi = intents.get(got[1]);
+      return pi
+        ? send(res, 200, pi)
+        : send(res, 404, {
+            error: {
+              type: 'invalid_request_error',
+              code: 'resource_missing',
+              message: `No such payment_intent: '${got[1]}'`,
+            },
+          });
+    }
+    if (req.method === 'GET' && path === '/v1/balance') return send(res, 200, { object: 'balance', available: [] });
+    const create = req.method === 'POST' ? CREATE[path] : undefined;
+    if (!create)
+      return send(res, 404, {
+        error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path})` },
+      });
+    const scope = `${path} ${idem}`;
+    const known = idem ? keyed.get(scope) : undefined;
+    if (known && known.params !== raw)
+      return send(res, 400, {
+        error: {
+          type: 'idempotency_error',
+          message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idem}' if you meant to execute a different request.`,
+        },
+      });
+    if (known) return send(res, known.status, known.body, { 'idempotent-replayed': 'true' });
+    const out = create(body);
+    const text = JSON.stringify(out.body);
+    if (idem) keyed.set(scope, { params: raw, status: out.status, body: text });
+    if (drop) {
+      drop = false;
+      return res.socket?.destroy();
+    }
+    send(res, out.status, text, idem ? { 'idempotency-key': idem } : {});
+  }
+
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => handle(req, res, raw));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      })
+  );
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    intents,
+    refunds,
+    sessions,
+    calls,
+    dropNextAnswer: () => {
+      drop = true;
+    },
+    sessionEvent(sessionId, type, patch = {}) {
+      const s = { ...sessions.get(sessionId), ...patch };
+      return JSON.stringify({
+        id: id('evt'),
+        object: 'event',
+        type,
+        created: Math.floor(Date.now() / 1000),
+        livemode: false,
+        data: { object: s },
+      });
+    },
+  };
+}
