@@ -111,6 +111,11 @@ export const ERRORS = {
     retryable: false,
     meaning: 'Too many wrong codes for this one-time passcode: it is locked until it expires; request a new one then.',
   },
+  origin_not_allowed: {
+    status: 403,
+    retryable: false,
+    meaning: "The page's origin is not among the captcha site key's allowed hostnames.",
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

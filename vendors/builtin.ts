@@ -25,6 +25,7 @@ import ses from './ses/index.js';
 import turnstile from './turnstile/index.js';
 import hcaptcha from './hcaptcha/index.js';
 import recaptcha from './recaptcha/index.js';
+import service from './service/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -54,4 +55,5 @@ export const builtinVendors: VendorDefinition<any>[] = [
   turnstile,
   hcaptcha,
   recaptcha,
+  service,
 ];
