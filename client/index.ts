@@ -18,3 +18,5 @@ export type * from './realtime-types.js';
 export type { PublicUrlApi } from './public-url.js';
 export type * from './public-url-types.js';
 export type * from './billing-types.js';
+export type { CaptchaApi, CaptchaSiteKeysApi } from './captcha.js';
+export type * from './captcha-types.js';

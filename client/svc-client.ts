@@ -7,6 +7,7 @@ import { SmsApi } from './sms.js';
 import { RealtimeApi } from './realtime.js';
 import { PublicUrlApi } from './public-url.js';
 import { BillingApi } from './billing.js';
+import { CaptchaApi } from './captcha.js';
 import type {
   AccountSummaryResponse,
   ActivateRequest,
@@ -82,6 +83,8 @@ export class SvcClient {
   readonly publicUrl: PublicUrlApi;
   /** Charges and refunds of your end customers. */
   readonly billing: BillingApi;
+  /** Verify captcha tokens; widgets and site keys. */
+  readonly captcha: CaptchaApi;
   private readonly fetchImpl: typeof globalThis.fetch;
   private readonly timeoutMs: number;
 
@@ -101,6 +104,7 @@ export class SvcClient {
     this.realtime = new RealtimeApi(call);
     this.publicUrl = new PublicUrlApi(call);
     this.billing = new BillingApi(call);
+    this.captcha = new CaptchaApi(call);
   }
 
   /** One call: JSON in, JSON out, the conventions' error body turned into a SvcError. */

@@ -115,6 +115,10 @@ export const ERRORS = {
     status: 502,
     retryable: true,
     meaning: 'The public URL exists but no tunnel client is connected to it right now (or it closed mid-request).',
+  origin_not_allowed: {
+    status: 403,
+    retryable: false,
+    meaning: "The page's origin is not among the captcha site key's allowed hostnames.",
   },
 } as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
 

@@ -12,6 +12,7 @@ import observability from './observability/index.js';
 import billing from './billing/index.js';
 import realtime from './realtime/index.js';
 import publicUrl from './public-url/index.js';
+import captcha from './captcha/index.js';
 
 /** Areas that ship with the gateway; each is on unless `plugins.<name>: false`. */
 export const builtinAreas: AreaDefinition<any>[] = [
@@ -28,4 +29,5 @@ export const builtinAreas: AreaDefinition<any>[] = [
   billing,
   realtime,
   publicUrl,
+  captcha,
 ];

@@ -26,6 +26,7 @@ import turnstile from './turnstile/index.js';
 import hcaptcha from './hcaptcha/index.js';
 import recaptcha from './recaptcha/index.js';
 import stripe from './stripe/index.js';
+import service from './service/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -56,4 +57,5 @@ export const builtinVendors: VendorDefinition<any>[] = [
   hcaptcha,
   recaptcha,
   stripe,
+  service,
 ];

@@ -26,3 +26,4 @@ export * from './sms.js';
 export * from './sms-segments.js';
 export * from './email.js';
 export * from './captcha.js';
+export * from './captcha-altcha.js';

@@ -41,6 +41,7 @@ export * from '../capabilities/email.js';
 export * from '../capabilities/email-mime.js';
 export * from '../capabilities/image-sniff.js';
 export * from '../capabilities/captcha.js';
+export * from '../capabilities/captcha-altcha.js';
 // Failure kinds and the helpers that map an HTTP answer to one.
 export * from '../router/failure.js';
 // Calling a vendor's HTTP API: fetch with failure mapping, a pooled keep-alive client, SSE, the
