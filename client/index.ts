@@ -12,3 +12,5 @@ export type * from './types.js';
 export type * from './email-types.js';
 export type * from './sms-types.js';
 export type * from './events-types.js';
+export type { ObservabilityApi, FlagsApi } from './observability.js';
+export type * from './observability-types.js';
