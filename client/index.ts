@@ -20,3 +20,5 @@ export type * from './public-url-types.js';
 export type * from './billing-types.js';
 export type { CaptchaApi, CaptchaSiteKeysApi } from './captcha.js';
 export type * from './captcha-types.js';
+export type { ObservabilityApi, FlagsApi } from './observability.js';
+export type * from './observability-types.js';

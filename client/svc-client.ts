@@ -8,6 +8,7 @@ import { RealtimeApi } from './realtime.js';
 import { PublicUrlApi } from './public-url.js';
 import { BillingApi } from './billing.js';
 import { CaptchaApi } from './captcha.js';
+import { ObservabilityApi } from './observability.js';
 import type {
   AccountSummaryResponse,
   ActivateRequest,
@@ -85,6 +86,8 @@ export class SvcClient {
   readonly billing: BillingApi;
   /** Verify captcha tokens; widgets and site keys. */
   readonly captcha: CaptchaApi;
+  /** Errors and issues, events, metrics, the Sentry DSN, feature flags. */
+  readonly observability: ObservabilityApi;
   private readonly fetchImpl: typeof globalThis.fetch;
   private readonly timeoutMs: number;
 
@@ -105,6 +108,7 @@ export class SvcClient {
     this.publicUrl = new PublicUrlApi(call);
     this.billing = new BillingApi(call);
     this.captcha = new CaptchaApi(call);
+    this.observability = new ObservabilityApi(call);
   }
 
   /** One call: JSON in, JSON out, the conventions' error body turned into a SvcError. */

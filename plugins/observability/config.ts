@@ -53,9 +53,16 @@ export const ObservabilityConfig = Type.Object(
       default: 3600,
       description: 'The Prometheus scrape shows series with a point this recent.',
     }),
+    max_flags: Type.Integer({
+      minimum: 1,
+      maximum: 100_000,
+      default: 1000,
+      description: 'Most feature flags an account may have (409 above); all of them are kept in memory.',
+    }),
     error_retention_days: days(30, 'error events, and issues not seen since,'),
     event_retention_days: days(30, 'custom events'),
     metric_retention_days: days(30, 'metric points'),
+    flag_audit_retention_days: days(365, "flag changes' audit rows"),
   },
   { additionalProperties: false, default: {} }
 );

@@ -8,8 +8,11 @@ import { registerSentryRoutes } from './sentry-routes.js';
 import { EventStore } from './events.js';
 import { MetricStore } from './metrics.js';
 import { registerMetricRoutes } from './metric-routes.js';
+import { FlagStore } from './flags/flag-store.js';
+import { registerFlagRoutes } from './flags/flag-routes.js';
+import { registerOfrepRoutes } from './flags/ofrep-routes.js';
 
-/** Observability: errors grouped into issues, from the JSON API and Sentry SDKs; events; metrics. */
+/** Observability: errors grouped into issues, from the JSON API and Sentry SDKs; events; metrics; feature flags (also over OFREP). */
 export default defineArea({
   name: 'observability',
   configSchema: ObservabilityConfig,
@@ -38,7 +41,17 @@ export default defineArea({
       days: cfg.metric_retention_days,
       sweep: (before, limit) => metrics.sweep(before, limit),
     });
+    const flags = new FlagStore(svc.db, svc.bus, cfg.max_flags);
+    app.addHook('onReady', () => flags.start());
+    app.addHook('onClose', () => flags.stop());
+    svc.retention.add({
+      name: 'observability_flag_audit',
+      days: cfg.flag_audit_retention_days,
+      sweep: (before, limit) => flags.sweepAudit(before, limit),
+    });
     registerErrorRoutes(app, cfg, issues);
+    registerFlagRoutes(app, flags);
+    registerOfrepRoutes(app, flags);
     registerMetricRoutes(app, cfg, events, metrics);
     registerSentryRoutes(app, svc, cfg, new PublicKeys(svc.db), issues);
   },

@@ -94,8 +94,49 @@ const eventsAndMetrics: Migration = {
   },
 };
 
+// Feature flags (a definition per account and key, with the version updates are checked against)
+// and the audit of every change.
+const flags: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('obs_flags')
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('key', 'text', (c) => c.notNull())
+      .addColumn('definition', 'text', (c) => c.notNull())
+      .addColumn('version', 'integer', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('obs_flags_pk', ['account_id', 'key'])
+      .execute();
+    await db.schema.createIndex('obs_flags_list').on('obs_flags').columns(['account_id', 'created_at']).execute();
+    await db.schema
+      .createTable('obs_flag_audit')
+      .addColumn('audit_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('key', 'text', (c) => c.notNull())
+      .addColumn('action', 'text', (c) => c.notNull())
+      .addColumn('version', 'integer', (c) => c.notNull())
+      .addColumn('key_id', 'text', (c) => c.notNull())
+      .addColumn('before', 'text')
+      .addColumn('after', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex('obs_flag_audit_key')
+      .on('obs_flag_audit')
+      .columns(['account_id', 'key', 'created_at'])
+      .execute();
+    await db.schema.createIndex('obs_flag_audit_created').on('obs_flag_audit').column('created_at').execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.dropTable('obs_flag_audit').execute();
+    await db.schema.dropTable('obs_flags').execute();
+  },
+};
+
 export const observabilityMigrations: Record<string, Migration> = {
   '0001_errors': errors,
   '0002_public_keys': publicKeys,
   '0003_events_metrics': eventsAndMetrics,
+  '0004_flags': flags,
 };

@@ -181,6 +181,7 @@ t.test('ledger retention: old usage entries rolled up, reports and balances unch
       observability_errors: 0,
       observability_events: 0,
       observability_metrics: 0,
+      observability_flag_audit: 0,
     },
     { ledger: 0, jobs: 0, deliveries: 0, sms_otp: 0, outbox_early: 0, captcha_spent: 0 },
     'a second round finds nothing'
@@ -287,7 +288,12 @@ t.test('deliveries, attempts, cron runs and jobs: old finished rows go, recent a
     retention: { deliveries_days: 0, jobs_days: 0, ledger_days: 0 },
     plugins: {
       sms: { otp_retention_days: 0 },
-      observability: { error_retention_days: 0, event_retention_days: 0, metric_retention_days: 0 },
+      observability: {
+        error_retention_days: 0,
+        event_retention_days: 0,
+        metric_retention_days: 0,
+        flag_audit_retention_days: 0,
+      },
     },
   });
   await keepAll.svc.db
