@@ -25,3 +25,4 @@ export * from './pdf.js';
 export * from './sms.js';
 export * from './sms-segments.js';
 export * from './email.js';
+export * from './video.js';

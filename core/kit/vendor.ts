@@ -39,6 +39,7 @@ export * from '../capabilities/sms.js';
 export * from '../capabilities/sms-segments.js';
 export * from '../capabilities/email.js';
 export * from '../capabilities/email-mime.js';
+export * from '../capabilities/video.js';
 export * from '../capabilities/image-sniff.js';
 // Failure kinds and the helpers that map an HTTP answer to one.
 export * from '../router/failure.js';
