@@ -22,6 +22,7 @@ import resend from './resend/index.js';
 import postmark from './postmark/index.js';
 import sendgrid from './sendgrid/index.js';
 import ses from './ses/index.js';
+import localRender from './local-render/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -48,4 +49,5 @@ export const builtinVendors: VendorDefinition<any>[] = [
   postmark,
   sendgrid,
   ses,
+  localRender,
 ];

@@ -54,6 +54,7 @@ export * from '../ids.js';
 export * from '../clock.js';
 export * from '../http/pagination.js';
 export * from '../data-dir.js';
+export * from '../executable.js';
 export * from '../sqlite/checkpointer.js';
 // CPU-heavy work off the event loop: queues fair per account, worker threads a deadline can end.
 export * from '../isolation/fair-queue.js';

@@ -1,12 +1,12 @@
 import t from 'tap';
 import { activate } from '../../helpers/app.js';
-import { cancel, generate, getJob, openHolds, rows, videoApp } from './setup.js';
+import { cancel, generate, getJob, noFfmpegApp, openHolds, rows, videoApp } from './setup.js';
 
-// Without ffmpeg or a configured vendor nothing serves video.generate: the area says so (503),
+// Without ffmpeg (local-render) or a configured vendor nothing serves video.generate: the area says so (503),
 // and no request, good or bad, writes a job or moves money.
 
-t.test('bad input and no vendor: 4xx or 503, nothing queued, nothing charged', async (t) => {
-  const c = await videoApp(t);
+t.test('bad input and no vendor (no ffmpeg on PATH): 4xx or 503, nothing queued, nothing charged', async (t) => {
+  const c = await noFfmpegApp(t);
   const before = await c.app.svc.wallet.balance(c.accountId);
   const cases: Array<[Record<string, unknown>, number, string]> = [
     [{}, 400, 'validation_failed'],

@@ -7,9 +7,9 @@ import { until as waitFor } from '../../helpers/wait.js';
 export const FAST = { jobs: { poll_ms: 20 }, plugins: { video: { poll_ms: 15, max_poll_ms: 50 } } };
 
 export async function videoApp(t: Tap, overrides: Record<string, unknown> = {}) {
-  const { app, dir } = await makeApp(t, { ...FAST, ...overrides });
+  const { app, dir, config } = await makeApp(t, { ...FAST, ...overrides });
   const a = await activate(app);
-  return { app, dir, auth: a.auth, accountId: a.account_id };
+  return { app, dir, config, auth: a.auth, accountId: a.account_id };
 }
 export type Ctx = Awaited<ReturnType<typeof videoApp>>;
 
@@ -46,4 +46,15 @@ export async function openHolds(c: Ctx): Promise<number> {
     .where('account_id', '=', c.accountId)
     .execute();
   return db.length + c.app.svc.wallet.holdsInMemory(c.accountId);
+}
+
+/** A gateway whose local-render finds no ffmpeg on PATH: nothing serves video unless configured. */
+export async function noFfmpegApp(t: Tap, overrides: Record<string, unknown> = {}) {
+  const path = process.env.PATH;
+  process.env.PATH = '/nonexistent';
+  try {
+    return await videoApp(t, overrides);
+  } finally {
+    process.env.PATH = path;
+  }
 }
