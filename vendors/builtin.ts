@@ -23,6 +23,7 @@ import postmark from './postmark/index.js';
 import sendgrid from './sendgrid/index.js';
 import ses from './ses/index.js';
 import localRender from './local-render/index.js';
+import openaiVideo from './openai-video/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -50,4 +51,5 @@ export const builtinVendors: VendorDefinition<any>[] = [
   sendgrid,
   ses,
   localRender,
+  openaiVideo,
 ];
