@@ -24,6 +24,8 @@ import sendgrid from './sendgrid/index.js';
 import ses from './ses/index.js';
 import localRender from './local-render/index.js';
 import openaiVideo from './openai-video/index.js';
+import runway from './runway/index.js';
+import luma from './luma/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -52,4 +54,6 @@ export const builtinVendors: VendorDefinition<any>[] = [
   ses,
   localRender,
   openaiVideo,
+  runway,
+  luma,
 ];

@@ -46,6 +46,7 @@ export * from '../router/failure.js';
 // Calling a vendor's HTTP API: fetch with failure mapping, a pooled keep-alive client, SSE, the
 // health probe.
 export * from '../vendor-http/http.js';
+export * from '../vendor-http/download.js';
 export * from '../vendor-http/pooled-http.js';
 export * from '../vendor-http/sse.js';
 export * from '../vendor-http/health-probe.js';
