@@ -47,6 +47,7 @@ export * from '../router/failure.js';
 // health probe.
 export * from '../vendor-http/http.js';
 export * from '../vendor-http/download.js';
+export * from '../vendor-http/bearer-api.js';
 export * from '../vendor-http/pooled-http.js';
 export * from '../vendor-http/sse.js';
 export * from '../vendor-http/health-probe.js';

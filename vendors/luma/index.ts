@@ -7,14 +7,12 @@ import {
   type VideoPollInput,
   type VideoPollOutput,
   VendorFailure,
+  bearerApi,
   defineVendor,
   downloadAsset,
-  joinUrl,
   planOf,
-  readJson,
   secret,
   usdMicros,
-  vendorFetch,
   videoPrice,
 } from '../../core/kit/vendor.js';
 
@@ -61,13 +59,10 @@ export default defineVendor({
   ),
   create(config, ctx): VendorInstance {
     const name = 'luma';
-    const headers = (credentials?: Record<string, string>) => ({
-      authorization: `Bearer ${credentials?.api_key ?? config.api_key}`,
+    const api = bearerApi(ctx.fetch, config.base_url, name, config.api_key, {
       'content-type': 'application/json',
       accept: 'application/json',
     });
-    const call = (path: string, init: RequestInit & { signal: AbortSignal }) =>
-      vendorFetch(ctx.fetch, joinUrl(config.base_url, path), init, name);
     const generate: VideoGenerateImpl = {
       videoModels: MODELS,
       models: MODELS.map((m) => m.id),
@@ -82,13 +77,8 @@ export default defineVendor({
           duration: `${plan.seconds}s`,
           ...(img ? { keyframes: { frame0: { type: 'image', url: img.url } } } : {}),
         };
-        const res = await call('/generations', {
-          method: 'POST',
-          headers: headers(opts.credentials),
-          body: JSON.stringify(body),
-          signal: opts.signal,
-        });
-        const g = await readJson<Partial<Generation>>(res, name);
+        const init = { method: 'POST', body: JSON.stringify(body), signal: opts.signal };
+        const g = await api.json<Partial<Generation>>('/generations', init, opts.credentials);
         if (typeof g.id !== 'string' || !g.id) throw new VendorFailure('unavailable', `${name} answered without an id`);
         return { vendor_job_id: g.id };
       },
@@ -100,10 +90,7 @@ export default defineVendor({
         'video.poll': {
           async invoke(input: VideoPollInput, { signal }): Promise<VideoPollOutput> {
             const path = `/generations/${encodeURIComponent(input.vendor_job_id)}`;
-            const g = await readJson<Generation>(
-              await call(path, { headers: headers(input.credentials), signal }),
-              name
-            );
+            const g = await api.json<Generation>(path, { signal }, input.credentials);
             if (g.state === 'failed') return { status: 'failed', error: g.failure_reason ?? 'the generation failed' };
             if (g.state !== 'completed') return { status: 'running' };
             if (!g.assets?.video) throw new VendorFailure('unavailable', `${name}: ${g.id} completed without a video`);
@@ -118,7 +105,7 @@ export default defineVendor({
         'video.cancel': {
           async invoke(input: VideoCancelInput, { signal }) {
             const path = `/generations/${encodeURIComponent(input.vendor_job_id)}`;
-            await call(path, { method: 'DELETE', headers: headers(input.credentials), signal });
+            await api.call(path, { method: 'DELETE', signal }, input.credentials);
             return { vendor_status: 'deleted' };
           },
           price: () => 0,

@@ -6,12 +6,10 @@ import {
   type VideoPollInput,
   type VideoPollOutput,
   VendorFailure,
+  bearerApi,
   defineVendor,
-  joinUrl,
   planOf,
-  readJson,
   secret,
-  vendorFetch,
   videoPrice,
 } from '../../core/kit/vendor.js';
 import { OPENAI_VIDEO_MODELS, soraSize } from './models.js';
@@ -43,17 +41,10 @@ export default defineVendor({
   ),
   create(config, ctx): VendorInstance {
     const name = 'openai-video';
-    const headers = (credentials?: Record<string, string>) => ({
-      authorization: `Bearer ${credentials?.api_key ?? config.api_key}`,
-      ...(config.organization ? { 'openai-organization': config.organization } : {}),
-    });
-    const call = (path: string, init: RequestInit & { signal: AbortSignal }) =>
-      vendorFetch(ctx.fetch, joinUrl(config.base_url, path), init, name);
+    const org = config.organization ? { 'openai-organization': config.organization } : undefined;
+    const api = bearerApi(ctx.fetch, config.base_url, name, config.api_key, org);
     const content = async (id: string, variant: string, signal: AbortSignal, creds?: Record<string, string>) => {
-      const res = await call(`/videos/${encodeURIComponent(id)}/content?variant=${variant}`, {
-        headers: headers(creds),
-        signal,
-      });
+      const res = await api.call(`/videos/${encodeURIComponent(id)}/content?variant=${variant}`, { signal }, creds);
       const type = res.headers.get('content-type')?.split(';')[0] ?? (variant === 'video' ? 'video/mp4' : 'image/webp');
       return { data: Buffer.from(await res.arrayBuffer()), content_type: type };
     };
@@ -72,13 +63,11 @@ export default defineVendor({
           const blob = new Blob([Buffer.from(img.data, 'base64')], { type: img.content_type });
           form.set('input_reference', blob, `reference.${img.content_type.split('/')[1]}`);
         }
-        const res = await call('/videos', {
-          method: 'POST',
-          headers: headers(opts.credentials),
-          body: form,
-          signal: opts.signal,
-        });
-        const v = await readJson<SoraVideo>(res, name);
+        const v = await api.json<SoraVideo>(
+          '/videos',
+          { method: 'POST', body: form, signal: opts.signal },
+          opts.credentials
+        );
         if (typeof v.id !== 'string' || !v.id) throw new VendorFailure('unavailable', `${name} answered without an id`);
         return { vendor_job_id: v.id };
       },
@@ -90,11 +79,8 @@ export default defineVendor({
         'video.poll': {
           async invoke(input: VideoPollInput, { signal }): Promise<VideoPollOutput> {
             const creds = input.credentials;
-            const res = await call(`/videos/${encodeURIComponent(input.vendor_job_id)}`, {
-              headers: headers(creds),
-              signal,
-            });
-            const v = await readJson<SoraVideo>(res, name);
+            const path = `/videos/${encodeURIComponent(input.vendor_job_id)}`;
+            const v = await api.json<SoraVideo>(path, { signal }, creds);
             if (v.status === 'failed')
               return { status: 'failed', error: v.error?.message ?? v.error?.code ?? 'the video failed' };
             if (v.status !== 'completed') return { status: 'running', progress: v.progress };
@@ -110,8 +96,7 @@ export default defineVendor({
         'video.cancel': {
           async invoke(input: VideoCancelInput, { signal }) {
             const path = `/videos/${encodeURIComponent(input.vendor_job_id)}`;
-            const res = await call(path, { method: 'DELETE', headers: headers(input.credentials), signal });
-            const r = await readJson<{ deleted?: boolean }>(res, name);
+            const r = await api.json<{ deleted?: boolean }>(path, { method: 'DELETE', signal }, input.credentials);
             return { vendor_status: r.deleted ? 'deleted' : 'not deleted' };
           },
           price: () => 0,

@@ -8,14 +8,12 @@ import {
   type VideoPollInput,
   type VideoPollOutput,
   VendorFailure,
+  bearerApi,
   defineVendor,
   downloadAsset,
-  joinUrl,
   planOf,
-  readJson,
   secret,
   usdMicros,
-  vendorFetch,
   videoPrice,
 } from '../../core/kit/vendor.js';
 
@@ -60,13 +58,10 @@ export default defineVendor({
   ),
   create(config, ctx): VendorInstance {
     const name = 'runway';
-    const headers = (credentials?: Record<string, string>) => ({
-      authorization: `Bearer ${credentials?.api_key ?? config.api_key}`,
+    const api = bearerApi(ctx.fetch, config.base_url, name, config.api_key, {
       'x-runway-version': API_VERSION,
       'content-type': 'application/json',
     });
-    const call = (path: string, init: RequestInit & { signal: AbortSignal }) =>
-      vendorFetch(ctx.fetch, joinUrl(config.base_url, path), init, name);
     const generate: VideoGenerateImpl = {
       videoModels: MODELS,
       models: MODELS.map((m) => m.id),
@@ -81,13 +76,8 @@ export default defineVendor({
           ratio: RATIO[input.aspect],
           duration: plan.seconds,
         };
-        const res = await call('/v1/image_to_video', {
-          method: 'POST',
-          headers: headers(opts.credentials),
-          body: JSON.stringify(body),
-          signal: opts.signal,
-        });
-        const { id } = await readJson<{ id?: string }>(res, name);
+        const init = { method: 'POST', body: JSON.stringify(body), signal: opts.signal };
+        const { id } = await api.json<{ id?: string }>('/v1/image_to_video', init, opts.credentials);
         if (typeof id !== 'string' || !id) throw new VendorFailure('unavailable', `${name} answered without a task id`);
         return { vendor_job_id: id };
       },
@@ -99,10 +89,7 @@ export default defineVendor({
         'video.poll': {
           async invoke(input: VideoPollInput, { signal }): Promise<VideoPollOutput> {
             const path = `/v1/tasks/${encodeURIComponent(input.vendor_job_id)}`;
-            const task = await readJson<RunwayTask>(
-              await call(path, { headers: headers(input.credentials), signal }),
-              name
-            );
+            const task = await api.json<RunwayTask>(path, { signal }, input.credentials);
             if (task.status === 'FAILED' || task.status === 'CANCELLED')
               return { status: 'failed', error: task.failure ?? task.failureCode ?? task.status.toLowerCase() };
             if (task.status !== 'SUCCEEDED') return { status: 'running', progress: task.progress };
@@ -116,7 +103,7 @@ export default defineVendor({
         'video.cancel': {
           async invoke(input: VideoCancelInput, { signal }) {
             const path = `/v1/tasks/${encodeURIComponent(input.vendor_job_id)}`;
-            await call(path, { method: 'DELETE', headers: headers(input.credentials), signal });
+            await api.call(path, { method: 'DELETE', signal }, input.credentials);
             return { vendor_status: 'cancelled' };
           },
           price: () => 0,
