@@ -9,6 +9,7 @@ import { PublicUrlApi } from './public-url.js';
 import { BillingApi } from './billing.js';
 import { CaptchaApi } from './captcha.js';
 import { ObservabilityApi } from './observability.js';
+import { VideoApi } from './video.js';
 import type {
   AccountSummaryResponse,
   ActivateRequest,
@@ -88,6 +89,8 @@ export class SvcClient {
   readonly captcha: CaptchaApi;
   /** Errors and issues, events, metrics, the Sentry DSN, feature flags. */
   readonly observability: ObservabilityApi;
+  /** Text-to-video jobs: generate, poll, cancel. */
+  readonly video: VideoApi;
   private readonly fetchImpl: typeof globalThis.fetch;
   private readonly timeoutMs: number;
 
@@ -109,6 +112,7 @@ export class SvcClient {
     this.billing = new BillingApi(call);
     this.captcha = new CaptchaApi(call);
     this.observability = new ObservabilityApi(call);
+    this.video = new VideoApi(call);
   }
 
   /** One call: JSON in, JSON out, the conventions' error body turned into a SvcError. */

@@ -13,6 +13,7 @@ import billing from './billing/index.js';
 import realtime from './realtime/index.js';
 import publicUrl from './public-url/index.js';
 import captcha from './captcha/index.js';
+import video from './video/index.js';
 
 /** Areas that ship with the gateway; each is on unless `plugins.<name>: false`. */
 export const builtinAreas: AreaDefinition<any>[] = [
@@ -30,4 +31,5 @@ export const builtinAreas: AreaDefinition<any>[] = [
   realtime,
   publicUrl,
   captcha,
+  video,
 ];

@@ -27,6 +27,10 @@ import hcaptcha from './hcaptcha/index.js';
 import recaptcha from './recaptcha/index.js';
 import stripe from './stripe/index.js';
 import service from './service/index.js';
+import localRender from './local-render/index.js';
+import openaiVideo from './openai-video/index.js';
+import runway from './runway/index.js';
+import luma from './luma/index.js';
 
 /** Adapters that ship with the gateway, by the name `use:` gives them. */
 export const builtinVendors: VendorDefinition<any>[] = [
@@ -58,4 +62,8 @@ export const builtinVendors: VendorDefinition<any>[] = [
   recaptcha,
   stripe,
   service,
+  localRender,
+  openaiVideo,
+  runway,
+  luma,
 ];

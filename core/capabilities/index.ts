@@ -27,3 +27,4 @@ export * from './sms-segments.js';
 export * from './email.js';
 export * from './captcha.js';
 export * from './captcha-altcha.js';
+export * from './video.js';

@@ -39,6 +39,7 @@ export * from '../capabilities/sms.js';
 export * from '../capabilities/sms-segments.js';
 export * from '../capabilities/email.js';
 export * from '../capabilities/email-mime.js';
+export * from '../capabilities/video.js';
 export * from '../capabilities/image-sniff.js';
 export * from '../capabilities/captcha.js';
 export * from '../capabilities/captcha-altcha.js';
@@ -47,6 +48,8 @@ export * from '../router/failure.js';
 // Calling a vendor's HTTP API: fetch with failure mapping, a pooled keep-alive client, SSE, the
 // health probe.
 export * from '../vendor-http/http.js';
+export * from '../vendor-http/download.js';
+export * from '../vendor-http/bearer-api.js';
 export * from '../vendor-http/pooled-http.js';
 export * from '../vendor-http/sse.js';
 export * from '../vendor-http/health-probe.js';
@@ -56,6 +59,7 @@ export * from '../ids.js';
 export * from '../clock.js';
 export * from '../http/pagination.js';
 export * from '../data-dir.js';
+export * from '../executable.js';
 export * from '../sqlite/checkpointer.js';
 // CPU-heavy work off the event loop: queues fair per account, worker threads a deadline can end.
 export * from '../isolation/fair-queue.js';

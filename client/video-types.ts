@@ -1,0 +1,10 @@
+import type { Static } from '@sinclair/typebox';
+// Type-only: erased at build time, so the client carries no server code at run time.
+import type { CancelResult, GenerateBody, VideoJob as VideoJobSchema } from '../plugins/video/schemas.js';
+
+// The AI video area's wire, from the TypeBox schemas the server validates and serializes with.
+
+export type GenerateVideoRequest = Static<typeof GenerateBody>;
+export type VideoJob = Static<typeof VideoJobSchema>;
+export type VideoJobState = VideoJob['state'];
+export type CancelVideoResponse = Static<typeof CancelResult>;

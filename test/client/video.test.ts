@@ -1,0 +1,19 @@
+import t from 'tap';
+import { clientApp, rejects } from './client-app.js';
+import { until } from '../helpers/wait.js';
+
+// client.video against a listening gateway on the embedded local-render engine (ffmpeg).
+
+t.test('generate, get until succeeded, idempotent retry, cancel of a finished job is invalid_state', async (t) => {
+  const { c } = await clientApp(t, { plugins: { video: { poll_ms: 15, max_poll_ms: 50 } } });
+  const job = await c.video.generate({ prompt: 'a client test', duration_seconds: 1 }, { idempotencyKey: 'v-1' });
+  t.match(job, { job_id: /^job_/, state: 'queued' });
+  const again = await c.video.generate({ prompt: 'a client test', duration_seconds: 1 }, { idempotencyKey: 'v-1' });
+  t.equal(again.job_id, job.job_id, 'the retry answers the same job');
+  let last = job;
+  await until('the video', async () => (last = await c.video.get(job.job_id)).state === 'succeeded');
+  t.match(last, { vendor: 'local-render', placeholder: true, video_url: /^http/, thumbnail_url: /^http/ });
+  await rejects(t, c.video.cancel(job.job_id), { code: 'invalid_state', status: 409 }, 'already succeeded');
+  await rejects(t, c.video.get('job_nope'), { code: 'not_found', status: 404 }, 'unknown job');
+  await rejects(t, c.video.generate({ prompt: 'x', resolution: '4k' }), { code: 'unprocessable', status: 422 }, '4k');
+});
