@@ -115,6 +115,7 @@ export const ERRORS = {
     status: 502,
     retryable: true,
     meaning: 'The public URL exists but no tunnel client is connected to it right now (or it closed mid-request).',
+  },
   origin_not_allowed: {
     status: 403,
     retryable: false,
