@@ -182,9 +182,9 @@ t.test('ledger retention: old usage entries rolled up, reports and balances unch
       observability_events: 0,
       observability_metrics: 0,
       observability_flag_audit: 0,
+      captcha_spent: 0,
+      video_jobs: 0,
     },
-    { ledger: 0, jobs: 0, deliveries: 0, sms_otp: 0, outbox_early: 0, captcha_spent: 0 },
-    { ledger: 0, jobs: 0, deliveries: 0, sms_otp: 0, outbox_early: 0, video_jobs: 0 },
     'a second round finds nothing'
   );
   t.same({ me: await reports(app, me), other: await reports(app, other) }, before, 'and changes nothing');
@@ -295,8 +295,8 @@ t.test('deliveries, attempts, cron runs and jobs: old finished rows go, recent a
         metric_retention_days: 0,
         flag_audit_retention_days: 0,
       },
+      video: { retention_days: 0 },
     },
-    plugins: { sms: { otp_retention_days: 0 }, video: { retention_days: 0 } },
   });
   await keepAll.svc.db
     .insertInto('webhook_deliveries')
