@@ -11,7 +11,7 @@ const COMMANDS: Command[] = [serveCommand, activateCommand, migrateCommand, open
 
 // The areas named here are the built-in ones (plugins/builtin.ts); a test keeps them in step.
 const MAIN_HELP = `svc-gateway: one HTTP API under /v1, behind one key, for the areas built in today:
-account (and wallet), ai, byok, image, pdf, scheduling, storage (with an S3-compatible endpoint at /s3), email, sms.
+account (and wallet), ai, byok, image, pdf, scheduling, storage (with an S3-compatible endpoint at /s3), email, sms, analytics.
 
 Usage: svc-gateway [command] [options]
 

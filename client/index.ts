@@ -12,3 +12,5 @@ export type * from './types.js';
 export type * from './email-types.js';
 export type * from './sms-types.js';
 export type * from './events-types.js';
+export type { AnalyticsApi } from './analytics.js';
+export type * from './analytics-types.js';

@@ -4,6 +4,7 @@ import { SvcError, errorFromResponse } from './errors.js';
 import { EventsApi } from './events.js';
 import { paginate } from './paginate.js';
 import { SmsApi } from './sms.js';
+import { AnalyticsApi } from './analytics.js';
 import type {
   AccountSummaryResponse,
   ActivateRequest,
@@ -73,6 +74,8 @@ export class SvcClient {
   readonly sms: SmsApi;
   /** The event types and the endpoints events are pushed to. */
   readonly events: EventsApi;
+  /** Product events, people, funnels and cohorts. */
+  readonly analytics: AnalyticsApi;
   private readonly fetchImpl: typeof globalThis.fetch;
   private readonly timeoutMs: number;
 
@@ -89,6 +92,7 @@ export class SvcClient {
     this.email = new EmailApi(call);
     this.sms = new SmsApi(call);
     this.events = new EventsApi(call);
+    this.analytics = new AnalyticsApi(call);
   }
 
   /** One call: JSON in, JSON out, the conventions' error body turned into a SvcError. */

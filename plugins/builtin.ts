@@ -8,6 +8,18 @@ import scheduling from './scheduling/index.js';
 import storage from './storage/index.js';
 import sms from './sms/index.js';
 import email from './email/index.js';
+import analytics from './analytics/index.js';
 
 /** Areas that ship with the gateway; each is on unless `plugins.<name>: false`. */
-export const builtinAreas: AreaDefinition<any>[] = [account, ai, byok, image, pdf, scheduling, storage, email, sms];
+export const builtinAreas: AreaDefinition<any>[] = [
+  account,
+  ai,
+  byok,
+  image,
+  pdf,
+  scheduling,
+  storage,
+  email,
+  sms,
+  analytics,
+];

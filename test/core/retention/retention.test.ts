@@ -172,7 +172,7 @@ t.test('ledger retention: old usage entries rolled up, reports and balances unch
 
   t.same(
     await app.svc.retention.run(),
-    { ledger: 0, jobs: 0, deliveries: 0, sms_otp: 0, outbox_early: 0 },
+    { ledger: 0, jobs: 0, deliveries: 0, sms_otp: 0, outbox_early: 0, analytics_events: 0 },
     'a second round finds nothing'
   );
   t.same({ me: await reports(app, me), other: await reports(app, other) }, before, 'and changes nothing');
@@ -275,7 +275,7 @@ t.test('deliveries, attempts, cron runs and jobs: old finished rows go, recent a
 
   const { app: keepAll } = await makeApp(t, {
     retention: { deliveries_days: 0, jobs_days: 0, ledger_days: 0 },
-    plugins: { sms: { otp_retention_days: 0 } },
+    plugins: { sms: { otp_retention_days: 0 }, analytics: { retention_days: 0 } },
   });
   await keepAll.svc.db
     .insertInto('webhook_deliveries')
