@@ -20,7 +20,7 @@ const COMMANDS: Command[] = [
 // The areas named here are the built-in ones (plugins/builtin.ts); a test keeps them in step.
 const MAIN_HELP = `svc-gateway: one HTTP API under /v1, behind one key, for the areas built in today:
 account (and wallet), ai, byok, image, pdf, scheduling, storage (with an S3-compatible endpoint at /s3), email, sms,
-observability, billing, realtime (Pusher-compatible), public-url (tunnels), captcha, video.
+observability, billing, realtime (Pusher-compatible), public-url (tunnels), captcha, video, analytics.
 
 Usage: svc-gateway [command] [options]
 

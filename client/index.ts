@@ -24,3 +24,5 @@ export type * from './captcha-types.js';
 export type { ObservabilityApi, FlagsApi } from './observability.js';
 export type * from './observability-types.js';
 export type * from './video-types.js';
+export type { AnalyticsApi } from './analytics.js';
+export type * from './analytics-types.js';

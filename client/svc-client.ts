@@ -10,6 +10,7 @@ import { BillingApi } from './billing.js';
 import { CaptchaApi } from './captcha.js';
 import { ObservabilityApi } from './observability.js';
 import { VideoApi } from './video.js';
+import { AnalyticsApi } from './analytics.js';
 import type {
   AccountSummaryResponse,
   ActivateRequest,
@@ -91,6 +92,8 @@ export class SvcClient {
   readonly observability: ObservabilityApi;
   /** Text-to-video jobs: generate, poll, cancel. */
   readonly video: VideoApi;
+  /** Product events, people, funnels and cohorts. */
+  readonly analytics: AnalyticsApi;
   private readonly fetchImpl: typeof globalThis.fetch;
   private readonly timeoutMs: number;
 
@@ -113,6 +116,7 @@ export class SvcClient {
     this.captcha = new CaptchaApi(call);
     this.observability = new ObservabilityApi(call);
     this.video = new VideoApi(call);
+    this.analytics = new AnalyticsApi(call);
   }
 
   /** One call: JSON in, JSON out, the conventions' error body turned into a SvcError. */

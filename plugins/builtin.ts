@@ -14,6 +14,7 @@ import realtime from './realtime/index.js';
 import publicUrl from './public-url/index.js';
 import captcha from './captcha/index.js';
 import video from './video/index.js';
+import analytics from './analytics/index.js';
 
 /** Areas that ship with the gateway; each is on unless `plugins.<name>: false`. */
 export const builtinAreas: AreaDefinition<any>[] = [
@@ -32,4 +33,5 @@ export const builtinAreas: AreaDefinition<any>[] = [
   publicUrl,
   captcha,
   video,
+  analytics,
 ];

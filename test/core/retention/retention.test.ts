@@ -184,6 +184,7 @@ t.test('ledger retention: old usage entries rolled up, reports and balances unch
       observability_flag_audit: 0,
       captcha_spent: 0,
       video_jobs: 0,
+      analytics_events: 0,
     },
     'a second round finds nothing'
   );
@@ -296,6 +297,7 @@ t.test('deliveries, attempts, cron runs and jobs: old finished rows go, recent a
         flag_audit_retention_days: 0,
       },
       video: { retention_days: 0 },
+      analytics: { retention_days: 0 },
     },
   });
   await keepAll.svc.db
