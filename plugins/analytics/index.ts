@@ -2,6 +2,7 @@ import { defineArea } from '../../core/kit/area.js';
 import { Analysis } from './analysis.js';
 import { AnalyticsConfig } from './config.js';
 import { analyticsMigrations } from './migrations.js';
+import { registerPosthogCapture } from './posthog.js';
 import { registerAnalyticsRoutes } from './routes.js';
 
 /** Analytics: events and people stored in the gateway's database; funnels and cohorts in SQL, off the event loop. */
@@ -31,5 +32,6 @@ export default defineArea({
       },
     });
     registerAnalyticsRoutes(app, svc, cfg, analysis);
+    registerPosthogCapture(app, svc, cfg);
   },
 });
