@@ -187,6 +187,18 @@ t.test('client publish where the token allows, not echoed to the sender', async 
   );
 });
 
+t.test('limits: client publishes over the tier messages-a-second rate are refused, the socket stays', async (t) => {
+  const { open } = await setup(t, {
+    tier_limits: { free: { connections: 4, messages_per_second: 2, channels_per_connection: 3 } },
+  });
+  const talker = await open({ channels: ['chat'], publish: true });
+  const say = (id: string) => talker.ask({ type: 'publish', channel: 'chat', event: 'say', data: id, id });
+  t.match(await say('1'), { type: 'published' });
+  t.match(await say('2'), { type: 'published' });
+  t.match(await say('3'), { type: 'error', code: 'rate_limited' });
+  t.match(await talker.ask({ type: 'ping', id: 'z' }), { type: 'pong' }, 'still open');
+});
+
 t.test('limits: sockets per account (429), slow consumers closed with 4100', async (t) => {
   const { token, open, publish } = await setup(t, { max_buffered_bytes: 1024 });
   const slow = await open({ channels: ['flood'] });

@@ -121,8 +121,9 @@ t.test('presence: members match on every side; joins and leaves', async (t) => {
   );
 });
 
-t.test('refused: a wrong auth signature, an unknown key, a REST call with the wrong secret', async (t) => {
-  const { creds, client, subscribed, port } = await setup(t);
+t.test('refused: a wrong auth signature, an unknown key, a REST call with the wrong secret or 1 MiB', async (t) => {
+  const { creds, client, subscribed, port, server } = await setup(t);
+  await t.rejects(server.trigger('news', 'big', 'x'.repeat(1024 * 1024)), { status: 413 }, 'a 1 MiB event');
   const forger = new PusherServer({
     appId: creds.app_id,
     key: creds.key,
