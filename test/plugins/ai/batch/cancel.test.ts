@@ -72,7 +72,8 @@ t.test('cancel a running OpenAI batch: the vendor is asked, a poll answering lat
   t.equal(res.statusCode, 200, res.body);
   t.equal(res.json().state, 'canceled');
   t.same(c.oa.batches.canceled, [vendorId], 'POST /batches/{id}/cancel for the vendor batch');
-  t.equal(c.oa.batches.batches.get(vendorId)!.status, 'cancelling');
+  // The fake moves a cancelling batch to cancelled on a later read: either says the vendor was told.
+  t.match(c.oa.batches.batches.get(vendorId)!.status, /^(cancelling|cancelled)$/);
   t.ok(
     c.oa.requests.some(
       (r) =>
