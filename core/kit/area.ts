@@ -21,6 +21,7 @@ export type { RegisteredInstance, VendorRegistry, RouteStrategy } from '../route
 export * from '../wallet/money.js';
 export type * from '../wallet/wallet.js';
 export { DAY_MS, usageCapability } from '../wallet/usage-rollup.js';
+export * from '../wallet/marked-charge.js';
 // Jobs, results, events, outbound fetches of caller URLs.
 export * from '../jobs/engine.js';
 export * from '../results/result-store.js';

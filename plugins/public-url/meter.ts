@@ -1,7 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { isApiError, usdToMicros, type Wallet } from '../../core/kit/area.js';
+import { chargeMarked, usdToMicros, type Wallet } from '../../core/kit/area.js';
 import type { PublicUrlConfigT } from './config.js';
 import type { UrlStore } from './store.js';
 
@@ -46,8 +46,9 @@ export class Metered extends Transform {
 /**
  * Bytes through tunnels: counted in memory, added to each record every few seconds, and charged
  * to the account's wallet each billing interval (price_per_gib_usd, both ways together). Each
- * charge moves `bytes_billed` with a compare-and-set in the debit's transaction, so two nodes
- * never charge the same bytes. Anonymous tunnels are not charged; their max_bytes caps them.
+ * charge moves `bytes_billed` with a compare-and-set in the debit's transaction (chargeMarked),
+ * so two nodes never charge the same bytes. Anonymous tunnels are not charged; their max_bytes
+ * caps them.
  */
 export class TunnelMeter {
   private readonly pending = new Map<string, { in: number; out: number }>();
@@ -90,25 +91,16 @@ export class TunnelMeter {
       const carried = Number(r.bytes_in) + Number(r.bytes_out);
       const micros = Math.floor((carried - Number(r.bytes_billed)) * perByte);
       if (micros < 1) continue;
-      try {
-        total += await this.db.transaction().execute(async (trx) => {
-          const moved = await trx
-            .updateTable('public_urls')
-            .set({ bytes_billed: carried })
-            .where('url_id', '=', r.url_id)
-            .where('bytes_billed', '=', Number(r.bytes_billed))
-            .executeTakeFirst();
-          if (Number(moved.numUpdatedRows) !== 1) return 0;
-          await this.wallet.debit(r.account_id, micros, 'usage', `public-url:${r.url_id}:${carried}`, trx, {
-            capability: 'public_url.bytes',
-          });
-          return micros;
-        });
-      } catch (e) {
-        if (isApiError(e) && e.code === 'insufficient_balance')
-          this.log.warn({ account_id: r.account_id, micros }, 'tunnel bytes: balance too low; charged next run');
-        else throw e;
-      }
+      total += await chargeMarked(this.db, this.wallet, this.log, 'tunnel bytes', {
+        table: 'public_urls',
+        row: { url_id: r.url_id },
+        marks: { bytes_billed: Number(r.bytes_billed) },
+        next: { bytes_billed: carried },
+        accountId: r.account_id,
+        micros,
+        ref: `public-url:${r.url_id}:${carried}`,
+        capability: 'public_url.bytes',
+      });
     }
     return total;
   }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { type Wallet, usdToMicros, isApiError } from '../../core/kit/area.js';
+import { type Wallet, usdToMicros, chargeMarked } from '../../core/kit/area.js';
 import type { StorageConfig } from './config.js';
 import type { UsageMeter } from './usage.js';
 
@@ -23,9 +23,9 @@ export function storagePrice(
 /**
  * Charges storage to the wallet from the usage counters: bytes served since the last charge,
  * and bytes stored for the time since then (pro rata of the monthly price). Each account's
- * charge is one transaction that first moves its "billed" marks with a compare-and-set, so
- * when several nodes run this at once only one charges. Amounts under one micro-USD are not
- * charged yet and keep accumulating. An account that cannot pay is charged again next run.
+ * charge moves its "billed" marks with a compare-and-set in the debit's transaction
+ * (chargeMarked), so when several nodes run this at once only one charges. Amounts under one
+ * micro-USD are not charged yet and keep accumulating. An account that cannot pay is charged again next run.
  */
 export class StorageBilling {
   private timer: NodeJS.Timeout | undefined;
@@ -60,25 +60,16 @@ export class StorageBilling {
         served * perServedByte + Math.max(0, Number(r.bytes_stored)) * elapsed * perStoredByteMs
       );
       if (micros < 1) continue;
-      try {
-        const charged = await this.db.transaction().execute(async (trx) => {
-          const moved = await trx
-            .updateTable('storage_usage')
-            .set({ served_billed: Number(r.bytes_served), billed_at: now })
-            .where('account_id', '=', r.account_id)
-            .where('billed_at', '=', Number(r.billed_at))
-            .where('served_billed', '=', Number(r.served_billed))
-            .executeTakeFirst();
-          if (Number(moved.numUpdatedRows) !== 1) return 0; // another node charged it
-          await this.wallet.debit(r.account_id, micros, 'usage', `storage:${now}`, trx, { capability: 'storage' });
-          return micros;
-        });
-        total += charged;
-      } catch (e) {
-        if (isApiError(e) && e.code === 'insufficient_balance')
-          this.log.warn({ account_id: r.account_id, micros }, 'storage charge: balance too low; retrying next run');
-        else throw e;
-      }
+      total += await chargeMarked(this.db, this.wallet, this.log, 'storage charge', {
+        table: 'storage_usage',
+        row: { account_id: r.account_id },
+        marks: { billed_at: Number(r.billed_at), served_billed: Number(r.served_billed) },
+        next: { billed_at: now, served_billed: Number(r.bytes_served) },
+        accountId: r.account_id,
+        micros,
+        ref: `storage:${now}`,
+        capability: 'storage',
+      });
     }
     return total;
   }
