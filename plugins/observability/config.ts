@@ -47,6 +47,18 @@ export const ObservabilityConfig = Type.Object(
       default: 200_000,
       description: 'Most points a p50/p95 query reads (422 above: narrow the range).',
     }),
+    metric_query_threads: Type.Integer({
+      minimum: 1,
+      maximum: 64,
+      default: 1,
+      description: 'Metric queries running at once (SQLite: worker threads; PostgreSQL: connections).',
+    }),
+    metric_query_timeout_seconds: Type.Integer({
+      minimum: 1,
+      maximum: 3600,
+      default: 30,
+      description: 'A metric query running longer is stopped (422: narrow the range).',
+    }),
     prometheus_window_seconds: Type.Integer({
       minimum: 10,
       maximum: 604_800,

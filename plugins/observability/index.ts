@@ -7,6 +7,7 @@ import { PublicKeys } from './public-keys.js';
 import { registerSentryRoutes } from './sentry-routes.js';
 import { EventStore } from './events.js';
 import { MetricStore } from './metrics.js';
+import { MetricQueries } from './metric-query.js';
 import { registerMetricRoutes } from './metric-routes.js';
 import { FlagStore } from './flags/flag-store.js';
 import { registerFlagRoutes } from './flags/flag-routes.js';
@@ -27,10 +28,14 @@ export default defineArea({
       sweep: (before, limit) => issues.sweep(before, limit),
     });
     const events = new EventStore(svc.db);
-    const metrics = new MetricStore(svc.db, {
+    const metrics = new MetricStore(svc.db);
+    const metricQueries = new MetricQueries(svc.db, svc, {
       maxBuckets: cfg.max_query_buckets,
       maxPercentilePoints: cfg.max_percentile_points,
+      threads: cfg.metric_query_threads,
+      timeoutMs: cfg.metric_query_timeout_seconds * 1000,
     });
+    app.addHook('onClose', () => metricQueries.close());
     svc.retention.add({
       name: 'observability_events',
       days: cfg.event_retention_days,
@@ -52,7 +57,7 @@ export default defineArea({
     registerErrorRoutes(app, cfg, issues);
     registerFlagRoutes(app, flags);
     registerOfrepRoutes(app, flags);
-    registerMetricRoutes(app, cfg, events, metrics);
+    registerMetricRoutes(app, cfg, events, metrics, metricQueries);
     registerSentryRoutes(app, svc, cfg, new PublicKeys(svc.db), issues);
   },
 });

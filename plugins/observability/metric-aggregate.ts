@@ -44,7 +44,8 @@ function finish(agg: Agg, p: Omit<Partial, 'bucket' | 'tags'>): number {
   }
 }
 
-function toSeries(groups: Map<string, Map<number, number>>): Series[] {
+/** Series ordered by their key, points by bucket. */
+export function toSeries(groups: Map<string, Map<number, number>>): Series[] {
   return [...groups.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([key, buckets]) => ({

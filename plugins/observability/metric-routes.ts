@@ -16,6 +16,7 @@ import {
   type MetricQueryT,
 } from './metric-schemas.js';
 import type { MetricStore } from './metrics.js';
+import type { MetricQueries } from './metric-query.js';
 import { prometheusText } from './prometheus.js';
 
 /** POST /v1/observability/events and /metrics, and reading both back (a query, a Prometheus scrape). */
@@ -23,7 +24,8 @@ export function registerMetricRoutes(
   app: FastifyInstance,
   cfg: ObservabilityConfigT,
   events: EventStore,
-  metrics: MetricStore
+  metrics: MetricStore,
+  queries: MetricQueries
 ): void {
   app.post(
     '/v1/observability/events',
@@ -88,7 +90,8 @@ export function registerMetricRoutes(
         response: { 200: MetricSeries },
       },
     },
-    async (req: FastifyRequest<{ Querystring: MetricQueryT }>) => metrics.query(req.principal!.accountId, req.query)
+    async (req: FastifyRequest<{ Querystring: MetricQueryT }>) =>
+      queries.query(req.principal!.accountId, req.query, req.meter.signal)
   );
 
   app.get(

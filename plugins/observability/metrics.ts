@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { apiError, iso, newId } from '../../core/kit/area.js';
-import { foldPartials, foldPercentiles, type Partial } from './metric-aggregate.js';
-import type { MetricPointT, MetricQueryT } from './metric-schemas.js';
+import { newId } from '../../core/kit/area.js';
+import type { MetricPointT } from './metric-schemas.js';
 
 /** Tags as stored and compared: keys sorted, so one tag set is one string whatever the order sent. */
 export function canonicalTags(tags: Record<string, string> | undefined): string {
@@ -16,12 +15,9 @@ export interface Latest {
   ts: number;
 }
 
-/** Metric points: a list is one insert, all or nothing; queries aggregate per bucket in the database. */
+/** Metric points: a list is one insert, all or nothing; queries are metric-query.ts's. */
 export class MetricStore {
-  constructor(
-    private readonly db: Kysely<any>,
-    private readonly limits: { maxBuckets: number; maxPercentilePoints: number }
-  ) {}
+  constructor(private readonly db: Kysely<any>) {}
 
   async add(accountId: string, points: MetricPointT[]): Promise<void> {
     const now = Date.now();
@@ -34,79 +30,6 @@ export class MetricStore {
       ts: p.timestamp ? Date.parse(p.timestamp) : now,
     }));
     await this.db.insertInto('obs_metrics').values(rows).execute();
-  }
-
-  async query(accountId: string, q: MetricQueryT) {
-    const from = Date.parse(q.from);
-    const to = Date.parse(q.to);
-    if (!(to > from)) throw apiError('validation_failed', '`to` must be after `from`.', { param: 'to' });
-    const stepMs = q.step * 1000;
-    const buckets = Math.ceil((to - from) / stepMs);
-    if (buckets > this.limits.maxBuckets)
-      throw apiError(
-        'validation_failed',
-        `The range holds ${buckets} buckets of ${q.step} s; at most ${this.limits.maxBuckets}: widen step.`,
-        { param: 'step' }
-      );
-    const groupBy = q.group_by
-      ?.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const bucket = sql<number>`cast((ts - ${from}) / ${stepMs} as bigint)`.as('bucket');
-    const base = this.db
-      .selectFrom('obs_metrics')
-      .where('account_id', '=', accountId)
-      .where('name', '=', q.name)
-      .where('ts', '>=', from)
-      .where('ts', '<', to);
-    let series;
-    if (q.agg === 'p50' || q.agg === 'p95') {
-      const cap = this.limits.maxPercentilePoints;
-      const rows = await base
-        .select([bucket, 'tags', 'value'])
-        .limit(cap + 1)
-        .execute();
-      if (rows.length > cap)
-        throw apiError(
-          'unprocessable',
-          `A percentile reads every point, and this range holds more than ${cap}: narrow it, or use avg/min/max.`
-        );
-      series = foldPercentiles(
-        rows.map((r: any) => ({ bucket: Number(r.bucket), tags: r.tags, value: Number(r.value) })),
-        q.agg === 'p50' ? 0.5 : 0.95,
-        groupBy
-      );
-    } else {
-      const rows = await base
-        .select([
-          bucket,
-          'tags',
-          sql<number>`sum(value)`.as('sum'),
-          sql<number>`count(*)`.as('n'),
-          sql<number>`min(value)`.as('lo'),
-          sql<number>`max(value)`.as('hi'),
-        ])
-        .groupBy([sql.raw('1'), sql.raw('2')]) // by position: the bucket's parameters would not match twice on PostgreSQL
-        .execute();
-      const partials: Partial[] = rows.map((r: any) => ({
-        bucket: Number(r.bucket),
-        tags: r.tags,
-        sum: Number(r.sum),
-        n: Number(r.n),
-        lo: Number(r.lo),
-        hi: Number(r.hi),
-      }));
-      series = foldPartials(partials, q.agg, groupBy);
-    }
-    return {
-      name: q.name,
-      agg: q.agg,
-      step: q.step,
-      series: series.map((s) => ({
-        tags: s.tags,
-        points: s.points.map((p) => ({ t: iso(from + p.bucket * stepMs), value: p.value })),
-      })),
-    };
   }
 
   /** The newest point of each series measured since `since`, for the Prometheus scrape. */
