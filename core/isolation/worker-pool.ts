@@ -61,6 +61,12 @@ export function runningTasks(name: string): number {
   return runningByName.get(name) ?? 0;
 }
 
+/** Tasks of pools named `name` ever begun in their threads (a test's proof that work left the loop). */
+const begunByName = new Map<string, number>();
+export function begunTasks(name: string): number {
+  return begunByName.get(name) ?? 0;
+}
+
 export class WorkerPool<M extends TaskModule> {
   readonly #opts: WorkerPoolOptions;
   readonly #queue: FairQueue;
@@ -145,6 +151,7 @@ export class WorkerPool<M extends TaskModule> {
       thread.onStart = () => {
         begun = true;
         runningByName.set(name, runningTasks(name) + 1);
+        begunByName.set(name, begunTasks(name) + 1);
         if (timeoutMs === undefined) return;
         const stopped = new TaskStopped('timeout', `The ${name} task ran past its ${timeoutMs} ms and was stopped.`);
         timer = setTimeout(() => end(stopped), timeoutMs);
