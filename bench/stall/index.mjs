@@ -26,6 +26,12 @@ const WINDOW_S = Number(process.env.BENCH_STALL_WINDOW_S ?? 5);
 // No phase runs longer than this (its call then counts as stalled to the end): the bench stops by itself.
 const PHASE_MAX_S = Number(process.env.BENCH_STALL_PHASE_MAX_S ?? 240);
 const SETTLE_S = Number(process.env.BENCH_STALL_SETTLE_S ?? 60);
+// Only these phases (comma-separated names, e.g. `resize-40mp`), warm-ups included: a change to one
+// engine is measured in a minute or two instead of the whole run. Empty: every phase.
+const ONLY = (process.env.BENCH_STALL_PHASES ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const PROBE_GAP_MS = 10;
 const STALL_GOAL = 3;
 const RSS_GOAL = 1.2;
@@ -167,7 +173,7 @@ async function main() {
   });
   const templateId = template.status === 200 ? JSON.parse(template.text).template_id : undefined;
 
-  const ops = [
+  const allOps = [
     [
       'remove-background',
       () =>
@@ -195,6 +201,9 @@ async function main() {
           : Promise.resolve({ status: template.status, text: `template refused at creation: ${template.text}` }),
     ],
   ];
+  const unknown = ONLY.filter((n) => !allOps.some(([name]) => name === n));
+  if (unknown.length) throw new Error(`BENCH_STALL_PHASES: no phase ${unknown.join(', ')}`);
+  const ops = ONLY.length ? allOps.filter(([name]) => ONLY.includes(name)) : allOps;
 
   try {
     // Idle: the same probe with nothing else running, after a second of warm-up.

@@ -54,6 +54,8 @@ export * from '../vendor-http/pooled-http.js';
 export * from '../vendor-http/sse.js';
 export * from '../vendor-http/health-probe.js';
 export * from '../vendor-http/siteverify.js';
+// Node http(s) Agents for SDKs that take one: every connection a CONNECT through the egress proxy.
+export * from '../egress/proxy-agents.js';
 export * from '../errors.js';
 export * from '../ids.js';
 export * from '../clock.js';

@@ -3,6 +3,7 @@ import type * as MinioTypes from 'minio';
 import type { Readable } from 'node:stream';
 import {
   defineVendor,
+  egressAgents,
   secret,
   type FailureKind,
   type BucketRef,
@@ -32,6 +33,8 @@ const KINDS: Record<string, FailureKind> = {
   AccessDenied: 'auth',
   InvalidAccessKeyId: 'auth',
   SignatureDoesNotMatch: 'auth',
+  // The egress proxy refused the connection: nothing was sent.
+  EPROXY: 'not_sent',
   SlowDown: 'rate_limited',
   ServiceUnavailable: 'unavailable',
   InternalError: 'unavailable',
@@ -69,6 +72,9 @@ export default defineVendor({
     // Loaded when a minio instance is configured (~40 MB otherwise held for nothing).
     const Minio = await import('minio');
     const u = new URL(config.endpoint);
+    // Every connection through the egress proxy, as the s3 adapter's: a private endpoint needs allow_hosts.
+    const agents = egressAgents(ctx.egressProxy);
+    const transportAgent = u.protocol === 'https:' ? agents.httpsAgent : agents.httpAgent;
     const client = new Minio.Client({
       endPoint: u.hostname,
       port: u.port ? Number(u.port) : undefined,
@@ -77,6 +83,7 @@ export default defineVendor({
       secretKey: config.secret_access_key,
       region: config.region,
       pathStyle: config.path_style,
+      transportAgent,
     });
     const B = config.bucket;
     const base = (r: BucketRef) => `${config.prefix}${r.account}/${r.bucket}/`;
@@ -237,6 +244,9 @@ export default defineVendor({
       },
       classify(err) {
         return KINDS[(err as { code?: string }).code ?? ''];
+      },
+      close() {
+        transportAgent.destroy();
       },
     };
   },

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import {
   defineVendor,
+  egressAgents,
+  egressGet,
   secret,
   VendorFailure,
   type EmailEventUpdate,
@@ -8,7 +10,6 @@ import {
   type EmailSendOutput,
   type EmailWebhookInput,
 } from '../../core/kit/vendor.js';
-import { egressAgents, egressGet } from './egress-agent.js';
 import { sesUpdate } from './events.js';
 import { SES_USD_PER_ATTACHMENT_GB, SES_USD_PER_EMAIL, sesPrice } from './prices.js';
 import { sendEmailInput, sesFailure } from './send.js';

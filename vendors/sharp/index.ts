@@ -8,13 +8,14 @@ import {
 } from '../../core/kit/vendor.js';
 import { SharpEngine } from './engine.js';
 import { processImage } from './pipeline.js';
+import { HugeProcesses } from './huge-process.js';
 import { readMetadata } from './metadata.js';
 
 type Caps = typeof IMAGE_CAPABILITIES;
 
 /**
- * The embedded image engine: sharp (libvips) in the gateway's own process, so a fresh
- * gateway processes images with no vendor key. Priced by the image area (the router asks it): the
+ * The embedded image engine: sharp (libvips) in the gateway's own process, huge inputs in niced
+ * child processes (huge-process.ts), so a fresh gateway processes images with no vendor key. Priced by the image area (the router asks it): the
  * engine itself costs nothing per call.
  */
 export default defineVendor({
@@ -40,9 +41,14 @@ export default defineVendor({
   ),
   create(config) {
     const engine = new SharpEngine(config.concurrency, config.max_waiting_per_account);
+    const huge = new HugeProcesses();
     const process: ImplOf<Caps['image.process']> = {
-      invoke: async (input: ImageProcessInput, call) =>
-        engine.run(call, await engine.laneOf(input.data), (sharp) => processImage(engine, sharp, input)),
+      invoke: async (input: ImageProcessInput, call) => {
+        const lane = await engine.laneOf(input.data);
+        // Huge inputs in a niced child process (huge-process.ts), off the gateway's cores and memory.
+        if (lane === 'huge') return engine.run(call, lane, () => huge.run(input, call.signal, call.deadline));
+        return engine.run(call, lane, (sharp) => processImage(engine, sharp, input));
+      },
     };
     const metadata: ImplOf<Caps['image.metadata']> = {
       invoke: (input: ImageMetadataInput, call) =>
@@ -59,7 +65,10 @@ export default defineVendor({
           return { ok: false, error: (e as Error).message };
         }
       },
-      close: () => engine.close(),
+      close: async () => {
+        await engine.close();
+        await huge.close();
+      },
     };
   },
 });

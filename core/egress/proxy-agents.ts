@@ -4,10 +4,10 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 
-// Every connection the SES adapter opens (the SES API, SNS certificates, subscription
-// confirmations) is a CONNECT tunnel through the gateway's egress proxy (the vendor context's
-// `egressProxy`), which resolves the name, checks every address against the egress rules and
-// connects to a checked one: an endpoint, or a URL in a posted notification, cannot reach a
+// For a vendor whose SDK connects with node's http(s) Agents (the AWS SDK, the minio client):
+// every connection it opens is a CONNECT tunnel through the gateway's egress proxy (the vendor
+// context's `egressProxy`), which resolves the name, checks every address against the egress
+// rules and connects to a checked one: an endpoint, or a URL in an answer, cannot reach a
 // private or metadata address the rules refuse. TLS runs end to end inside the tunnel.
 
 type Callback = (err: Error | null, stream: Duplex) => void;

@@ -1,0 +1,77 @@
+import t from 'tap';
+import { createServer } from 'node:net';
+import { Readable } from 'node:stream';
+import { Value } from '@sinclair/typebox/value';
+import s3 from '../../../vendors/s3/index.js';
+import minio from '../../../vendors/minio/index.js';
+import { classifyGeneric } from '../../../core/router/failure.js';
+import { vendorContext } from '../../helpers/vendor-context.js';
+import { s3rver } from '../../helpers/s3rver.js';
+
+// database-independent: the storage adapters' connections go through the egress proxy.
+
+const opts = () => ({ signal: new AbortController().signal, deadline: Date.now() + 30_000 });
+const ref = { account: 'acc_1', bucket: 'media', key: 'a.txt' };
+
+/** A TCP listener on loopback that counts the connections it is given (and answers none). */
+async function listener(t: Tap.Test) {
+  let connections = 0;
+  const s = createServer((sock) => {
+    connections++;
+    sock.destroy();
+  });
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise((r) => s.close(r)));
+  return { endpoint: `http://127.0.0.1:${(s.address() as any).port}`, connections: () => connections };
+}
+
+const adapters = {
+  s3: (endpoint: string) =>
+    Value.Default(s3.configSchema, {
+      endpoint,
+      bucket: 'backing',
+      force_path_style: true,
+      access_key_id: 'S3RVER',
+      secret_access_key: 'S3RVER',
+    }),
+  minio: (endpoint: string) =>
+    Value.Default(minio.configSchema, {
+      endpoint,
+      bucket: 'backing',
+      access_key_id: 'S3RVER',
+      secret_access_key: 'S3RVER',
+    }),
+};
+
+async function create(t: Tap.Test, name: keyof typeof adapters, endpoint: string, egress: Record<string, unknown>) {
+  const vendor = name === 's3' ? s3 : minio;
+  const inst = await vendor.create(adapters[name](endpoint) as any, vendorContext(name, t, egress));
+  t.teardown(() => inst.close?.());
+  return { inst, caps: inst.capabilities as Record<string, any> };
+}
+
+for (const name of ['s3', 'minio'] as const) {
+  t.test(`${name}: an endpoint on an address the egress rules refuse is never connected to`, async (t) => {
+    const target = await listener(t);
+    // The server's rules: loopback refused.
+    const { inst, caps } = await create(t, name, target.endpoint, {});
+    const e = await caps['storage.object.head'].invoke(ref, opts()).catch((err: unknown) => err);
+    t.ok(e instanceof Error, 'the call fails');
+    t.match(String((e as Error).message), /egress proxy refused 127\.0\.0\.1:\d+ \(403/);
+    t.equal(inst.classify?.(e) ?? classifyGeneric(e), 'not_sent', 'nothing sent: safe to fail over');
+    t.match(await inst.health!({ signal: AbortSignal.timeout(10_000) }), { ok: false });
+    t.equal(target.connections(), 0, 'the endpoint never saw a connection');
+  });
+
+  t.test(`${name}: the same endpoint allowed by egress.allow_hosts round-trips an object`, async (t) => {
+    const endpoint = await s3rver(t);
+    const { caps } = await create(t, name, endpoint, { allow_hosts: ['127.0.0.1'] });
+    const data = Buffer.from('hello through the proxy');
+    await caps['storage.object.put'].invoke(
+      { ...ref, body: Readable.from([data]), data, content_type: 'text/plain', content_length: data.length },
+      opts()
+    );
+    const head = await caps['storage.object.head'].invoke(ref, opts());
+    t.equal(head?.size, data.length);
+  });
+}
