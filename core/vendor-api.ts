@@ -38,6 +38,8 @@ export interface VendorContext {
   fetch: typeof globalThis.fetch;
   /** The same rules as an undici Agent, for `request` (PooledHttp); optional for tests that make an adapter. */
   agent?: () => Promise<import('undici').Agent>;
+  /** The same rules as node:http(s) Agents, for an SDK that takes those (the AWS SDK, minio); optional as `agent`. */
+  nodeAgents?: () => { httpAgent: import('node:http').Agent; httpsAgent: import('node:https').Agent };
   publicUrl: string;
   dataDir: string;
   /**

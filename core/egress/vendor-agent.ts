@@ -1,5 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import { Agent as HttpAgent, type ClientRequestArgs } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { LookupFunction, Socket } from 'node:net';
 import type { Agent, buildConnector } from 'undici';
 import { classifyAddress, isIpLiteral } from './address-policy.js';
 import type { Egress } from './egress.js';
@@ -90,17 +92,70 @@ export function vendorAgent(
   return new undici.Agent({ connect, ...opts });
 }
 
+/** An IP literal's verdict for a vendor (a name is judged by `vendorLookup` as it resolves): the error, or none. */
+async function literalRefusal(egress: Egress, named: Set<string>, host: string): Promise<Error | undefined> {
+  if (!isIpLiteral(host)) return undefined;
+  if (classifyAddress(host).range === 'metadata') return refused(`${host}: the metadata service`);
+  if (named.has(host.toLowerCase())) return undefined;
+  return egress.addresses(host, 'vendor').then(
+    () => undefined,
+    (e: Error) => refused(`${host}: ${e.message}`)
+  );
+}
+
+type ConnectCb = (err: Error | null, socket?: Socket) => void;
+
+/** node:http(s) Agents (for an SDK that takes them: the AWS SDK, minio) under the same rules as `vendorAgent`. */
+export function vendorNodeAgents(egress: Egress, named: Set<string>): { httpAgent: HttpAgent; httpsAgent: HttpsAgent } {
+  const lookup = vendorLookup(egress, named);
+  const guarded = <A extends HttpAgent>(agent: A): A => {
+    const create = agent.createConnection.bind(agent) as (o: ClientRequestArgs, cb?: ConnectCb) => Socket;
+    agent.createConnection = ((o: ClientRequestArgs, cb?: ConnectCb) => {
+      const host = String(o.hostname ?? o.host ?? 'localhost').replace(/^\[|\]$/g, '');
+      literalRefusal(egress, named, host).then((err) => {
+        if (err) return cb?.(err);
+        let socket: Socket;
+        try {
+          socket = create({ ...o, lookup } as ClientRequestArgs);
+        } catch (e) {
+          return cb?.(e as Error);
+        }
+        cb?.(null, socket);
+      });
+      return undefined;
+    }) as never;
+    return agent;
+  };
+  return {
+    httpAgent: guarded(new HttpAgent({ keepAlive: true, lookup } as never)),
+    httpsAgent: guarded(new HttpsAgent({ keepAlive: true, lookup } as never)),
+  };
+}
+
 /**
  * The network a vendor instance is given: a fetch and an Agent for undici's `request`, both on
  * one checked Agent (undici loaded on the first call). Closed with the app.
  */
 export class VendorNetwork {
   readonly #agents: Promise<Agent>[] = [];
+  readonly #nodeAgents: HttpAgent[] = [];
 
   constructor(private readonly egress: Egress) {}
 
-  for(config: unknown): { fetch: typeof globalThis.fetch; agent: () => Promise<Agent> } {
+  for(config: unknown): {
+    fetch: typeof globalThis.fetch;
+    agent: () => Promise<Agent>;
+    nodeAgents: () => ReturnType<typeof vendorNodeAgents>;
+  } {
     const named = configuredHosts(config);
+    let nodeAgents: ReturnType<typeof vendorNodeAgents> | undefined;
+    const getNode = () => {
+      if (!nodeAgents) {
+        nodeAgents = vendorNodeAgents(this.egress, named);
+        this.#nodeAgents.push(nodeAgents.httpAgent, nodeAgents.httpsAgent);
+      }
+      return nodeAgents;
+    };
     let agent: Promise<Agent> | undefined;
     let fetcher: Promise<typeof import('undici').fetch> | undefined;
     const get = () => {
@@ -124,10 +179,11 @@ export class VendorNetwork {
       }
       return f(input, { ...init, dispatcher });
     }) as unknown as typeof globalThis.fetch;
-    return { fetch, agent: get };
+    return { fetch, agent: get, nodeAgents: getNode };
   }
 
   async close(): Promise<void> {
+    for (const a of this.#nodeAgents) a.destroy();
     await Promise.all(this.#agents.map(async (a) => (await a).close().catch(() => undefined)));
   }
 }

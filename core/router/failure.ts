@@ -55,6 +55,8 @@ const NOT_SENT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'EHOSTUNREACH',
   'ENETUNREACH',
+  // The egress rules refused the address at connect (core/egress): nothing was sent.
+  'EEGRESSREFUSED',
 ]);
 
 /**

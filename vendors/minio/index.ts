@@ -33,8 +33,9 @@ const KINDS: Record<string, FailureKind> = {
   AccessDenied: 'auth',
   InvalidAccessKeyId: 'auth',
   SignatureDoesNotMatch: 'auth',
-  // The egress proxy refused the connection: nothing was sent.
+  // The egress proxy or rules refused the connection: nothing was sent.
   EPROXY: 'not_sent',
+  EEGRESSREFUSED: 'not_sent',
   SlowDown: 'rate_limited',
   ServiceUnavailable: 'unavailable',
   InternalError: 'unavailable',
@@ -72,8 +73,8 @@ export default defineVendor({
     // Loaded when a minio instance is configured (~40 MB otherwise held for nothing).
     const Minio = await import('minio');
     const u = new URL(config.endpoint);
-    // Every connection through the egress proxy, as the s3 adapter's: a private endpoint needs allow_hosts.
-    const agents = egressAgents(ctx.egressProxy);
+    // Every connection under the egress rules, as the s3 adapter's: the configured endpoint is reached.
+    const agents = ctx.nodeAgents ? ctx.nodeAgents() : egressAgents(ctx.egressProxy);
     const transportAgent = u.protocol === 'https:' ? agents.httpsAgent : agents.httpAgent;
     const client = new Minio.Client({
       endPoint: u.hostname,

@@ -77,9 +77,9 @@ export default defineVendor({
       // Many S3-compatible services do not take aws-chunked trailers: checksum only when required.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      // Every connection through the egress proxy: the endpoint (or the AWS host for a bucket) is
-      // reached only at an address the egress rules allow, so a private service needs allow_hosts.
-      requestHandler: egressAgents(ctx.egressProxy),
+      // Every connection under the egress rules: the configured endpoint is the operator's choice (a MinIO on the
+      // private network is reached), any other host only as `egress` allows, the metadata service never.
+      requestHandler: ctx.nodeAgents ? ctx.nodeAgents() : egressAgents(ctx.egressProxy),
     });
     const objects = new S3Objects(client, config.bucket, config.prefix, config.spool_dir || `${ctx.dataDir}/tmp`);
     const free = () => 0;
@@ -192,8 +192,9 @@ export default defineVendor({
         }
       },
       classify(err) {
-        // The egress proxy refused the connection: nothing was sent, another vendor may serve it.
-        if ((err as { code?: string }).code === 'EPROXY') return 'not_sent';
+        // The egress rules refused the connection: nothing was sent, another vendor may serve it.
+        const code = (err as { code?: string }).code;
+        if (code === 'EPROXY' || code === 'EEGRESSREFUSED') return 'not_sent';
         const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
         return typeof status === 'number' ? kindFromStatus(status) : undefined;
       },
