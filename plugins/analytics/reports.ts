@@ -2,7 +2,7 @@ import { fieldError, iso, type DialectName } from '../../core/kit/area.js';
 import type { Analysis } from './analysis.js';
 import { cohortSql } from './cohort-query.js';
 import { parseTime } from './events.js';
-import { DEFAULT_WINDOW_SECONDS, funnelSql, propertyName } from './funnel-query.js';
+import { DEFAULT_WINDOW_SECONDS, propertyName } from './funnel-query.js';
 import type { CohortBodyT, CohortResultT, FunnelBodyT, FunnelResultT } from './schemas.js';
 
 /** Periods a cohort may have: a year and more of days, eight years of weeks, 33 of months. */
@@ -42,11 +42,7 @@ export async function funnel(
   const { from, to } = range(b.from, b.to);
   const groupBy = b.group_by === undefined ? undefined : propertyName(b.group_by, 'group_by');
   const windowMs = (b.window_seconds ?? DEFAULT_WINDOW_SECONDS) * 1000;
-  const rows = await analysis.rows(
-    accountId,
-    funnelSql(dialect, { accountId, steps: b.steps, from, to, windowMs, groupBy }),
-    signal
-  );
+  const rows = await analysis.funnel(dialect, { accountId, steps: b.steps, from, to, windowMs, groupBy }, signal);
   const totals = b.steps.map(() => 0);
   const groups = new Map<string | null, number[]>();
   for (const r of rows) {
