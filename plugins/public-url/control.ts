@@ -65,7 +65,7 @@ export class TunnelRegistry {
     this.admit(req).then(
       (found) => {
         if (socket.destroyed) return;
-        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, found.row, found.bucket));
+        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, socket, found.row, found.bucket));
       },
       (e) => {
         const r = asRefusal(e);
@@ -107,13 +107,13 @@ export class TunnelRegistry {
     return { row, bucket };
   }
 
-  private accept(ws: WebSocket, row: UrlRow, bucket: ByteBucket): void {
+  private accept(ws: WebSocket, socket: Duplex, row: UrlRow, bucket: ByteBucket): void {
     const old = this.byUrl.get(row.url_id);
     if (old) {
       this.drop(old);
       old.ws.close(CLOSE.replaced, 'replaced by a new connection');
     }
-    const tunnel: Tunnel = { row, ws, mux: new Mux(ws, this.cfg.window_bytes), bucket, carried: 0 };
+    const tunnel: Tunnel = { row, ws, mux: new Mux(ws, this.cfg.window_bytes, undefined, socket), bucket, carried: 0 };
     this.byUrl.set(row.url_id, tunnel);
     this.bySubdomain.set(row.subdomain, tunnel);
     ws.send(
