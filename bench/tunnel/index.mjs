@@ -150,7 +150,8 @@ async function main() {
         const x = await requests(s, DURATION_S);
         rq[s.name] = add(rq[s.name], x);
         process.stdout.write(
-          `round ${r + 1} ${s.name}: ${fmt(x.n / x.seconds)} req/s, CPU a request ${perOp(x, 'µs', 1e6)}, load ${load()}\n`
+          `round ${r + 1} ${s.name}: ${fmt(x.n / x.seconds)} req/s, `
+            + `CPU a request ${perOp(x, 'µs', 1e6)}, load ${load()}\n`
         );
       }
       for (const s of r % 2 === 0 ? sides : [...sides].reverse()) {

@@ -3,15 +3,12 @@ import http from 'node:http';
 import t from 'tap';
 import WebSocket, { WebSocketServer } from 'ws';
 import { activate, ONE_NODE_ONLY } from '../../helpers/app.js';
-import { startGateway } from '../../helpers/gateway-process.js';
-import { listeningApp } from '../../helpers/listening-app.js';
+import { twoNodes } from '../../helpers/two-nodes.js';
 import { until } from '../../helpers/wait.js';
 import { TunnelClient } from '../../../plugins/public-url/tunnel-client.js';
 
 // Two gateways on one PostgreSQL and one Redis: the tunnel client connects to node A (this
 // process); the public reaches node B (a real process), which forwards to A.
-
-const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 function call(port: number, host: string, path: string, headers: Record<string, string> = {}, body?: string) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -32,13 +29,7 @@ t.test(
   'a tunnel connected to one node serves requests and WebSockets reaching another',
   { skip: ONE_NODE_ONLY },
   async (t) => {
-    const { app, base, dir } = await listeningApp(t, { redis: { url: REDIS_URL } });
-    const b = await startGateway(
-      t,
-      dir,
-      { data_dir: dir, database: { url: app.svc.config.database.url }, redis: { url: REDIS_URL } },
-      'node-b'
-    );
+    const { app, base, b } = await twoNodes(t);
     const portA = Number(new URL(base).port);
     const portB = Number(new URL(b.url).port);
 

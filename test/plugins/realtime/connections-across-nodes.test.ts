@@ -1,14 +1,11 @@
 import t from 'tap';
 import { activate, ONE_NODE_ONLY } from '../../helpers/app.js';
-import { startGateway } from '../../helpers/gateway-process.js';
-import { listeningApp } from '../../helpers/listening-app.js';
+import { twoNodes } from '../../helpers/two-nodes.js';
 import { NativeClient, refusedWith } from './native-client.js';
 
 // The tier's socket limit counts an account's sockets on every node (redis_url set): node A in
 // this process, node B a real process on the same PostgreSQL and Redis, killed with SIGKILL so
 // its count can only go away by expiring.
-
-const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** The first socket the node accepts, trying every 50 ms (up to 30 s): waits for an event on another node. */
 async function admitted(endpoint: string, token: () => Promise<string>): Promise<NativeClient | undefined> {
@@ -28,18 +25,7 @@ t.test(
       presence_timeout_seconds: 3,
       tier_limits: { free: { connections: 2, messages_per_second: 100, channels_per_connection: 10 } },
     };
-    const { app, base, dir } = await listeningApp(t, { redis: { url: REDIS_URL }, plugins: { realtime } });
-    const b = await startGateway(
-      t,
-      dir,
-      {
-        data_dir: dir,
-        database: { url: app.svc.config.database.url },
-        redis: { url: REDIS_URL },
-        plugins: { realtime },
-      },
-      'node-b'
-    );
+    const { app, base, b } = await twoNodes(t, { plugins: { realtime } });
     const a = await activate(app);
     const token = async () =>
       (await app.inject({ method: 'POST', url: '/v1/realtime/token', payload: {}, headers: a.auth })).json().token;
