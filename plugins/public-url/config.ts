@@ -66,6 +66,13 @@ export const PublicUrlConfig = Type.Object(
       description: "Charged to the account's wallet for bytes through its tunnels, both ways.",
     }),
     billing_interval_seconds: Type.Integer({ minimum: 1, default: 60 }),
+    node_url: Type.String({
+      default: '',
+      pattern: '^$|^https?://',
+      description:
+        "This node's address for the gateway's other nodes (http://10.0.0.5:8787), which forward the requests of "
+        + "tunnels connected here; empty: the local address and port the tunnel client's connection arrived on.",
+    }),
     dns_servers: Type.Array(Type.String(), {
       default: [],
       description: 'DNS servers (`ip` or `ip:port`) asked for custom domain TXT records; empty: the system resolvers.',

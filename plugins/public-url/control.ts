@@ -5,6 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { apiError, requireWithin, type Svc } from '../../core/kit/area.js';
 import type { PublicUrlConfigT, TierLimitsT } from './config.js';
 import { ByteBucket } from './meter.js';
+import { localNodeUrl } from './forward.js';
 import { Mux } from './mux.js';
 import { asRefusal, refuseSocket } from './refuse.js';
 import { hashToken, type UrlRow, type UrlStore } from './store.js';
@@ -21,6 +22,8 @@ export interface Tunnel {
   mux: Mux;
   bucket: ByteBucket;
   carried: number;
+  /** This node as the others reach it: they forward the tunnel's requests here. */
+  nodeUrl: string;
 }
 
 /**
@@ -65,7 +68,7 @@ export class TunnelRegistry {
     this.admit(req).then(
       (found) => {
         if (socket.destroyed) return;
-        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, found.row, found.bucket));
+        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, socket, found.row, found.bucket));
       },
       (e) => {
         const r = asRefusal(e);
@@ -107,13 +110,20 @@ export class TunnelRegistry {
     return { row, bucket };
   }
 
-  private accept(ws: WebSocket, row: UrlRow, bucket: ByteBucket): void {
+  private accept(ws: WebSocket, socket: Duplex, row: UrlRow, bucket: ByteBucket): void {
     const old = this.byUrl.get(row.url_id);
     if (old) {
       this.drop(old);
       old.ws.close(CLOSE.replaced, 'replaced by a new connection');
     }
-    const tunnel: Tunnel = { row, ws, mux: new Mux(ws, this.cfg.window_bytes), bucket, carried: 0 };
+    const tunnel: Tunnel = {
+      row,
+      ws,
+      mux: new Mux(ws, this.cfg.window_bytes, undefined, socket),
+      bucket,
+      carried: 0,
+      nodeUrl: this.cfg.node_url || localNodeUrl(socket),
+    };
     this.byUrl.set(row.url_id, tunnel);
     this.bySubdomain.set(row.subdomain, tunnel);
     ws.send(
@@ -124,7 +134,9 @@ export class TunnelRegistry {
         window: this.cfg.window_bytes,
       })
     );
-    void this.urls.setState(row.url_id, 'connected').catch((e) => this.log.warn({ err: e }, 'tunnel state'));
+    void this.urls
+      .setState(row.url_id, 'connected', tunnel.nodeUrl)
+      .catch((e) => this.log.warn({ err: e }, 'tunnel state'));
     let alive = true;
     ws.on('pong', () => (alive = true));
     const ping = setInterval(() => {
@@ -140,7 +152,9 @@ export class TunnelRegistry {
       if (this.byUrl.get(row.url_id) !== tunnel) return;
       this.drop(tunnel);
       const state = Number(row.expires_at) <= Date.now() ? 'expired' : 'disconnected';
-      void this.urls.setState(row.url_id, state).catch((e) => this.log.warn({ err: e }, 'tunnel state'));
+      void this.urls
+        .setState(row.url_id, state, tunnel.nodeUrl)
+        .catch((e) => this.log.warn({ err: e }, 'tunnel state'));
     });
   }
 
@@ -161,7 +175,9 @@ export class TunnelRegistry {
     this.byUrl.clear();
     this.bySubdomain.clear();
     for (const t of open) t.ws.terminate();
-    await Promise.all(open.map((t) => this.urls.setState(t.row.url_id, 'disconnected').catch(() => undefined)));
+    await Promise.all(
+      open.map((t) => this.urls.setState(t.row.url_id, 'disconnected', t.nodeUrl).catch(() => undefined))
+    );
     this.wss.close();
   }
 }

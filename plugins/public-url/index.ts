@@ -3,6 +3,7 @@ import { PublicUrlConfig } from './config.js';
 import { CONTROL_PATH, TunnelRegistry } from './control.js';
 import { registerDomainRoutes } from './domain-routes.js';
 import { DomainStore } from './domains.js';
+import { NodeForwarder } from './forward.js';
 import { TunnelMeter } from './meter.js';
 import { publicUrlMigrations } from './migrations.js';
 import { TunnelProxy } from './proxy.js';
@@ -21,7 +22,7 @@ export default defineArea({
     const domains = new DomainStore(svc.db, cfg, urls);
     const tunnels = new TunnelRegistry(svc, cfg, urls, ctx.log);
     const m = new TunnelMeter(svc.db, svc.wallet, urls, cfg, ctx.log);
-    const proxy = new TunnelProxy(cfg, urls, domains, tunnels, m);
+    const proxy = new TunnelProxy(cfg, urls, domains, tunnels, m, new NodeForwarder(svc.masterKey));
     svc.sockets.onUpgrade({ prefix: CONTROL_PATH, handle: tunnels.upgrade, close: () => tunnels.close() });
     svc.sockets.claimHosts(proxy);
     registerUrlRoutes(app, svc, cfg, urls, (urlId, accountId) => tunnels.claimed(urlId, accountId));

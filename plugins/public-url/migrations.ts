@@ -54,4 +54,14 @@ const tunnels: Migration = {
   },
 };
 
-export const publicUrlMigrations: Record<string, Migration> = { '0001_tunnels': tunnels };
+// The node holding a tunnel's client, so that another node forwards the tunnel's requests there.
+const nodeUrl: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('public_urls').addColumn('node_url', 'text').execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.alterTable('public_urls').dropColumn('node_url').execute();
+  },
+};
+
+export const publicUrlMigrations: Record<string, Migration> = { '0001_tunnels': tunnels, '0002_node_url': nodeUrl };

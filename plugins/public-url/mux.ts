@@ -18,6 +18,12 @@ export interface OpenMeta {
   upgrade: boolean;
 }
 
+/** The part of a net.Socket the Mux batches writes with. */
+export interface Corkable {
+  cork(): void;
+  uncork(): void;
+}
+
 /** HEAD's payload: the local server's status line and headers (101 for an accepted upgrade). */
 export interface HeadMeta {
   status: number;
@@ -134,11 +140,17 @@ export class Mux {
   private readonly streams = new Map<number, MuxStream>();
   private nextId = 1;
   private closed = false;
+  private corked = false;
 
+  /**
+   * `socket` is the WebSocket's own TCP socket: frames sent in one tick (a request's OPEN, DATA
+   * and END; a response's HEAD, DATA and END; credits) leave in one write instead of one each.
+   */
   constructor(
     private readonly ws: WebSocket,
     private readonly window: number,
-    private readonly onOpen?: (stream: MuxStream, meta: OpenMeta) => void
+    private readonly onOpen?: (stream: MuxStream, meta: OpenMeta) => void,
+    private readonly socket?: Corkable
   ) {
     ws.on('message', (data: Buffer, isBinary: boolean) => {
       if (isBinary && data.length >= HEADER) this.receive(data);
@@ -161,8 +173,18 @@ export class Mux {
   /** @internal */
   send(type: number, id: number, payload?: Buffer): void {
     if (this.closed || this.ws.readyState !== 1) return;
+    if (this.socket && !this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(this.uncork);
+    }
     this.ws.send(frame(type, id, payload));
   }
+
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.socket?.uncork();
+  };
 
   /** @internal */
   forget(id: number): void {

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream';
 import type { PublicUrlConfigT } from './config.js';
 import type { TunnelRegistry, Tunnel } from './control.js';
 import type { DomainStore } from './domains.js';
+import { type NodeForwarder, withoutHop } from './forward.js';
 import { endToEnd, forwardedHeaders, headerObject } from './headers.js';
 import { Metered, type TunnelMeter } from './meter.js';
 import type { HeadMeta, MuxStream } from './mux.js';
@@ -25,10 +26,12 @@ export class TunnelProxy {
     private readonly urls: UrlStore,
     private readonly domains: DomainStore,
     private readonly tunnels: TunnelRegistry,
-    private readonly meter: TunnelMeter
+    private readonly meter: TunnelMeter,
+    private readonly forwarder: NodeForwarder
   ) {}
 
   readonly name = 'public-url';
+  private proto: string | undefined;
 
   /** The subdomain a Host names, if it is a tunnel's Host at all. */
   private label(host: string): string | undefined {
@@ -50,24 +53,58 @@ export class TunnelProxy {
     return urlId ? this.tunnels.findByUrl(urlId) : undefined;
   }
 
-  private async missing(host: string): Promise<{ code: 'not_found' | 'tunnel_not_connected'; message: string }> {
+  /** Why no tunnel here: none at all, or not connected; `node` when another node holds its client. */
+  private async missing(
+    host: string
+  ): Promise<{ code: 'not_found' | 'tunnel_not_connected'; message: string; node?: string }> {
     const label = this.label(host);
-    const known = label !== undefined ? await this.urls.bySubdomain(label).catch(() => undefined) : undefined;
-    if (known || this.domains.routes.has(host))
-      return { code: 'tunnel_not_connected', message: `No tunnel client is connected for ${host} right now.` };
-    return { code: 'not_found', message: `No public URL at ${host}.` };
+    const urlId = label === undefined ? this.domains.routes.get(host) : undefined;
+    const row = await (label !== undefined
+      ? this.urls.bySubdomain(label)
+      : urlId
+        ? this.urls.byId(urlId)
+        : undefined
+    )?.catch(() => undefined);
+    if (!row && !urlId) return { code: 'not_found', message: `No public URL at ${host}.` };
+    const node = row?.state === 'connected' && row.node_url ? row.node_url : undefined;
+    return { code: 'tunnel_not_connected', message: `No tunnel client is connected for ${host} right now.`, node };
+  }
+
+  /**
+   * The tunnel's client is on another node (or on none): forward there, once (a forwarded
+   * request is never forwarded again), else refuse.
+   */
+  private elsewhere(
+    host: string,
+    caller: string | undefined,
+    forward: (node: string, fail: () => void) => void,
+    refuse: (code: 'not_found' | 'tunnel_not_connected', message: string) => void
+  ): void {
+    void this.missing(host).then((m) => {
+      if (m.node && caller === undefined)
+        return forward(m.node, () =>
+          refuse('tunnel_not_connected', `The node holding the tunnel for ${host} did not answer.`)
+        );
+      refuse(m.code, m.message);
+    });
   }
 
   private hostOf(req: IncomingMessage): string {
     return (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
   }
 
-  private open(req: IncomingMessage, t: Tunnel, upgrade: boolean): MuxStream {
-    const proto = new URL(this.urls.urlOf('x')).protocol.slice(0, -1);
+  private open(req: IncomingMessage, t: Tunnel, upgrade: boolean, caller: string | undefined): MuxStream {
+    const proto = (this.proto ??= new URL(this.urls.urlOf('x')).protocol.slice(0, -1));
     return t.mux.open({
       method: req.method ?? 'GET',
       url: req.url ?? '/',
-      headers: forwardedHeaders(req.rawHeaders, req.socket.remoteAddress, proto, req.headers.host ?? '', upgrade),
+      headers: forwardedHeaders(
+        withoutHop(req.rawHeaders),
+        caller ?? req.socket.remoteAddress,
+        proto,
+        req.headers.host ?? '',
+        upgrade
+      ),
       upgrade,
     });
   }
@@ -85,21 +122,32 @@ export class TunnelProxy {
   readonly request = (req: IncomingMessage, res: ServerResponse): void => {
     const host = this.hostOf(req);
     const t = this.tunnelFor(host);
+    const caller = this.forwarder.caller(req);
     if (!t) {
-      void this.missing(host).then((m) => refuseResponse(res, m.code, m.message));
-      req.resume();
-      return;
+      return this.elsewhere(
+        host,
+        caller,
+        (node, fail) => this.forwarder.request(node, req, res, fail),
+        (code, message) => {
+          req.resume();
+          refuseResponse(res, code, message);
+        }
+      );
     }
-    const stream = this.open(req, t, false);
-    pipeline(req, this.metered(t, true), stream, () => undefined);
+    const stream = this.open(req, t, false, caller);
+    // pipe, not pipeline: pipeline's abort signal costs more than the rest of a small request;
+    // an error on either side ends the other through the handlers below.
+    req.pipe(this.metered(t, true)).pipe(stream);
     stream.once('head', (h: HeadMeta) => {
       res.writeHead(h.status, headerObject(endToEnd(h.headers)));
-      pipeline(stream, this.metered(t, false), res, () => undefined);
+      stream.pipe(this.metered(t, false)).pipe(res);
     });
-    stream.once('error', () => {
+    stream.on('error', () => {
       if (!res.headersSent) refuseResponse(res, 'tunnel_not_connected', 'The tunnel closed before the app answered.');
       else res.destroy();
     });
+    req.on('error', () => stream.destroy());
+    res.on('error', () => stream.destroy());
     res.once('close', () => {
       if (!res.writableFinished) stream.destroy();
     });
@@ -108,11 +156,16 @@ export class TunnelProxy {
   readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const host = this.hostOf(req);
     const t = this.tunnelFor(host);
+    const caller = this.forwarder.caller(req);
     if (!t) {
-      void this.missing(host).then((m) => refuseSocket(socket, m.code, m.message));
-      return;
+      return this.elsewhere(
+        host,
+        caller,
+        (node, fail) => this.forwarder.upgrade(node, req, socket, head, fail),
+        (code, message) => refuseSocket(socket, code, message)
+      );
     }
-    const stream = this.open(req, t, true);
+    const stream = this.open(req, t, true, caller);
     if (head.length) stream.write(head);
     stream.once('head', (h: HeadMeta) => {
       const lines = [`HTTP/1.1 ${h.status} ${STATUS_CODES[h.status] ?? ''}`];

@@ -29,6 +29,8 @@ export interface UrlRow {
   expires_at: number | string;
   created_at: number | string;
   updated_at: number | string;
+  /** The node the client is connected to, as other nodes reach it (set while connected). */
+  node_url?: string | null;
 }
 
 type Db = Kysely<any> | Transaction<any>;
@@ -195,13 +197,20 @@ export class UrlStore {
     return { ...r, account_id: accountId };
   }
 
-  async setState(urlId: string, state: PublicUrlState): Promise<void> {
-    await this.db
+  /**
+   * `connected` records the node that holds the client (`nodeUrl`); any other state is written
+   * only while the record still names `nodeUrl`, so a node that lost the client to another one
+   * does not undo the newer connection.
+   */
+  async setState(urlId: string, state: PublicUrlState, nodeUrl: string): Promise<void> {
+    const connected = state === 'connected';
+    let q = this.db
       .updateTable('public_urls')
-      .set({ state, updated_at: Date.now() })
+      .set({ state, node_url: connected ? nodeUrl : null, updated_at: Date.now() })
       .where('url_id', '=', urlId)
-      .where('state', '!=', 'expired')
-      .execute();
+      .where('state', '!=', 'expired');
+    if (!connected) q = q.where((eb) => eb.or([eb('node_url', '=', nodeUrl), eb('node_url', 'is', null)]));
+    await q.execute();
   }
 
   /** Tunnels of `accountId` connected now (on any node), `except` one. */

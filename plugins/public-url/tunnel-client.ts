@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream';
 import WebSocket from 'ws';
 import { headerObject } from './headers.js';
-import { Mux, type MuxStream, type OpenMeta } from './mux.js';
+import { type Corkable, Mux, type MuxStream, type OpenMeta } from './mux.js';
 
 export interface TunnelClientOptions {
   /** The record's connect_url (ws://…/v1/public-url/tunnel/{url_id}). */
@@ -40,6 +40,9 @@ export class TunnelClient extends EventEmitter {
     const ws = new WebSocket(this.opts.connectUrl, {
       headers: { authorization: `Bearer ${this.opts.secret}` },
       perMessageDeflate: false,
+      // A zero mask: ws then neither copies nor XORs each frame (both ends). Masking guards
+      // shared caches against scripts in browsers; this client is not one (docs/public-url.md).
+      generateMask: (mask: Buffer) => mask.fill(0),
     });
     this.ws = ws;
     ws.on('unexpected-response', (_req, res: IncomingMessage) => {
@@ -54,12 +57,14 @@ export class TunnelClient extends EventEmitter {
       });
     });
     ws.on('error', () => undefined);
+    let socket: Corkable | undefined;
+    ws.once('upgrade', (res: IncomingMessage) => (socket = res.socket));
     ws.once('message', (data, isBinary) => {
       const hello = isBinary ? undefined : safeJson(String(data));
       if (hello?.type !== 'hello') return ws.close(1002, 'expected hello');
       this.retryMs = 200;
       this.url = hello.url;
-      new Mux(ws, hello.window, (s, meta) => this.serve(s, meta));
+      new Mux(ws, hello.window, (s, meta) => this.serve(s, meta), socket);
       this.emit('connected', hello.url);
     });
     ws.on('close', (code, reason) => {
@@ -98,7 +103,9 @@ export class TunnelClient extends EventEmitter {
     req.on('response', (res) => {
       answered = true;
       stream.sendHead({ status: res.statusCode ?? 502, headers: res.rawHeaders });
-      pipeline(res, stream, () => undefined);
+      // pipe, not pipeline: pipeline's abort signal costs more than the rest of a small request.
+      res.pipe(stream);
+      res.once('error', (e) => stream.destroy(e));
     });
     req.on('upgrade', (res, socket: Duplex, head: Buffer) => {
       answered = true;
@@ -124,7 +131,7 @@ export class TunnelClient extends EventEmitter {
     if (meta.upgrade) {
       req.end();
     } else {
-      pipeline(stream, req, () => undefined);
+      stream.pipe(req);
     }
     stream.on('error', () => req.destroy());
   }

@@ -2,7 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 
 const TierLimits = Type.Object(
   {
-    connections: Type.Integer({ minimum: 1, description: 'Open sockets of one account on one node.' }),
+    connections: Type.Integer({
+      minimum: 1,
+      description: 'Open sockets of one account: on all nodes together with redis_url, else on this node.',
+    }),
     messages_per_second: Type.Integer({
       minimum: 1,
       description: 'Publishes of one account (API, Pusher REST and client events), shared by all nodes.',

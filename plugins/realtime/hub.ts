@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { newId, type Bus } from '../../core/kit/area.js';
+import type { SharedConnections } from './connection-count.js';
 import type { History } from './history.js';
 import type { RealtimeMeter } from './meter.js';
 import type { Member, Presence } from './presence.js';
@@ -37,6 +38,8 @@ export class Hub {
   readonly sockets = new Set<Subscriber>();
   /** Set by close(): sockets ending then leave their presence to removeNode. */
   closing = false;
+  /** With redis_url: the account's sockets on every node count against its tier's limit. */
+  shared: SharedConnections | undefined;
 
   constructor(
     readonly nodeId: string,
@@ -49,6 +52,19 @@ export class Hub {
 
   private static topic(accountId: string, channel: string): string {
     return `realtime.${accountId}.${channel}`;
+  }
+
+  /**
+   * Before an upgrade: whether the account may open one more socket. With a shared count this
+   * takes the slot on Redis (admit() then counts it here); if Redis fails, this node's count decides.
+   */
+  async reserve(accountId: string, limit: number): Promise<boolean> {
+    if (this.connections(accountId) >= limit) return false;
+    if (!this.shared) return true;
+    return this.shared.admit(accountId, limit).catch((e) => {
+      this.log.warn({ err: e }, 'realtime: shared connection count unavailable, counting this node only');
+      return true;
+    });
   }
 
   /** Counts the socket against its account; false when the account already has `limit` here. */
@@ -66,6 +82,7 @@ export class Hub {
     const n = (this.perAccount.get(s.accountId) ?? 1) - 1;
     if (n > 0) this.perAccount.set(s.accountId, n);
     else this.perAccount.delete(s.accountId);
+    this.shared?.release(s.accountId);
     this.meter.closed(s.accountId);
   }
 
@@ -156,6 +173,7 @@ export class Hub {
 
   /** Heartbeat of this node's members, and the leaves of dead nodes' members. */
   async tick(): Promise<void> {
+    await this.shared?.heartbeat(this.perAccount);
     await this.presence.heartbeat();
     for (const g of await this.presence.sweep()) await this.broadcast(g.accountId, g.channel, { t: 'l', m: g.member });
     await this.history.sweep();
@@ -168,6 +186,7 @@ export class Hub {
       s.end(4200, 'server restarting');
       this.release(s);
     }
+    await this.shared?.close();
     for (const g of await this.presence.removeNode())
       await this.broadcast(g.accountId, g.channel, { t: 'l', m: g.member });
     const offs = await Promise.all([...this.topics.values()].map((p) => p.catch(() => undefined)));

@@ -1,6 +1,7 @@
 import { WebSocketServer } from 'ws';
 import { defineArea, newId } from '../../core/kit/area.js';
 import { Channels } from './channels.js';
+import { sharedConnections } from './connection-count.js';
 import { RealtimeConfig } from './config.js';
 import { History } from './history.js';
 import { Hub } from './hub.js';
@@ -46,6 +47,8 @@ export default defineArea({
       timers.push(t);
     };
     app.addHook('onReady', async () => {
+      const ttl = cfg.presence_timeout_seconds * 1000;
+      hub.shared = await sharedConnections(svc.config.redis.url || undefined, nodeId, ttl, log);
       await channels.start();
       every((cfg.presence_timeout_seconds * 1000) / 3, 'heartbeat', () => hub.tick());
       every(cfg.meter_interval_seconds * 1000, 'metering', () => meter.flush());

@@ -20,9 +20,11 @@ export function nativeUpgrade(d: RealtimeDeps, wss: WebSocketServer): UpgradeHan
       return refuseUpgrade(socket, 401, 'unauthenticated', isApiError(e) ? e.message : 'The token is not valid.');
     }
     const limit = limitsOf(d.cfg, claims.tr).connections;
-    if (d.hub.connections(claims.a) >= limit)
-      return refuseUpgrade(socket, 429, 'rate_limited', `The ${claims.tr} tier opens at most ${limit} sockets.`);
-    wss.handleUpgrade(req, socket, head, (ws) => new NativeSocket(d, ws, claims));
+    void d.hub.reserve(claims.a, limit).then((ok) => {
+      if (!ok)
+        return refuseUpgrade(socket, 429, 'rate_limited', `The ${claims.tr} tier opens at most ${limit} sockets.`);
+      wss.handleUpgrade(req, socket, head, (ws) => new NativeSocket(d, ws, claims));
+    });
   };
 }
 

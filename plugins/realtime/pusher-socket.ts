@@ -18,7 +18,10 @@ export function pusherUpgrade(d: RealtimeDeps, wss: WebSocketServer): UpgradeHan
     const key = decodeURIComponent(url.pathname.slice('/app/'.length));
     const protocol = Number(url.searchParams.get('protocol') ?? '7');
     d.apps.byKey(key).then(
-      (app) => wss.handleUpgrade(req, socket, head, (ws) => PusherSocket.start(d, ws, app, key, protocol)),
+      async (app) => {
+        const room = !app?.active || (await d.hub.reserve(app.accountId, limitsOf(d.cfg, app.tier).connections));
+        wss.handleUpgrade(req, socket, head, (ws) => PusherSocket.start(d, ws, app, key, protocol, room));
+      },
       (e) => {
         d.svc.log.warn({ err: e }, 'realtime: Pusher app lookup failed');
         socket.destroy();
@@ -61,7 +64,15 @@ class PusherSocket implements Subscriber {
   private readonly out: BoundedSocket;
   private readonly joined = new Map<string, Joined>();
 
-  static start(d: RealtimeDeps, ws: WebSocket, app: PusherAppRow | null, key: string, protocol: number): void {
+  /** `room`: reserve() found the account under its socket limit (across nodes with Redis). */
+  static start(
+    d: RealtimeDeps,
+    ws: WebSocket,
+    app: PusherAppRow | null,
+    key: string,
+    protocol: number,
+    room: boolean
+  ): void {
     const refuse = (code: number, message: string) => {
       ws.send(frame('pusher:error', { code, message }));
       ws.close(code, message);
@@ -69,7 +80,7 @@ class PusherSocket implements Subscriber {
     if (!app?.active) return refuse(4001, `App key ${key} does not exist on this gateway.`);
     if (!(protocol >= 5 && protocol <= 7)) return refuse(4007, `Unsupported protocol version ${protocol}.`);
     const s = new PusherSocket(d, ws, app);
-    if (!d.hub.admit(s, limitsOf(d.cfg, app.tier).connections)) {
+    if (!room || !d.hub.admit(s, limitsOf(d.cfg, app.tier).connections)) {
       s.out.ended = true;
       return refuse(4004, 'The app is over its connection quota.');
     }

@@ -1,13 +1,11 @@
 import t from 'tap';
 import { activate, ONE_NODE_ONLY } from '../../helpers/app.js';
-import { startGateway } from '../../helpers/gateway-process.js';
-import { listeningApp } from '../../helpers/listening-app.js';
+import { twoNodes } from '../../helpers/two-nodes.js';
 import { NativeClient } from './native-client.js';
 
 // Two gateways on one PostgreSQL and one Redis: node A in this process, node B a real process
 // (killed with SIGKILL, so it leaves nothing behind but its presence rows going stale).
 
-const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MESSAGES = 200;
 
 t.test(
@@ -18,20 +16,8 @@ t.test(
       presence_timeout_seconds: 3,
       tier_limits: { free: { connections: 100, messages_per_second: 100_000, channels_per_connection: 10 } },
     };
-    const { app, base, dir } = await listeningApp(t, { redis: { url: REDIS_URL }, plugins: { realtime } });
+    const { app, base, b } = await twoNodes(t, { plugins: { realtime } });
     t.equal(app.svc.bus.kind, 'redis');
-    // The same data dir: the same master key, so B accepts the tokens A signs.
-    const b = await startGateway(
-      t,
-      dir,
-      {
-        data_dir: dir,
-        database: { url: app.svc.config.database.url },
-        redis: { url: REDIS_URL },
-        plugins: { realtime },
-      },
-      'node-b'
-    );
     const a = await activate(app);
     const token = async (body: object) =>
       (await app.inject({ method: 'POST', url: '/v1/realtime/token', payload: body, headers: a.auth })).json().token;
