@@ -7,7 +7,7 @@ import { lumaFake, runwayFake } from '../../fakes/video-job-apis.js';
 import type { Tap } from '../../helpers/tap.js';
 import { until as waitFor } from '../../helpers/wait.js';
 import { download, probe } from './probe.js';
-import { cancel, type Ctx, generate, noFfmpegApp, openHolds, until } from './setup.js';
+import { cancel, type Ctx, generate, noFfmpegApp, openHolds, rows, until } from './setup.js';
 
 // Runway, Luma and Sora fakes behind one gateway: routing by prefer, model and vendor, 4k only
 // at Luma, failover at submit, a vendor's failure after it, a cancel; the wallet exact each time.
@@ -104,11 +104,41 @@ t.test('a failure after submit fails the job (released); a cancel mid-run delete
   t.equal(await openHolds(c), 0);
 });
 
-t.test('Runway needs an image: without one the job goes to another vendor', async (t) => {
+t.test('Runway needs an image: asked without one, 422 naming it (nothing held or written); unpinned, another vendor', async (t) => {
   const c = await app(t);
-  const res = await generate(c, { prompt: 'x', model: 'gen4_turbo' });
-  t.equal(res.statusCode, 503, res.body);
+  const before = await c.app.svc.wallet.balance(c.accountId);
+  for (const sel of [{ model: 'gen4_turbo' }, { vendor: 'runway' }]) {
+    const res = await generate(c, { prompt: 'x', ...sel });
+    t.equal(res.statusCode, 422, res.body);
+    t.match(res.json().error, {
+      code: 'unprocessable',
+      param: 'reference_image_url',
+      message:
+        /^reference_image_url is required by .*: it animates an image and cannot start from text alone\. Without one it is offered by: luma, sora/,
+      details: { vendors: ['luma', 'sora'] },
+    });
+  }
+  t.same(await rows(c.app), [], 'no job written');
+  t.equal(await openHolds(c), 0, 'nothing held');
+  t.equal(await c.app.svc.wallet.balance(c.accountId), before, 'nothing charged');
   const any = await until(c, (await generate(c, { prompt: 'x', prefer: 'cheapest' })).json().job_id, ['succeeded']);
   t.equal(any.vendor, 'luma');
   t.equal(c.runway.jobs.size, 0);
+});
+
+t.test('only Runway configured: a request without an image is 422 saying no configured vendor makes it', async (t) => {
+  const runway = await runwayFake();
+  t.teardown(runway.close);
+  const c = await noFfmpegApp(t, {
+    vendors: [{ id: 'runway', use: 'runway', config: { api_key: 'rw-key', base_url: runway.url } }],
+  });
+  const res = await generate(c, { prompt: 'x' });
+  t.equal(res.statusCode, 422, res.body);
+  t.match(res.json().error, {
+    param: 'reference_image_url',
+    message: /reference_image_url is required .* No configured vendor offers it/,
+    details: { vendors: [] },
+  });
+  t.same(await rows(c.app), []);
+  t.equal(await openHolds(c), 0);
 });
