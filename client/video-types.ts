@@ -1,11 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 // Type-only: erased at build time, so the client carries no server code at run time.
-import type {
-  CancelResult,
-  GenerateBody,
-  JobListQuery,
-  VideoJob as VideoJobSchema,
-} from '../plugins/video/schemas.js';
+import type { CancelResult, GenerateBody, JobListQuery, VideoJob as VideoJobSchema } from '../plugins/video/schemas.js';
 import type { PageOf } from './paginate.js';
 
 // The AI video area's wire, from the TypeBox schemas the server validates and serializes with.

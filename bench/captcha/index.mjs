@@ -27,7 +27,13 @@ const GOAL = 0.5;
 async function solved(c) {
   const s = await solveChallenge(c.challenge, c.salt, c.algorithm, c.maxnumber).promise;
   if (!s) throw new Error('no solution found');
-  const payload = { algorithm: c.algorithm, challenge: c.challenge, number: s.number, salt: c.salt, signature: c.signature };
+  const payload = {
+    algorithm: c.algorithm,
+    challenge: c.challenge,
+    number: s.number,
+    salt: c.salt,
+    signature: c.signature,
+  };
   return Buffer.from(JSON.stringify({ ...payload, took: s.took })).toString('base64');
 }
 

@@ -8,7 +8,9 @@ import type { AltchaPayload } from '../../core/kit/vendor.js';
  * which at volume cost the event loop several times the hashing itself. Expiry is the caller's.
  */
 export function solutionSigned(payload: AltchaPayload, hmacKey: string): boolean {
-  const challenge = createHash('sha256').update(payload.salt + payload.number).digest('hex');
+  const challenge = createHash('sha256')
+    .update(payload.salt + payload.number)
+    .digest('hex');
   if (challenge !== payload.challenge) return false;
   // Compared as the hex text, as altcha-lib does: upper-case digits or padding do not verify.
   const expected = Buffer.from(createHmac('sha256', hmacKey).update(challenge).digest('hex'));
