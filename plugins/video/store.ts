@@ -23,6 +23,8 @@ export interface VideoRoute {
   byok: string[];
   /** The submit's attempts, once made. */
   attempts?: Attempt[];
+  /** When the submit was sent, recorded before: a step run again after it never sends a second. */
+  submit_started_at?: number;
 }
 
 /** The request as stored: what every vendor is asked, and where the reference image came from. */
