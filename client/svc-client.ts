@@ -90,7 +90,7 @@ export class SvcClient {
   readonly captcha: CaptchaApi;
   /** Errors and issues, events, metrics, the Sentry DSN, feature flags. */
   readonly observability: ObservabilityApi;
-  /** Text-to-video jobs: generate, poll, cancel. */
+  /** Text-to-video jobs: generate, poll, list, cancel. */
   readonly video: VideoApi;
   /** Product events, people, funnels and cohorts. */
   readonly analytics: AnalyticsApi;

@@ -113,10 +113,10 @@ export interface VideoCancelOutput {
 }
 
 export const VIDEO_CAPABILITIES = capabilities({
-  // Failover as chat has it: after a vendor fails the submit, the next is tried. One that timed
-  // out may have started a job there; the gateway polls and charges only the job it recorded.
+  // Not idempotent: a submit that timed out or failed after it was sent may have started a job
+  // there (billed to the operator, nobody polling it); only one that never left goes elsewhere.
   'video.generate': capability<VideoSubmitInput, VideoSubmitOutput, VideoUsage>({
-    idempotent: true,
+    idempotent: false,
     description: 'Submit a text-to-video job to a vendor.',
   }),
   'video.poll': capability<VideoPollInput, VideoPollOutput>({

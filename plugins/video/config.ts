@@ -20,6 +20,13 @@ export const VideoConfig = Type.Object(
         "Delay before a job's first poll of its vendor; each later poll waits 1.5× longer, up to max_poll_ms.",
     }),
     max_poll_ms: Type.Integer({ minimum: 10, default: 60000, description: 'Longest wait between two polls.' }),
+    submit_timeout_seconds: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 600,
+      default: 60,
+      description:
+        "How long a vendor may take to answer a job's submit; past it the job fails (the vendor may have it).",
+    }),
     timeout_minutes: Type.Integer({
       minimum: 1,
       default: 120,

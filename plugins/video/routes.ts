@@ -1,8 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { apiError } from '../../core/kit/area.js';
+import { apiError, decodeCursor, Page, pageOf } from '../../core/kit/area.js';
 import { cancelVideo } from './cancel.js';
 import { GENERATE } from './planner.js';
-import { CancelBody, CancelResult, GenerateBody, type GenerateBodyT, JobParams, VideoJob } from './schemas.js';
+import {
+  CancelBody,
+  CancelResult,
+  GenerateBody,
+  type GenerateBodyT,
+  JobListQuery,
+  type JobListQueryT,
+  JobParams,
+  VideoJob,
+} from './schemas.js';
 import { videoJob } from './store.js';
 import { submitVideo, type VideoDeps } from './submit.js';
 
@@ -27,6 +36,24 @@ export function registerVideoRoutes(app: FastifyInstance, d: VideoDeps): void {
     async (req: FastifyRequest<{ Body: GenerateBodyT }>, reply: FastifyReply) => {
       reply.code(202);
       return submitVideo(d, req, reply, req.body);
+    }
+  );
+
+  app.get(
+    '/v1/video/jobs',
+    {
+      config: { scope: 'video', operation: 'video.jobs.list' },
+      schema: {
+        summary: 'The video jobs of this account, newest first, optionally in one state',
+        tags: ['video'],
+        querystring: JobListQuery,
+        response: { 200: Page(VideoJob) },
+      },
+    },
+    async (req: FastifyRequest<{ Querystring: JobListQueryT }>) => {
+      const { limit, cursor, state } = req.query;
+      const rows = await d.store.listFor(req.principal!.accountId, limit + 1, decodeCursor(cursor), state);
+      return pageOf(rows, limit, (r) => ({ t: Number(r.created_at), id: r.job_id }), videoJob);
     }
   );
 

@@ -1,4 +1,6 @@
 import {
+  type Attempt,
+  type CallResult,
   type ErrorCode,
   type JobHandler,
   type VideoAsset,
@@ -6,6 +8,7 @@ import {
   type VideoPollOutput,
   type VideoSubmitInput,
   type VideoSubmitOutput,
+  apiError,
   isApiError,
 } from '../../core/kit/area.js';
 import { GENERATE } from './planner.js';
@@ -51,6 +54,26 @@ async function giveUp(d: VideoDeps, row: VideoRow, code: ErrorCode, message: str
   if (await fail(d, row, code, message)) await cancelAtVendor(d, row);
 }
 
+const UNKNOWN = 'The submit was interrupted after it was sent, so whether the vendor took the job is unknown.';
+
+/**
+ * A submit that failed after it left (a timeout, a reset, a 5xx: the router tries no other
+ * vendor then, as `video.generate` is not idempotent) may have started a job at the vendor, and
+ * none of the vendors can be asked for a job by our reference: the job fails saying so. (A
+ * refusal, 429, 401 or 402, keeps the router's message: the vendor said no.)
+ */
+function outcomeUnknown(e: unknown): Error | undefined {
+  if (!isApiError(e) || (e.code !== 'vendor_error' && e.code !== 'vendor_timeout')) return;
+  const last = (e.details.attempts as Attempt[] | undefined)?.filter((a) => a.status !== 'skipped_cost_cap').at(-1);
+  if (last?.status !== 'timeout' && last?.status !== 'unavailable') return;
+  const what = last.status === 'timeout' ? 'did not answer the submit in time' : 'failed the submit after it was sent';
+  return apiError(
+    e.code,
+    `${last.vendor} ${what}: it may have started the job, so no other vendor was tried; nothing is charged.`,
+    { details: e.details }
+  );
+}
+
 async function submit(d: VideoDeps, row: VideoRow, route: VideoRoute, creds: Credentials): Promise<void> {
   const order = usable(route, creds);
   if (!order.length)
@@ -60,14 +83,26 @@ async function submit(d: VideoDeps, row: VideoRow, route: VideoRoute, creds: Cre
       'no_vendor_available',
       'No vendor is left for this job: the key it was made with was revoked.'
     );
+  // Run again after its submit was sent (its node died, or the engine retried the step): whether
+  // the vendor took the job is unknown, and a second submit could make a second, unpolled one.
+  if (route.submit_started_at !== undefined) {
+    d.log.warn({ job_id: row.job_id, candidates: order }, 'video submit interrupted; not sent again');
+    return void (await fail(d, row, 'vendor_error', `${UNKNOWN} No vendor was asked again; nothing is charged.`));
+  }
+  const started: VideoRoute = { ...route, submit_started_at: Date.now() };
+  if (!(await d.store.move(row.job_id, ['queued'], { route: JSON.stringify(started) }, 0))) return; // canceled
   const { reference_image_url: _u, ...request } = parseRequest(row);
   const image = parseImage(row);
   const input: VideoSubmitInput = { ...request, job_id: row.job_id, ...(image ? { reference_image: image } : {}) };
-  const r = await d.svc.router.call<VideoSubmitInput, VideoSubmitOutput>(
-    GENERATE,
-    input,
-    callOpts(row, route, creds, order)
-  );
+  let r: CallResult<VideoSubmitOutput>;
+  try {
+    r = await d.svc.router.call<VideoSubmitInput, VideoSubmitOutput>(GENERATE, input, {
+      ...callOpts(row, route, creds, order),
+      timeoutMs: d.cfg.submit_timeout_seconds * 1000,
+    });
+  } catch (e) {
+    throw outcomeUnknown(e) ?? e;
+  }
   const moved = await d.store.move(
     row.job_id,
     ['queued'],
@@ -78,7 +113,7 @@ async function submit(d: VideoDeps, row: VideoRow, route: VideoRoute, creds: Cre
       vendor_job_id: r.output.vendor_job_id,
       reference_image: null,
       step: 1,
-      route: JSON.stringify({ ...route, attempts: r.attempts }),
+      route: JSON.stringify({ ...started, attempts: r.attempts }),
     },
     0
   );

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
   IdempotencyKey,
+  ListQuery,
   VIDEO_ASPECTS,
   VIDEO_MAX_SECONDS,
   VIDEO_MIN_SECONDS,
@@ -78,6 +79,12 @@ export const JobParams = Type.Object(
   { id: Type.String({ minLength: 1, maxLength: 80 }) },
   { additionalProperties: false }
 );
+
+export const JobListQuery = Type.Object(
+  { ...ListQuery.properties, state: Type.Optional(VideoStateSchema) },
+  { additionalProperties: false }
+);
+export type JobListQueryT = Static<typeof JobListQuery>;
 
 export const CancelBody = Type.Object(
   { idempotency_key: Type.Optional(IdempotencyKey) },

@@ -1,11 +1,13 @@
 import type { Kysely, Transaction } from 'kysely';
 import {
   type Attempt,
+  type CursorPos,
   type Hold,
   type VideoPlan,
   type VideoReferenceImage,
   type VideoRequest,
   microsToUsd,
+  newestFirst,
 } from '../../core/kit/area.js';
 
 export type VideoState = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
@@ -21,6 +23,8 @@ export interface VideoRoute {
   byok: string[];
   /** The submit's attempts, once made. */
   attempts?: Attempt[];
+  /** When the submit was sent, recorded before: a step run again after it never sends a second. */
+  submit_started_at?: number;
 }
 
 /** The request as stored: what every vendor is asked, and where the reference image came from. */
@@ -91,6 +95,13 @@ export class VideoStore {
       .where('job_id', '=', jobId)
       .where('account_id', '=', accountId)
       .executeTakeFirst()) as VideoRow | undefined;
+  }
+
+  /** The account's jobs newest first, after `before`, optionally in one state: `limit` of them. */
+  async listFor(accountId: string, limit: number, before?: CursorPos, state?: VideoState): Promise<VideoRow[]> {
+    let q = this.db.selectFrom('video_jobs').selectAll().where('account_id', '=', accountId);
+    if (state) q = q.where('state', '=', state);
+    return (await newestFirst(q, 'job_id', limit, before).execute()) as VideoRow[];
   }
 
   /** `trx`: the transaction that also moves the job's money (its hold settled or released). */

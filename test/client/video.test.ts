@@ -17,6 +17,16 @@ t.test('generate, get until succeeded, idempotent retry, cancel of a finished jo
   t.equal(last.state, 'succeeded', (last as { error?: { message?: string } }).error?.message);
   t.match(last, { vendor: 'local-render', placeholder: true, video_url: /^http/, thumbnail_url: /^http/ });
   await rejects(t, c.video.cancel(job.job_id), { code: 'invalid_state', status: 409 }, 'already succeeded');
+  const page = await c.video.list({ state: 'succeeded', limit: 1 });
+  t.same(
+    page.items.map((j) => j.job_id),
+    [job.job_id]
+  );
+  t.equal(page.next_cursor, null);
+  t.same((await c.video.list({ state: 'running' })).items, []);
+  const walked = [];
+  for await (const j of c.video.iterate({ limit: 1 })) walked.push(j.job_id);
+  t.same(walked, [job.job_id], 'iterate walks the one job');
   await rejects(t, c.video.get('job_nope'), { code: 'not_found', status: 404 }, 'unknown job');
   await rejects(t, c.video.generate({ prompt: 'x', resolution: '4k' }), { code: 'unprocessable', status: 422 }, '4k');
 });

@@ -28,6 +28,8 @@ export async function openAiVideosFake() {
     outcome: 'completed' as 'completed' | 'failed',
     /** Status of the next POST /v1/videos answers (then 200 again). */
     submitStatus: [] as number[],
+    /** Take the next submits' jobs, then never answer (a vendor that accepted and hung). */
+    hangAfterAccept: false,
     deletes: [] as string[],
     auth: [] as string[],
     url: '',
@@ -76,6 +78,7 @@ export async function openAiVideosFake() {
       if (!['4', '8', '12'].includes(form.seconds)) return error(res, 400, "Invalid value for 'seconds'.");
       const job: SoraJob = { id: `video_${++seq}`, form, reference, status: 'queued', polls: 0, deleted: false };
       state.jobs.set(job.id, job);
+      if (state.hangAfterAccept) return;
       return json(res, 200, wire(job));
     }
     const job = m[1] ? state.jobs.get(m[1]) : undefined;
@@ -100,6 +103,10 @@ export async function openAiVideosFake() {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  state.close = () => new Promise<void>((r) => server.close(() => r()));
+  state.close = () =>
+    new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections(); // a hung answer's socket too
+    });
   return state;
 }

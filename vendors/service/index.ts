@@ -11,17 +11,15 @@ import {
 } from '../../core/kit/vendor.js';
 
 import { SERVICE_USD_PER_VERIFICATION } from './prices.js';
-
-type AltchaV1 = typeof import('altcha-lib/v1');
-let altcha: Promise<AltchaV1> | undefined;
+import { solutionSigned } from './verify-solution.js';
 
 const refuse = (reason: string): CaptchaVerifyOutput => ({ valid: false, reason, error_codes: [] });
 
 /**
  * The gateway's own captcha: an ALTCHA v1 proof of work (altcha-lib). The captcha area issues
  * challenges signed with the account's key and passes that key as the input's `secret`; this
- * checks a solution's hash and signature (one SHA-256 and one HMAC: microseconds, so on the
- * event loop), then its expiry, then the hostname signed in at issue. That a solution is used
+ * checks a solution's hash and signature as altcha-lib does (one SHA-256 and one HMAC, synchronous:
+ * microseconds, so on the event loop), then its expiry, then the hostname signed in at issue. That a solution is used
  * once is the caller's to enforce: the answer names it (`single_use`) until it expires.
  */
 export default defineVendor({
@@ -49,9 +47,8 @@ export default defineVendor({
             const params = saltParams(payload.salt);
             const expires = Number(params.expires);
             if (!Number.isSafeInteger(expires) || expires <= 0) return refuse('malformed_token');
-            const { verifySolution } = await (altcha ??= import('altcha-lib/v1'));
             // The expiry is read after the signature, so a tampered one is `invalid_solution`.
-            if (!(await verifySolution(payload, input.secret, false))) return refuse('invalid_solution');
+            if (!solutionSigned(payload, input.secret)) return refuse('invalid_solution');
             if (expires * 1000 <= Date.now()) return refuse('expired');
             const verdict = captchaVerdict(
               { success: true, hostname: params.host || undefined, error_codes: [] },
