@@ -41,6 +41,8 @@ const DECLINES: Record<string, { code: string; decline_code?: string; message: s
   pm_card_chargeDeclinedExpiredCard: { code: 'expired_card', message: 'Your card has expired.' },
 };
 const SUCCEEDS = new Set(['pm_card_visa', 'pm_card_mastercard']);
+// A bank debit: `processing` until the test settles it (fake.setIntent), as Stripe's ACH test account.
+const PROCESSING = new Set(['pm_usBankAccount_success']);
 const THREE_DS = new Set(['pm_card_authenticationRequired', 'pm_card_threeDSecure2Required']);
 
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
@@ -56,6 +58,12 @@ export interface StripeFake {
   dropNextAnswer(): void;
   /** A `checkout.session.*` event of a session, as Stripe would post it (unsigned JSON). */
   sessionEvent(sessionId: string, type: string, patch?: Obj): string;
+  /** An event of a PaymentIntent or a Refund as it is now (unsigned JSON). */
+  event(type: string, object: Obj): string;
+  /** What the next refunds are made as (`succeeded`, or `pending` as a bank refund). */
+  refundsAs(status: string): void;
+  /** Forget every idempotency key, as Stripe does after 24 h. */
+  forgetKeys(): void;
 }
 
 export async function stripeFake(t: Tap): Promise<StripeFake> {
@@ -66,6 +74,7 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
   const keyed = new Map<string, { params: string; status: number; body: string }>();
   let drop = false;
   let base = '';
+  let refundStatus = 'succeeded';
 
   const send = (res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req'), ...extra });
@@ -83,7 +92,7 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
         message: 'Invalid integer',
       });
     const pm = p.payment_method;
-    if (!SUCCEEDS.has(pm) && !THREE_DS.has(pm) && !DECLINES[pm])
+    if (!SUCCEEDS.has(pm) && !THREE_DS.has(pm) && !PROCESSING.has(pm) && !DECLINES[pm])
       return fail(400, {
         type: 'invalid_request_error',
         code: 'resource_missing',
@@ -119,7 +128,8 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
           redirect_to_url: { url: `${base}/3ds/${pi.id}`, return_url: p.return_url },
         },
       });
-    } else pi.amount_received = amount;
+    } else if (PROCESSING.has(pm)) pi.status = 'processing';
+    else pi.amount_received = amount;
     return { status: 200, body: pi };
   }
 
@@ -138,7 +148,9 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
         code: 'charge_not_succeeded',
         message: 'This PaymentIntent has not succeeded.',
       });
-    const done = refunds.filter((r) => r.payment_intent === pi.id).reduce((s, r) => s + r.amount, 0);
+    const done = refunds
+      .filter((r) => r.payment_intent === pi.id && r.status !== 'failed')
+      .reduce((s, r) => s + r.amount, 0);
     const left = pi.amount - done;
     if (left === 0)
       return fail(400, {
@@ -160,8 +172,9 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
       amount,
       currency: pi.currency,
       payment_intent: pi.id,
-      status: 'succeeded',
+      status: refundStatus,
       metadata: p.metadata ?? {},
+      created: Math.floor(Date.now() / 1000),
     };
     refunds.push(r);
     return { status: 200, body: r };
@@ -186,6 +199,16 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
     s.url = `${base}/pay/${s.id}`;
     sessions.set(s.id, s);
     return { status: 200, body: s };
+  }
+
+  /** GET /v1/refunds: newest first, `payment_intent`, `limit` (default 10), `starting_after`. */
+  function listRefunds(url: string): Obj {
+    const q = new URL(url, 'http://x').searchParams;
+    let all = refunds.filter((r) => !q.get('payment_intent') || r.payment_intent === q.get('payment_intent')).reverse();
+    const after = q.get('starting_after');
+    if (after) all = all.slice(all.findIndex((r) => r.id === after) + 1);
+    const limit = Number(q.get('limit') ?? 10);
+    return { object: 'list', url: '/v1/refunds', data: all.slice(0, limit), has_more: all.length > limit };
   }
 
   const CREATE: Record<string, (p: Obj) => { status: number; body: Obj }> = {
@@ -240,6 +263,7 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
             },
           });
     }
+    if (req.method === 'GET' && path === '/v1/refunds') return send(res, 200, listRefunds(req.url ?? ''));
     if (req.method === 'GET' && path === '/v1/balance') return send(res, 200, { object: 'balance', available: [] });
     const create = req.method === 'POST' ? CREATE[path] : undefined;
     if (!create)
@@ -266,6 +290,16 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
     send(res, out.status, text, idem ? { 'idempotency-key': idem } : {});
   }
 
+  const eventOf = (type: string, object: Obj) =>
+    JSON.stringify({
+      id: id('evt'),
+      object: 'event',
+      type,
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: { object: { ...object } },
+    });
+
   const server = createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
@@ -291,15 +325,12 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
       drop = true;
     },
     sessionEvent(sessionId, type, patch = {}) {
-      const s = { ...sessions.get(sessionId), ...patch };
-      return JSON.stringify({
-        id: id('evt'),
-        object: 'event',
-        type,
-        created: Math.floor(Date.now() / 1000),
-        livemode: false,
-        data: { object: s },
-      });
+      return eventOf(type, { ...sessions.get(sessionId), ...patch });
     },
+    event: eventOf,
+    refundsAs(status) {
+      refundStatus = status;
+    },
+    forgetKeys: () => keyed.clear(),
   };
 }
