@@ -2,10 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import {
   apiError,
+  decodeCursor,
   idempotentTransaction,
   iso,
   isApiError,
   newId,
+  newestFirst,
+  pageOf,
   recordAttempt,
   type RefundInput,
   type RefundOutput,
@@ -13,7 +16,7 @@ import {
 } from '../../core/kit/area.js';
 import { chargeRow, wireCharge, type ChargeRow, type Charges } from './charges.js';
 import { formatAmount } from './currencies.js';
-import type { RefundBodyT, RefundT } from './schemas.js';
+import type { RefundBodyT, RefundListQueryT, RefundT } from './schemas.js';
 
 // Refunds. The amount is taken from the charge first, in one conditional UPDATE that adds it
 // to `amount_refunded` only while the sum stays within the charge: of any number of concurrent
@@ -154,6 +157,29 @@ export class Refunds {
     if (!r) throw apiError('not_found', `No refund ${refundId} in this account.`, { param: 'id' });
     const charge = await this.charges.mine(accountId, r.charge_id);
     return wireRefund(r, charge.currency);
+  }
+
+  /** The account's refunds, newest first; another account's charge has none here. */
+  async list(accountId: string, q: RefundListQueryT) {
+    let sel = this.svc.db.selectFrom('billing_refunds').selectAll().where('account_id', '=', accountId);
+    if (q.charge_id) sel = sel.where('charge_id', '=', q.charge_id);
+    if (q.state) sel = sel.where('state', '=', q.state);
+    const rows = (await newestFirst(sel, 'refund_id', q.limit + 1, decodeCursor(q.cursor)).execute()).map(refundRow);
+    const ids = [...new Set(rows.map((r) => r.charge_id))];
+    const currencies = new Map<string, string>();
+    if (ids.length > 0)
+      for (const c of await this.svc.db
+        .selectFrom('billing_charges')
+        .select(['charge_id', 'currency'])
+        .where('charge_id', 'in', ids)
+        .execute())
+        currencies.set(c.charge_id, c.currency);
+    return pageOf(
+      rows,
+      q.limit,
+      (r) => ({ t: r.created_at, id: r.refund_id }),
+      (r) => wireRefund(r, currencies.get(r.charge_id)!)
+    );
   }
 
   async find(db: Kysely<any>, refundId: string, accountId?: string): Promise<RefundRow | undefined> {
