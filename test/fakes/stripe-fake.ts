@@ -62,11 +62,15 @@ export interface StripeFake {
   event(type: string, object: Obj): string;
   /** What the next refunds are made as (`succeeded`, or `pending` as a bank refund). */
   refundsAs(status: string): void;
-  /** Forget every idempotency key, as Stripe does after 24 h. */
-  forgetKeys(): void;
+  /** Forget the idempotency keys (of creates at `path`, or all), as Stripe does after 24 h. */
+  forgetKeys(path?: string): void;
+  /** Creates kept but not yet answered (answers wait `latencyMs`). */
+  held(): number;
+  /** Called after each create is kept, before it is answered. */
+  onKept(fn: () => void): void;
 }
 
-export async function stripeFake(t: Tap): Promise<StripeFake> {
+export async function stripeFake(t: Tap, { latencyMs = 0 } = {}): Promise<StripeFake> {
   const intents = new Map<string, Obj>();
   const sessions = new Map<string, Obj>();
   const refunds: Obj[] = [];
@@ -75,6 +79,8 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
   let drop = false;
   let base = '';
   let refundStatus = 'succeeded';
+  let held = 0;
+  let kept = () => {};
 
   const send = (res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req'), ...extra });
@@ -287,7 +293,14 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
       drop = false;
       return res.socket?.destroy();
     }
-    send(res, out.status, text, idem ? { 'idempotency-key': idem } : {});
+    const answer = () => send(res, out.status, text, idem ? { 'idempotency-key': idem } : {});
+    if (!latencyMs) return answer();
+    held++;
+    kept();
+    setTimeout(() => {
+      held--;
+      if (!res.destroyed) answer();
+    }, latencyMs);
   }
 
   const eventOf = (type: string, object: Obj) =>
@@ -331,6 +344,12 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
     refundsAs(status) {
       refundStatus = status;
     },
-    forgetKeys: () => keyed.clear(),
+    forgetKeys(path) {
+      for (const k of [...keyed.keys()]) if (!path || k.startsWith(`${path} `)) keyed.delete(k);
+    },
+    held: () => held,
+    onKept(fn) {
+      kept = fn;
+    },
   };
 }
