@@ -3,7 +3,7 @@ import Stripe from 'stripe';
 import type { FastifyInstance } from 'fastify';
 import { makeApp, activate } from '../../helpers/app.js';
 import { stripeFake, STRIPE_KEY } from '../../fakes/stripe-fake.js';
-import { charge, getCharge, refund } from './billing-app.js';
+import { charge, getCharge, refund, storedState } from './billing-app.js';
 
 // The billing area's Stripe webhook (`payment_intent.*`, `refund.*`): signed events move a
 // pending charge or refund once, emit its event once; forged, stale or replayed ones change nothing.
@@ -56,14 +56,7 @@ t.test('payment_intent.succeeded settles a processing charge once; forged, stale
   t.equal(pi.status, 'processing');
   Object.assign(pi, { status: 'succeeded', amount_received: 900 });
   const paid = fake.event('payment_intent.succeeded', pi);
-  const state = async () =>
-    (
-      await app.svc.db
-        .selectFrom('billing_charges')
-        .select('state')
-        .where('charge_id', '=', c.charge_id)
-        .executeTakeFirstOrThrow()
-    ).state;
+  const state = () => storedState(app, c.charge_id);
 
   t.equal((await hook(app, paid, sign(paid, 'whsec_other'))).statusCode, 401, 'another secret');
   t.equal((await hook(app, paid, sign(paid, 'whsec_top'))).statusCode, 401, "the top-up endpoint's secret");
