@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import type { Tap } from '../helpers/tap.js';
+import { DECLINES, id, PROCESSING, parseForm, SUCCEEDS, THREE_DS, type Obj } from './stripe-fake-wire.js';
 
 // A loopback Stripe API for the PaymentIntents, Refunds and Checkout Sessions the `stripe`
 // adapter calls through the official SDK: form-encoded bodies with bracketed keys, Bearer auth,
@@ -10,42 +10,13 @@ import type { Tap } from '../helpers/tap.js';
 // `idempotent-replayed: true`), with other parameters it is 400 `idempotency_error`. Its test
 // payment methods are Stripe's; `requires_action` sends the payer to a page on this fake (the
 // stand-in for the bank's 3-D Secure page), whose complete/fail POSTs move the PaymentIntent.
+// It lists a PaymentIntent's refunds as Stripe does (`GET /v1/refunds`, newest first, paged by
+// `starting_after`), forgets idempotency keys on demand (Stripe's 24 h), makes webhook events
+// of its objects, and may hold each answer `latencyMs` (the window a soak's kill -9 lands in).
+
+export { parseForm } from './stripe-fake-wire.js';
 
 export const STRIPE_KEY = 'sk_test_fake_51Hx0000000000000000000000';
-
-type Obj = Record<string, any>;
-
-/** `a[b][0][c]=v` form fields into nested objects (arrays stay objects keyed "0", "1"…, as read). */
-export function parseForm(body: string): Obj {
-  const out: Obj = {};
-  for (const [k, v] of new URLSearchParams(body)) {
-    const path = k.replace(/\]/g, '').split('[');
-    let at = out;
-    for (const p of path.slice(0, -1)) at = at[p] ??= {};
-    at[path[path.length - 1]] = v;
-  }
-  return out;
-}
-
-const DECLINES: Record<string, { code: string; decline_code?: string; message: string }> = {
-  pm_card_chargeDeclined: {
-    code: 'card_declined',
-    decline_code: 'generic_decline',
-    message: 'Your card was declined.',
-  },
-  pm_card_chargeDeclinedInsufficientFunds: {
-    code: 'card_declined',
-    decline_code: 'insufficient_funds',
-    message: 'Your card has insufficient funds.',
-  },
-  pm_card_chargeDeclinedExpiredCard: { code: 'expired_card', message: 'Your card has expired.' },
-};
-const SUCCEEDS = new Set(['pm_card_visa', 'pm_card_mastercard']);
-// A bank debit: `processing` until the test settles it (fake.setIntent), as Stripe's ACH test account.
-const PROCESSING = new Set(['pm_usBankAccount_success']);
-const THREE_DS = new Set(['pm_card_authenticationRequired', 'pm_card_threeDSecure2Required']);
-
-const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 export interface StripeFake {
   url: string;

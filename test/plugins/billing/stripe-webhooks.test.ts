@@ -153,4 +153,18 @@ t.test('refund.updated settles a pending refund once; a failed one frees its amo
   t.equal((await hook(app, forged, sign(forged, 'whsec_other'))).statusCode, 401);
   t.match(await got(r3.refund_id), { state: 'pending' });
   t.equal((await getCharge(app, a, c.charge_id)).json().amount_refunded, 400);
+
+  // charge.refunded carries the charge's refunds: the pending one settles from it.
+  const s3 = { ...fake.refunds[2], status: 'succeeded' };
+  const refunded = fake.event('charge.refunded', {
+    id: 'ch_stripe_1',
+    object: 'charge',
+    payment_intent: s3.payment_intent,
+    refunds: { object: 'list', data: [s1, s3], has_more: false },
+  });
+  t.equal((await hook(app, refunded, sign(refunded))).statusCode, 200);
+  t.match(await got(r3.refund_id), { state: 'succeeded' });
+  t.match(await got(r1.refund_id), { state: 'succeeded' }, 'one already settled moves nothing');
+  t.equal((await getCharge(app, a, c.charge_id)).json().amount_refunded, 400);
+  t.equal(emitted.filter((e) => e === 'refund.succeeded').length, 2, 'r1 and r3, each once');
 });
