@@ -6,6 +6,7 @@ import type {
   ChargeListQuery as ChargeListQuerySchema,
   Refund as RefundSchema,
   RefundBody,
+  RefundListQuery as RefundListQuerySchema,
 } from '../plugins/billing/schemas.js';
 import type { PageOf } from './paginate.js';
 
@@ -18,3 +19,6 @@ export type ChargePage = PageOf<Charge>;
 export type ChargeListQuery = Partial<Static<typeof ChargeListQuerySchema>>;
 export type CreateRefundRequest = Omit<Static<typeof RefundBody>, 'idempotency_key'>;
 export type Refund = Static<typeof RefundSchema>;
+export type RefundState = Refund['state'];
+export type RefundPage = PageOf<Refund>;
+export type RefundListQuery = Partial<Static<typeof RefundListQuerySchema>>;

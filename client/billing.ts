@@ -7,6 +7,8 @@ import type {
   CreateChargeRequest,
   CreateRefundRequest,
   Refund,
+  RefundListQuery,
+  RefundPage,
 } from './billing-types.js';
 import type { RequestOptions } from './types.js';
 
@@ -46,5 +48,18 @@ export class BillingApi {
 
   getRefund(refundId: string, opts: RequestOptions = {}): Promise<Refund> {
     return this.call('GET', `/v1/billing/refunds/${seg(refundId)}`, opts);
+  }
+
+  /** One page of the account's refunds, newest first (`charge_id`, `state` narrow it). */
+  listRefunds(query: RefundListQuery = {}, opts: RequestOptions = {}): Promise<RefundPage> {
+    const { charge_id, state, limit, cursor } = query;
+    return this.call('GET', '/v1/billing/refunds', { ...opts, query: { charge_id, state, limit, cursor } });
+  }
+
+  iterateRefunds(
+    query: Omit<RefundListQuery, 'cursor'> = {},
+    opts: RequestOptions = {}
+  ): AsyncIterableIterator<Refund> {
+    return paginate((cursor) => this.listRefunds({ ...query, cursor }, opts));
   }
 }

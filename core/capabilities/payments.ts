@@ -90,12 +90,30 @@ export interface RefundInput {
   /** In the charge's smallest unit; never more than what is left of the charge (the area checks). */
   amount: number;
   currency: string;
+  /**
+   * The refund was sent before (its answer was not heard): the vendor's idempotency key may have
+   * expired since (Stripe keeps keys 24 h), so the adapter finds a refund it made first.
+   */
+  resend?: boolean;
 }
 
 export interface RefundOutput {
   vendor_refund_ref: string;
   state: 'pending' | 'succeeded' | 'failed';
   failure_code?: string;
+}
+
+/**
+ * A charge's or a refund's move as its vendor signed it (`payments.charge.events`, a webhook).
+ * Exactly one of `charge` and `refund` is set.
+ */
+export interface PaymentEvent {
+  /** The vendor's event id: the same event delivered twice has the same id. */
+  event_id: string;
+  /** The payment now (`vendor_ref` names it), with what the vendor says it is for. */
+  charge?: ChargeOutput & { amount?: number; currency?: string };
+  /** A refund now: `vendor_ref` is its payment, `refund_id` the gateway's id when the vendor kept it. */
+  refund?: RefundOutput & { vendor_ref: string; refund_id?: string };
 }
 
 export const PAYMENTS_CAPABILITIES = capabilities({
@@ -123,5 +141,9 @@ export const BILLING_CAPABILITIES = capabilities({
   'payments.refund': capability<RefundInput, RefundOutput>({
     idempotent: false,
     description: 'Refund all or part of a charge.',
+  }),
+  'payments.charge.events': capability<SignedCallback, PaymentEvent[]>({
+    idempotent: false,
+    description: "Verify and read a payments vendor's signed payment and refund webhook.",
   }),
 });

@@ -184,8 +184,12 @@ export class Charges {
     return r ? chargeRow(r) : undefined;
   }
 
-  async findByVendorRef(vendor: string, vendorRef: string): Promise<ChargeRow | undefined> {
-    const r = await this.svc.db
+  async findByVendorRef(
+    vendor: string,
+    vendorRef: string,
+    db: Kysely<any> = this.svc.db
+  ): Promise<ChargeRow | undefined> {
+    const r = await db
       .selectFrom('billing_charges')
       .selectAll()
       .where('vendor', '=', vendor)
@@ -239,9 +243,9 @@ export class Charges {
    * conditional on the state `r` was read in, and the event commits with it. Returns the charge
    * after the attempt, or undefined when it had moved meanwhile.
    */
-  async move(r: ChargeRow, out: ChargeOutput): Promise<ChargeRow | undefined> {
+  async move(r: ChargeRow, out: ChargeOutput, db: Kysely<any> = this.svc.db): Promise<ChargeRow | undefined> {
     if (out.state === r.state) return r;
-    return this.svc.db.transaction().execute(async (trx) => {
+    const work = async (trx: Kysely<any>) => {
       const now = Date.now();
       const res = await trx
         .updateTable('billing_charges')
@@ -257,6 +261,8 @@ export class Charges {
         data: wireCharge(moved),
       });
       return moved;
-    });
+    };
+    // Inside a webhook's transaction (with its event id) already, or a transaction of its own.
+    return db.isTransaction ? work(db) : db.transaction().execute(work);
   }
 }

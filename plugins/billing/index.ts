@@ -5,6 +5,7 @@ import { billingMigrations } from './migrations.js';
 import { registerBillingPages } from './pages.js';
 import { Refunds, RETRY_JOB } from './refunds.js';
 import { registerBillingRoutes } from './routes.js';
+import { registerBillingWebhooks } from './webhooks.js';
 
 const BILLING_EVENTS = {
   'charge.pending': 'A charge was accepted and settles later (a bank debit, a delayed capture).',
@@ -51,5 +52,6 @@ export default defineArea({
     );
     registerBillingRoutes(app, charges, refunds);
     registerBillingPages(app, charges);
+    registerBillingWebhooks(app, charges, refunds);
   },
 });

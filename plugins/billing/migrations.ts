@@ -63,4 +63,24 @@ const initial: Migration = {
   },
 };
 
-export const billingMigrations: Record<string, Migration> = { '0001_initial': initial };
+// The vendor events (webhooks) applied: each id is stored in the transaction of the move it made,
+// so a replayed or repeated delivery finds it and changes nothing.
+const vendorEvents: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('billing_vendor_events')
+      .addColumn('vendor', 'text', (c) => c.notNull())
+      .addColumn('event_id', 'text', (c) => c.notNull())
+      .addColumn('received_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('billing_vendor_events_pk', ['vendor', 'event_id'])
+      .execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.dropTable('billing_vendor_events').execute();
+  },
+};
+
+export const billingMigrations: Record<string, Migration> = {
+  '0001_initial': initial,
+  '0002_vendor_events': vendorEvents,
+};

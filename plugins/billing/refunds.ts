@@ -2,10 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import {
   apiError,
+  decodeCursor,
   idempotentTransaction,
   iso,
   isApiError,
   newId,
+  newestFirst,
+  pageOf,
   recordAttempt,
   type RefundInput,
   type RefundOutput,
@@ -13,7 +16,7 @@ import {
 } from '../../core/kit/area.js';
 import { chargeRow, wireCharge, type ChargeRow, type Charges } from './charges.js';
 import { formatAmount } from './currencies.js';
-import type { RefundBodyT, RefundT } from './schemas.js';
+import type { RefundBodyT, RefundListQueryT, RefundT } from './schemas.js';
 
 // Refunds. The amount is taken from the charge first, in one conditional UPDATE that adds it
 // to `amount_refunded` only while the sum stays within the charge: of any number of concurrent
@@ -26,7 +29,7 @@ import type { RefundBodyT, RefundT } from './schemas.js';
 
 export const RETRY_JOB = 'billing.refund.retry';
 
-interface RefundRow {
+export interface RefundRow {
   refund_id: string;
   account_id: string;
   charge_id: string;
@@ -71,8 +74,9 @@ export class Refunds {
     const charge = await this.charges.mine(accountId, body.charge_id);
     const { refund_id } = await recordAttempt(svc, req, () => ({ refund_id: newId('re') }));
     // A retry of a request that died after taking the amount: the same refund, asked again.
-    const refund = (await this.find(svc.db, refund_id)) ?? (await this.reserve(charge, refund_id, body.amount));
-    const out = await this.ask(refund, charge, req.meter);
+    const sent = await this.find(svc.db, refund_id);
+    const refund = sent ?? (await this.reserve(charge, refund_id, body.amount));
+    const out = await this.ask(refund, charge, req.meter, sent !== undefined);
     return idempotentTransaction(svc, req, reply, async (trx) => {
       const done = await this.settle(trx, refund, charge, {
         state: out.state,
@@ -88,7 +92,12 @@ export class Refunds {
    * fails it and frees its amount; an unknown outcome (timeout, 5xx) leaves it pending, held,
    * with a job that asks again under the same key (RETRY_JOB), whose answer then settles it.
    */
-  private async ask(refund: RefundRow, charge: ChargeRow, meter?: FastifyRequest['meter']): Promise<RefundOutput> {
+  private async ask(
+    refund: RefundRow,
+    charge: ChargeRow,
+    meter: FastifyRequest['meter'] | undefined,
+    resend: boolean
+  ): Promise<RefundOutput> {
     const { svc } = this;
     const input: RefundInput = {
       refund_id: refund.refund_id,
@@ -97,6 +106,8 @@ export class Refunds {
       vendor_ref: charge.vendor_ref,
       amount: refund.amount,
       currency: charge.currency,
+      // Asked before: the vendor finds the refund it made, also once its key has expired.
+      ...(resend ? { resend: true } : {}),
     };
     try {
       const res = await svc.router.call<RefundInput, RefundOutput>('payments.refund', input, {
@@ -131,7 +142,7 @@ export class Refunds {
     const refund = await this.find(this.svc.db, refundId);
     if (refund?.state !== 'pending') return true;
     const charge = (await this.charges.find(this.svc.db, refund.charge_id))!;
-    const out = await this.ask(refund, charge).catch(() => undefined);
+    const out = await this.ask(refund, charge, undefined, true).catch(() => undefined);
     if (!out || out.state === 'pending') return false;
     await this.settle(this.svc.db, refund, charge, {
       state: out.state,
@@ -148,10 +159,48 @@ export class Refunds {
     return wireRefund(r, charge.currency);
   }
 
-  private async find(db: Kysely<any>, refundId: string, accountId?: string): Promise<RefundRow | undefined> {
+  /** The account's refunds, newest first; another account's charge has none here. */
+  async list(accountId: string, q: RefundListQueryT) {
+    let sel = this.svc.db.selectFrom('billing_refunds').selectAll().where('account_id', '=', accountId);
+    if (q.charge_id) sel = sel.where('charge_id', '=', q.charge_id);
+    if (q.state) sel = sel.where('state', '=', q.state);
+    const rows = (await newestFirst(sel, 'refund_id', q.limit + 1, decodeCursor(q.cursor)).execute()).map(refundRow);
+    const ids = [...new Set(rows.map((r) => r.charge_id))];
+    const currencies = new Map<string, string>();
+    if (ids.length > 0)
+      for (const c of await this.svc.db
+        .selectFrom('billing_charges')
+        .select(['charge_id', 'currency'])
+        .where('charge_id', 'in', ids)
+        .execute())
+        currencies.set(c.charge_id, c.currency);
+    return pageOf(
+      rows,
+      q.limit,
+      (r) => ({ t: r.created_at, id: r.refund_id }),
+      (r) => wireRefund(r, currencies.get(r.charge_id)!)
+    );
+  }
+
+  async find(db: Kysely<any>, refundId: string, accountId?: string): Promise<RefundRow | undefined> {
     let q = db.selectFrom('billing_refunds').selectAll().where('refund_id', '=', refundId);
     if (accountId) q = q.where('account_id', '=', accountId);
     const r = await q.executeTakeFirst();
+    return r ? refundRow(r) : undefined;
+  }
+
+  /** A refund of the charge, by the gateway's id the vendor kept, or else by the vendor's. */
+  async ofCharge(
+    db: Kysely<any>,
+    chargeId: string,
+    refundId: string | undefined,
+    vendorRefundRef: string
+  ): Promise<RefundRow | undefined> {
+    const q = db.selectFrom('billing_refunds').selectAll().where('charge_id', '=', chargeId);
+    const r = await (refundId
+      ? q.where('refund_id', '=', refundId)
+      : q.where('vendor_refund_ref', '=', vendorRefundRef)
+    ).executeTakeFirst();
     return r ? refundRow(r) : undefined;
   }
 
@@ -203,7 +252,7 @@ export class Refunds {
    * The vendor's answer on a pending refund, once (conditional on `pending`): a failed refund gives
    * its amount back to the charge. Returns the refund as it now is.
    */
-  private async settle(
+  async settle(
     db: Kysely<any>,
     refund: RefundRow,
     charge: ChargeRow,

@@ -9,9 +9,11 @@ import {
   IdParams,
   Refund,
   RefundBody,
+  RefundListQuery,
   type ChargeBodyT,
   type ChargeListQueryT,
   type RefundBodyT,
+  type RefundListQueryT,
 } from './schemas.js';
 
 type ById = FastifyRequest<{ Params: { id: string } }>;
@@ -86,6 +88,20 @@ export function registerBillingRoutes(app: FastifyInstance, charges: Charges, re
       },
     },
     async (req: FastifyRequest<{ Body: RefundBodyT }>, reply: FastifyReply) => refunds.create(req, reply, req.body)
+  );
+
+  app.get(
+    '/v1/billing/refunds',
+    {
+      config: { scope: 'billing:read', operation: 'billing.refunds.list' },
+      schema: {
+        summary: 'Refunds, newest first',
+        tags: ['billing'],
+        querystring: RefundListQuery,
+        response: { 200: Page(Refund) },
+      },
+    },
+    async (req: FastifyRequest<{ Querystring: RefundListQueryT }>) => refunds.list(req.principal!.accountId, req.query)
   );
 
   app.get(

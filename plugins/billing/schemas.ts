@@ -70,12 +70,14 @@ export const RefundBody = Type.Object(
 );
 export type RefundBodyT = Static<typeof RefundBody>;
 
+export const RefundState = Type.Union(['pending', 'succeeded', 'failed'].map((s) => Type.Literal(s)));
+
 export const Refund = Type.Object({
   refund_id: Type.String({ pattern: '^re_[0-9A-Za-z]+$' }),
   charge_id: Type.String(),
   amount: Type.Integer(),
   currency: Type.String(),
-  state: Type.Union(['pending', 'succeeded', 'failed'].map((s) => Type.Literal(s))),
+  state: RefundState,
   error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -96,3 +98,14 @@ export const ChargeListQuery = Type.Object(
   { additionalProperties: false }
 );
 export type ChargeListQueryT = Static<typeof ChargeListQuery>;
+
+export const RefundListQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Items a page (max 200).' }),
+    cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page.' })),
+    charge_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Only this charge's." })),
+    state: Type.Optional(RefundState),
+  },
+  { additionalProperties: false }
+);
+export type RefundListQueryT = Static<typeof RefundListQuery>;

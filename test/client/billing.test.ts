@@ -46,6 +46,11 @@ t.test('charge, get, list and iterate; refunds; errors as SvcError', async (t) =
   const r = await c.billing.refund({ charge_id: ok.charge_id, amount: 200 });
   t.match(r, { refund_id: /^re_/, amount: 200, state: 'succeeded' });
   t.same(await c.billing.getRefund(r.refund_id), r);
+  const r2 = await c.billing.refund({ charge_id: ok.charge_id, amount: 100 });
+  t.same((await c.billing.listRefunds({ limit: 1 })).items, [r2], 'newest first');
+  walked(t, await collect(c.billing.iterateRefunds({ limit: 1 })), (x) => x.refund_id, [r2.refund_id, r.refund_id]);
+  t.same((await c.billing.listRefunds({ charge_id: declined.charge_id })).items, []);
+  t.equal((await c.billing.listRefunds({ state: 'succeeded', charge_id: ok.charge_id })).items.length, 2);
   await rejects(
     t,
     c.billing.refund({ charge_id: ok.charge_id, amount: 1001 }),

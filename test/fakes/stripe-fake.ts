@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import type { Tap } from '../helpers/tap.js';
+import { DECLINES, id, PROCESSING, parseForm, SUCCEEDS, THREE_DS, type Obj } from './stripe-fake-wire.js';
 
 // A loopback Stripe API for the PaymentIntents, Refunds and Checkout Sessions the `stripe`
 // adapter calls through the official SDK: form-encoded bodies with bracketed keys, Bearer auth,
@@ -10,40 +10,13 @@ import type { Tap } from '../helpers/tap.js';
 // `idempotent-replayed: true`), with other parameters it is 400 `idempotency_error`. Its test
 // payment methods are Stripe's; `requires_action` sends the payer to a page on this fake (the
 // stand-in for the bank's 3-D Secure page), whose complete/fail POSTs move the PaymentIntent.
+// It lists a PaymentIntent's refunds as Stripe does (`GET /v1/refunds`, newest first, paged by
+// `starting_after`), forgets idempotency keys on demand (Stripe's 24 h), makes webhook events
+// of its objects, and may hold each answer `latencyMs` (the window a soak's kill -9 lands in).
+
+export { parseForm } from './stripe-fake-wire.js';
 
 export const STRIPE_KEY = 'sk_test_fake_51Hx0000000000000000000000';
-
-type Obj = Record<string, any>;
-
-/** `a[b][0][c]=v` form fields into nested objects (arrays stay objects keyed "0", "1"…, as read). */
-export function parseForm(body: string): Obj {
-  const out: Obj = {};
-  for (const [k, v] of new URLSearchParams(body)) {
-    const path = k.replace(/\]/g, '').split('[');
-    let at = out;
-    for (const p of path.slice(0, -1)) at = at[p] ??= {};
-    at[path[path.length - 1]] = v;
-  }
-  return out;
-}
-
-const DECLINES: Record<string, { code: string; decline_code?: string; message: string }> = {
-  pm_card_chargeDeclined: {
-    code: 'card_declined',
-    decline_code: 'generic_decline',
-    message: 'Your card was declined.',
-  },
-  pm_card_chargeDeclinedInsufficientFunds: {
-    code: 'card_declined',
-    decline_code: 'insufficient_funds',
-    message: 'Your card has insufficient funds.',
-  },
-  pm_card_chargeDeclinedExpiredCard: { code: 'expired_card', message: 'Your card has expired.' },
-};
-const SUCCEEDS = new Set(['pm_card_visa', 'pm_card_mastercard']);
-const THREE_DS = new Set(['pm_card_authenticationRequired', 'pm_card_threeDSecure2Required']);
-
-const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 export interface StripeFake {
   url: string;
@@ -56,9 +29,19 @@ export interface StripeFake {
   dropNextAnswer(): void;
   /** A `checkout.session.*` event of a session, as Stripe would post it (unsigned JSON). */
   sessionEvent(sessionId: string, type: string, patch?: Obj): string;
+  /** An event of a PaymentIntent or a Refund as it is now (unsigned JSON). */
+  event(type: string, object: Obj): string;
+  /** What the next refunds are made as (`succeeded`, or `pending` as a bank refund). */
+  refundsAs(status: string): void;
+  /** Forget the idempotency keys (of creates at `path`, or all), as Stripe does after 24 h. */
+  forgetKeys(path?: string): void;
+  /** Creates kept but not yet answered (answers wait `latencyMs`). */
+  held(): number;
+  /** Called after each create is kept, before it is answered. */
+  onKept(fn: () => void): void;
 }
 
-export async function stripeFake(t: Tap): Promise<StripeFake> {
+export async function stripeFake(t: Tap, { latencyMs = 0 } = {}): Promise<StripeFake> {
   const intents = new Map<string, Obj>();
   const sessions = new Map<string, Obj>();
   const refunds: Obj[] = [];
@@ -66,6 +49,9 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
   const keyed = new Map<string, { params: string; status: number; body: string }>();
   let drop = false;
   let base = '';
+  let refundStatus = 'succeeded';
+  let held = 0;
+  let kept = () => {};
 
   const send = (res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req'), ...extra });
@@ -83,7 +69,7 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
         message: 'Invalid integer',
       });
     const pm = p.payment_method;
-    if (!SUCCEEDS.has(pm) && !THREE_DS.has(pm) && !DECLINES[pm])
+    if (!SUCCEEDS.has(pm) && !THREE_DS.has(pm) && !PROCESSING.has(pm) && !DECLINES[pm])
       return fail(400, {
         type: 'invalid_request_error',
         code: 'resource_missing',
@@ -119,7 +105,8 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
           redirect_to_url: { url: `${base}/3ds/${pi.id}`, return_url: p.return_url },
         },
       });
-    } else pi.amount_received = amount;
+    } else if (PROCESSING.has(pm)) pi.status = 'processing';
+    else pi.amount_received = amount;
     return { status: 200, body: pi };
   }
 
@@ -138,7 +125,9 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
         code: 'charge_not_succeeded',
         message: 'This PaymentIntent has not succeeded.',
       });
-    const done = refunds.filter((r) => r.payment_intent === pi.id).reduce((s, r) => s + r.amount, 0);
+    const done = refunds
+      .filter((r) => r.payment_intent === pi.id && r.status !== 'failed')
+      .reduce((s, r) => s + r.amount, 0);
     const left = pi.amount - done;
     if (left === 0)
       return fail(400, {
@@ -160,8 +149,9 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
       amount,
       currency: pi.currency,
       payment_intent: pi.id,
-      status: 'succeeded',
+      status: refundStatus,
       metadata: p.metadata ?? {},
+      created: Math.floor(Date.now() / 1000),
     };
     refunds.push(r);
     return { status: 200, body: r };
@@ -186,6 +176,16 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
     s.url = `${base}/pay/${s.id}`;
     sessions.set(s.id, s);
     return { status: 200, body: s };
+  }
+
+  /** GET /v1/refunds: newest first, `payment_intent`, `limit` (default 10), `starting_after`. */
+  function listRefunds(url: string): Obj {
+    const q = new URL(url, 'http://x').searchParams;
+    let all = refunds.filter((r) => !q.get('payment_intent') || r.payment_intent === q.get('payment_intent')).reverse();
+    const after = q.get('starting_after');
+    if (after) all = all.slice(all.findIndex((r) => r.id === after) + 1);
+    const limit = Number(q.get('limit') ?? 10);
+    return { object: 'list', url: '/v1/refunds', data: all.slice(0, limit), has_more: all.length > limit };
   }
 
   const CREATE: Record<string, (p: Obj) => { status: number; body: Obj }> = {
@@ -240,6 +240,7 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
             },
           });
     }
+    if (req.method === 'GET' && path === '/v1/refunds') return send(res, 200, listRefunds(req.url ?? ''));
     if (req.method === 'GET' && path === '/v1/balance') return send(res, 200, { object: 'balance', available: [] });
     const create = req.method === 'POST' ? CREATE[path] : undefined;
     if (!create)
@@ -263,8 +264,25 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
       drop = false;
       return res.socket?.destroy();
     }
-    send(res, out.status, text, idem ? { 'idempotency-key': idem } : {});
+    const answer = () => send(res, out.status, text, idem ? { 'idempotency-key': idem } : {});
+    if (!latencyMs) return answer();
+    held++;
+    kept();
+    setTimeout(() => {
+      held--;
+      if (!res.destroyed) answer();
+    }, latencyMs);
   }
+
+  const eventOf = (type: string, object: Obj) =>
+    JSON.stringify({
+      id: id('evt'),
+      object: 'event',
+      type,
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: { object: { ...object } },
+    });
 
   const server = createServer((req, res) => {
     let raw = '';
@@ -291,15 +309,18 @@ export async function stripeFake(t: Tap): Promise<StripeFake> {
       drop = true;
     },
     sessionEvent(sessionId, type, patch = {}) {
-      const s = { ...sessions.get(sessionId), ...patch };
-      return JSON.stringify({
-        id: id('evt'),
-        object: 'event',
-        type,
-        created: Math.floor(Date.now() / 1000),
-        livemode: false,
-        data: { object: s },
-      });
+      return eventOf(type, { ...sessions.get(sessionId), ...patch });
+    },
+    event: eventOf,
+    refundsAs(status) {
+      refundStatus = status;
+    },
+    forgetKeys(path) {
+      for (const k of [...keyed.keys()]) if (!path || k.startsWith(`${path} `)) keyed.delete(k);
+    },
+    held: () => held,
+    onKept(fn) {
+      kept = fn;
     },
   };
 }

@@ -1,9 +1,9 @@
 import type Stripe from 'stripe';
-import { VendorFailure, type CheckoutEvent, type CheckoutInput, type SignedCallback } from '../../core/kit/vendor.js';
+import type { CheckoutEvent, CheckoutInput, SignedCallback } from '../../core/kit/vendor.js';
+import { verifiedEvent } from './signature.js';
 
 // The wallet top-up at Stripe: a Checkout Session in payment mode, then its webhook events,
-// each verified with the SDK's own check of the `Stripe-Signature` header (HMAC-SHA256 of
-// `t.body` under the endpoint's signing secret, the timestamp within the tolerance).
+// each verified with the SDK's own signature check (signature.ts).
 
 const DAY_S = 86_400;
 const HALF_HOUR_S = 1800;
@@ -38,21 +38,13 @@ export function sessionParams(
 }
 
 /** The checkout outcomes a verified event says; an event of another type says none. */
-export function checkoutEvents(
+export async function checkoutEvents(
   stripe: Stripe,
   input: SignedCallback,
   signingSecret: string,
   toleranceS: number
-): CheckoutEvent[] {
-  const header = input.headers['stripe-signature'];
-  if (!signingSecret || !header)
-    throw new VendorFailure('auth', 'no Stripe-Signature header, or no webhook_secret configured', { status: 401 });
-  let event: Stripe.Event;
-  try {
-    event = stripe.webhooks.constructEvent(input.body, header, signingSecret, toleranceS);
-  } catch (e) {
-    throw new VendorFailure('auth', `Stripe-Signature does not verify: ${(e as Error).message}`, { status: 401 });
-  }
+): Promise<CheckoutEvent[]> {
+  const event = await verifiedEvent(stripe, input, signingSecret, toleranceS);
   const state = stateOf(event);
   if (!state) return [];
   const session = event.data.object as Stripe.Checkout.Session;

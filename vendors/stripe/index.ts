@@ -12,9 +12,12 @@ import {
   type RefundOutput,
   type SignedCallback,
   type CheckoutEvent,
+  type PaymentEvent,
 } from '../../core/kit/vendor.js';
 import { checkoutEvents, sessionParams } from './checkout.js';
-import { chargeOf, checkStripeAmount, classifyStripe, declinedCharge, stripeFailure } from './wire.js';
+import { paymentEvents } from './payment-events.js';
+import { refundMadeFor } from './refund-lookup.js';
+import { chargeOf, checkStripeAmount, classifyStripe, declinedCharge, refundOf, stripeFailure } from './wire.js';
 
 /**
  * Stripe through its official SDK (`stripe`, loaded on first use), pointed at `base_url`'s
@@ -38,6 +41,12 @@ export default defineVendor({
         Type.String({
           default: '',
           description: "The webhook endpoint's signing secret (whsec_…); empty: webhooks refused.",
+        })
+      ),
+      billing_webhook_secret: secret(
+        Type.String({
+          default: '',
+          description: "The billing webhook endpoint's signing secret (whsec_…); empty: its events refused.",
         })
       ),
       base_url: Type.String({ default: 'https://api.stripe.com', pattern: '^https?://' }),
@@ -118,19 +127,17 @@ export default defineVendor({
         },
         'payments.refund': {
           async invoke(input: RefundInput, o): Promise<RefundOutput> {
-            const r = await call((s) =>
-              s.refunds.create(
-                { payment_intent: input.vendor_ref, amount: input.amount, metadata: { refund_id: input.refund_id } },
-                opts(input.idempotency_key, o.signal, o.deadline)
-              )
-            );
-            const state =
-              r.status === 'succeeded'
-                ? 'succeeded'
-                : r.status === 'failed' || r.status === 'canceled'
-                  ? 'failed'
-                  : 'pending';
-            return { vendor_refund_ref: r.id, state, ...(r.failure_reason ? { failure_code: r.failure_reason } : {}) };
+            // A re-send may come after Stripe forgot the key (24 h): the refund made then is found first.
+            const made = input.resend ? await call((s) => refundMadeFor(s, input, o.deadline)) : undefined;
+            const r =
+              made
+              ?? (await call((s) =>
+                s.refunds.create(
+                  { payment_intent: input.vendor_ref, amount: input.amount, metadata: { refund_id: input.refund_id } },
+                  opts(input.idempotency_key, o.signal, o.deadline)
+                )
+              ));
+            return refundOf(r);
           },
           price: () => 0,
           idempotencyKeys: true,
@@ -154,6 +161,17 @@ export default defineVendor({
         'payments.checkout.events': {
           async invoke(input: SignedCallback): Promise<CheckoutEvent[]> {
             return checkoutEvents(await stripe(), input, config.webhook_secret, config.webhook_tolerance_seconds);
+          },
+          price: () => 0,
+        },
+        'payments.charge.events': {
+          async invoke(input: SignedCallback): Promise<PaymentEvent[]> {
+            return paymentEvents(
+              await stripe(),
+              input,
+              config.billing_webhook_secret,
+              config.webhook_tolerance_seconds
+            );
           },
           price: () => 0,
         },

@@ -5,6 +5,7 @@ import {
   VendorFailure,
   type ChargeOutput,
   type FailureKind,
+  type RefundOutput,
 } from '../../core/kit/vendor.js';
 
 // Stripe's wire as the adapter reads it: a PaymentIntent's status as a Charge state, a card
@@ -84,4 +85,11 @@ export function stripeFailure(err: unknown): unknown {
   const e = err as { code?: string; message?: string; statusCode?: number };
   const text = `${e.code ? `${e.code}: ` : ''}${e.message ?? 'Stripe failed'}`;
   return new VendorFailure(kind, text, { status: e.statusCode, cause: err });
+}
+
+/** A Refund as the refund's outcome. */
+export function refundOf(r: Stripe.Refund): RefundOutput {
+  const state =
+    r.status === 'succeeded' ? 'succeeded' : r.status === 'failed' || r.status === 'canceled' ? 'failed' : 'pending';
+  return { vendor_refund_ref: r.id, state, ...(r.failure_reason ? { failure_code: r.failure_reason } : {}) };
 }

@@ -29,3 +29,13 @@ export const count = async (app: FastifyInstance, table: 'billing_charges' | 'bi
         .executeTakeFirstOrThrow()
     ).n
   );
+
+/** A charge's stored state, read without a lookup at its vendor (which a GET would make). */
+export const storedState = async (app: FastifyInstance, chargeId: string) =>
+  (
+    await app.svc.db
+      .selectFrom('billing_charges')
+      .select('state')
+      .where('charge_id', '=', chargeId)
+      .executeTakeFirstOrThrow()
+  ).state;

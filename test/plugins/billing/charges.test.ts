@@ -2,7 +2,7 @@ import t from 'tap';
 import { shiftedClock } from '../../helpers/clock.js';
 import { until } from '../../helpers/wait.js';
 import { FAST, receiver, verify } from '../scheduling/receiver.js';
-import { billingApp, charge, count, getCharge, refund } from './billing-app.js';
+import { billingApp, charge, count, getCharge, refund, storedState } from './billing-app.js';
 
 // Charges on the sandbox processor: its test payment methods, bad input, accounts, idempotency.
 
@@ -160,15 +160,7 @@ t.test('a delayed method is pending, then succeeds once its delay has passed', a
   clock.advance(61_000);
   // The job moves it, unread: the row changes without a GET.
   app.svc.jobs.wake('billing.charge.lookup');
-  const state = async () =>
-    (
-      await app.svc.db
-        .selectFrom('billing_charges')
-        .select('state')
-        .where('charge_id', '=', c.charge_id)
-        .executeTakeFirstOrThrow()
-    ).state;
-  await until('the lookup job', async () => (await state()) === 'succeeded');
+  await until('the lookup job', async () => (await storedState(app, c.charge_id)) === 'succeeded');
   t.equal((await getCharge(app, a, c.charge_id)).json().state, 'succeeded');
 });
 

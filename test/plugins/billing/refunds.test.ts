@@ -166,3 +166,51 @@ t.test('without a key, the refund job asks again under the refund id and settles
   t.equal(calls, 2);
   t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'partially_refunded', amount_refunded: 40 });
 });
+
+t.test('GET /v1/billing/refunds: newest first, by charge and state, paged; never another account’s', async (t) => {
+  const { app, a, b } = await billingApp(t);
+  const list = async (who: typeof a, query: string) =>
+    (await app.inject({ method: 'GET', url: `/v1/billing/refunds?${query}`, headers: who.auth })).json();
+  const c1 = (await charge(app, a, { amount: 500, currency: 'JPY', payment_method_id: 'pm_card_visa' })).json();
+  const c2 = (await charge(app, a, { amount: 900, currency: 'USD', payment_method_id: 'pm_card_visa' })).json();
+  const cb = (await charge(app, b, { amount: 900, currency: 'USD', payment_method_id: 'pm_card_visa' })).json();
+  const made = [];
+  for (const [c, amount] of [
+    [c1, 100],
+    [c2, 200],
+    [c1, 300],
+  ] as const)
+    made.push((await refund(app, a, { charge_id: c.charge_id, amount })).json());
+  await refund(app, b, { charge_id: cb.charge_id, amount: 50 });
+
+  const all = await list(a, '');
+  t.same(
+    all.items.map((r: any) => r.refund_id),
+    made.map((r) => r.refund_id).reverse(),
+    'all of the account’s, newest first'
+  );
+  t.same(all.items[0], made[2], 'as GET shows it');
+  t.equal(all.items[2].currency, 'JPY', "the charge's currency");
+  t.equal(all.next_cursor, null);
+  const p1 = await list(a, 'limit=2');
+  const p2 = await list(a, `limit=2&cursor=${p1.next_cursor}`);
+  t.same(
+    [...p1.items, ...p2.items].map((r: any) => r.refund_id),
+    all.items.map((r: any) => r.refund_id),
+    'pages walk the list once'
+  );
+  t.equal(p2.next_cursor, null);
+  t.same(
+    (await list(a, `charge_id=${c1.charge_id}`)).items.map((r: any) => r.amount),
+    [300, 100]
+  );
+  t.equal((await list(a, 'state=succeeded')).items.length, 3);
+  t.same((await list(a, 'state=pending')).items, []);
+  t.same((await list(b, `charge_id=${c1.charge_id}`)).items, [], "another account's charge: none");
+  t.same(
+    (await list(b, '')).items.map((r: any) => r.charge_id),
+    [cb.charge_id]
+  );
+  const bad = await app.inject({ method: 'GET', url: '/v1/billing/refunds?state=lost', headers: a.auth });
+  t.equal(bad.statusCode, 400);
+});

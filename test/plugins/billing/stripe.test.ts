@@ -1,6 +1,8 @@
 import t from 'tap';
 import Stripe from 'stripe';
 import { makeApp, activate } from '../../helpers/app.js';
+import { shiftedClock } from '../../helpers/clock.js';
+import { until } from '../../helpers/wait.js';
 import { stripeFake, STRIPE_KEY } from '../../fakes/stripe-fake.js';
 import { charge, count, getCharge, refund } from './billing-app.js';
 
@@ -10,12 +12,13 @@ import { charge, count, getCharge, refund } from './billing-app.js';
 
 const WHSEC = 'whsec_test_c2VjcmV0LXNpZ25pbmcta2V5';
 
-async function stripeApp(t: any) {
+async function stripeApp(t: any, overrides: Record<string, unknown> = {}) {
   const fake = await stripeFake(t);
   const { app } = await makeApp(t, {
     vendors: [
       { id: 'stripe', use: 'stripe', config: { secret_key: STRIPE_KEY, webhook_secret: WHSEC, base_url: fake.url } },
     ],
+    ...overrides,
   });
   return { app, fake, a: await activate(app), b: await activate(app) };
 }
@@ -117,6 +120,54 @@ t.test('refunds at Stripe: partial, the rest, never above the charge', async (t)
     [250, 750]
   );
   t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'refunded', amount_refunded: 1000 });
+});
+
+t.test('a refund re-sent after Stripe forgot its key (24 h) is found by its metadata, not made twice', async (t) => {
+  const clock = shiftedClock(t);
+  const { app, fake, a } = await stripeApp(t, { jobs: { poll_ms: 20 } });
+  const c = (await charge(app, a, { amount: 1000, currency: 'USD', payment_method_id: 'pm_card_visa' })).json();
+  fake.dropNextAnswer();
+  t.equal((await refund(app, a, { charge_id: c.charge_id, amount: 300 })).statusCode, 502, 'the answer was lost');
+  t.equal(fake.refunds.length, 1, 'Stripe made the refund');
+  const row = () => app.svc.db.selectFrom('billing_refunds').selectAll().executeTakeFirstOrThrow();
+  t.equal((await row()).state, 'pending');
+  fake.forgetKeys();
+  clock.advance(25 * 3600_000);
+  app.svc.jobs.wake('billing.refund.retry');
+  await until('the refund job', async () => (await row()).state === 'succeeded');
+  t.equal(fake.refunds.length, 1, 'no second refund at Stripe');
+  t.equal((await row()).vendor_refund_ref, fake.refunds[0].id, 'the refund Stripe made');
+  const listed = fake.calls.filter((x) => x.method === 'GET' && x.path === '/v1/refunds');
+  t.equal(listed.length, 1, "the PaymentIntent's refunds were listed before re-sending");
+  t.equal(fake.calls.filter((x) => x.method === 'POST' && x.path === '/v1/refunds').length, 1, 'nothing re-created');
+  t.match((await getCharge(app, a, c.charge_id)).json(), { state: 'partially_refunded', amount_refunded: 300 });
+});
+
+t.test('a re-sent refund Stripe never made is made then, once', async (t) => {
+  const clock = shiftedClock(t);
+  const { app, fake, a } = await stripeApp(t, { jobs: { poll_ms: 20 } });
+  const c = (await charge(app, a, { amount: 1000, currency: 'USD', payment_method_id: 'pm_card_visa' })).json();
+  // A refund of another PaymentIntent's: the list is of this one's alone.
+  await refund(app, a, { charge_id: c.charge_id, amount: 100 });
+  const impl = app.svc.vendors.get('stripe')!.instance.capabilities['payments.refund']!;
+  const invoke = impl.invoke;
+  const { VendorFailure } = await import('../../../core/kit/vendor.js');
+  impl.invoke = async () => {
+    impl.invoke = invoke;
+    throw new VendorFailure('unavailable', 'connection reset before the request was written', { status: 502 });
+  };
+  t.equal((await refund(app, a, { charge_id: c.charge_id, amount: 200 })).statusCode, 502);
+  fake.forgetKeys();
+  clock.advance(25 * 3600_000);
+  app.svc.jobs.wake('billing.refund.retry');
+  const pending = () => app.svc.db.selectFrom('billing_refunds').selectAll().where('state', '=', 'pending').execute();
+  await until('the refund job', async () => (await pending()).length === 0);
+  t.same(
+    fake.refunds.map((r) => r.amount),
+    [100, 200],
+    'made once, on re-sending'
+  );
+  t.match((await getCharge(app, a, c.charge_id)).json(), { amount_refunded: 300 });
 });
 
 t.test(
