@@ -1,12 +1,24 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-// Ingest and evaluation with a public key are called from any page (as Sentry's and PostHog's
-// are): any origin may, without credentials; the key in the request is what admits it.
+// Ingest and evaluation with an area's public key (a Sentry DSN's, PostHog's phc_ key, flags
+// in a browser) are called from any page, as Sentry's and PostHog's are: any origin may,
+// without credentials; the key in the request is what admits it.
 
-const EXPOSED = 'retry-after, x-sentry-rate-limits, x-request-id, etag';
+const EXPOSED = 'retry-after, x-sentry-rate-limits, x-request-id, etag, ratelimit-remaining, ratelimit-reset';
 
 export function allowAnyOrigin(reply: FastifyReply): void {
   reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', EXPOSED);
+}
+
+/** An onSend hook that allows any origin on every answer of a route, its errors included. */
+export function anyOriginOnSend(
+  _req: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (e: null, p: unknown) => void
+) {
+  allowAnyOrigin(reply);
+  done(null, payload);
 }
 
 /** 204 to a preflight from any origin, for the methods given and the headers it asks for. */
