@@ -24,7 +24,9 @@ function unbase64(text: string): string {
   return Buffer.from(data, 'base64').toString('utf8');
 }
 
-export function decodeBody(req: FastifyRequest, raw: Buffer, max: number): any {
+/** The request's body (read as bytes) as JSON. */
+export function decodeBody(req: FastifyRequest, max: number): any {
+  const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   const q = req.query as Record<string, string | undefined>;
   const gzip =
     String(req.headers['content-encoding'] ?? '').includes('gzip')

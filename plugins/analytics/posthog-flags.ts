@@ -81,16 +81,8 @@ export function registerPosthogFlags(app: FastifyInstance, svc: Svc, cfg: Analyt
       },
       async (req, reply) => {
         allowAnyOrigin(reply);
-        const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-        const body = decodeBody(req, raw, cfg.max_capture_bytes) ?? {};
-        const key = body.token ?? body.api_key;
-        const acct = typeof key === 'string' ? await keys.account(key) : null;
-        if (!acct)
-          throw apiError(
-            'unauthenticated',
-            'token is not a public key of this gateway (GET /v1/analytics/public-key).'
-          );
-        if (acct.status !== 'active') throw apiError('forbidden', 'This account is suspended.');
+        const body = decodeBody(req, cfg.max_capture_bytes) ?? {};
+        const acct = await keys.admit(body.token ?? body.api_key, 'token');
         await takeCapture(svc, cfg, acct.accountId, acct.tier, 'flags');
         const flags = svc.services.get('flags');
         if (!flags) throw apiError('not_found', 'Feature flags live in the observability area, which is off here.');

@@ -1,4 +1,4 @@
-import { base62, now, type Svc } from '../../core/kit/area.js';
+import { apiError, base62, now, type Svc } from '../../core/kit/area.js';
 
 // The account's public write-only key for PostHog SDKs (`phc_…`): it can send events and
 // evaluate flags, nothing else. A key never changes owner once made, but the account's tier
@@ -49,5 +49,14 @@ export class PosthogKeys {
     if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, { v, until: t + TTL_MS });
     return v;
+  }
+
+  /** The active account of a key the SDK sent as `field`; else 401 (unknown key) or 403 (suspended). */
+  async admit(key: unknown, field: string): Promise<KeyAccount> {
+    const acct = typeof key === 'string' && key ? await this.account(key) : null;
+    if (!acct)
+      throw apiError('unauthenticated', `${field} is not a public key of this gateway (GET /v1/analytics/public-key).`);
+    if (acct.status !== 'active') throw apiError('forbidden', 'This account is suspended.');
+    return acct;
   }
 }

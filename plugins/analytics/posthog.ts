@@ -90,15 +90,8 @@ export function registerPosthogCapture(app: FastifyInstance, svc: Svc, cfg: Anal
         },
         async (req, reply) => {
           allowAnyOrigin(reply);
-          const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-          const { key, events } = unpack(decodeBody(req, raw, cfg.max_capture_bytes));
-          const acct = await keys.account(key ?? '');
-          if (!acct)
-            throw apiError(
-              'unauthenticated',
-              'api_key is not a public key of this gateway (GET /v1/analytics/public-key).'
-            );
-          if (acct.status !== 'active') throw apiError('forbidden', 'This account is suspended.');
+          const { key, events } = unpack(decodeBody(req, cfg.max_capture_bytes));
+          const acct = await keys.admit(key, 'api_key');
           await takeCapture(svc, cfg, acct.accountId, acct.tier);
           const accountId = acct.accountId;
           const incoming = events.map(toEvent);

@@ -121,3 +121,20 @@ t.test('posthog-node flags from the gateway', async (t) => {
     t.equal(m.flags.beta.enabled, false);
   });
 });
+
+t.test('with the observability area off the flags call is 404, capture still works', async (t) => {
+  const { app } = await listeningApp(t, { plugins: { observability: false } });
+  const a = await activate(app);
+  const pk = (await get(app, a, '/v1/analytics/public-key')).json();
+  const res = await fetch(`${pk.host}/flags/?v=2`, {
+    method: 'POST',
+    body: JSON.stringify({ token: pk.public_key, distinct_id: 'u' }),
+  });
+  t.equal(res.status, 404);
+  t.match(await res.json(), { error: { code: 'not_found', message: /observability area/ } });
+  const cap = await fetch(`${pk.host}/batch/`, {
+    method: 'POST',
+    body: JSON.stringify({ api_key: pk.public_key, batch: [{ event: 'x', distinct_id: 'u' }] }),
+  });
+  t.equal(cap.status, 200);
+});
