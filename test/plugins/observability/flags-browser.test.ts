@@ -71,8 +71,9 @@ t.test('flags with the public key', async (t) => {
       headers: { authorization: `Bearer ${pubB}` },
     });
     t.equal(other.status, 404, "another account's public key does not see the flag");
+    t.equal(other.headers.get('access-control-allow-origin'), null, 'a call naming no origin gets no CORS headers');
     const unknown = await fetch(`${base}/v1/observability/flags/banner?distinct_id=x`, {
-      headers: { authorization: `Bearer ${'0'.repeat(32)}` },
+      headers: { authorization: `Bearer ${'0'.repeat(32)}`, origin },
     });
     t.equal(unknown.status, 401);
     t.equal(unknown.headers.get('access-control-allow-origin'), '*');
