@@ -51,6 +51,7 @@ import { Events } from './events/events.js';
 import { Outbox } from './outbox/outbox.js';
 import { ResultStore } from './results/result-store.js';
 import { Sockets } from './http/sockets.js';
+import { Services } from './services/services.js';
 import { coreModules } from './db/core-modules.js';
 import type { CapabilitySpec } from './capability-spec.js';
 import type { Svc } from './context.js';
@@ -224,6 +225,7 @@ export async function buildApp(config: CoreConfig, opts: BuildOptions = {}): Pro
     events,
     outbox,
     sockets: new Sockets(),
+    services: new Services(),
     areas,
     capabilities,
     version: VERSION,

@@ -22,6 +22,7 @@ import type { Retention } from './retention/retention.js';
 import type { Events } from './events/events.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { Sockets } from './http/sockets.js';
+import type { Services } from './services/services.js';
 
 export interface LoadedArea {
   def: AreaDefinition;
@@ -64,6 +65,8 @@ export interface Svc {
   outbox: Outbox;
   /** WebSocket upgrades and Hosts an area serves on the gateway's port, outside Fastify's router. */
   sockets: Sockets;
+  /** Services one area provides the others (core/services): areas never import each other. */
+  services: Services;
   areas: LoadedArea[];
   capabilities: Map<string, CapabilitySpec>;
   version: string;
@@ -87,6 +90,12 @@ declare module 'fastify' {
     auth?: AuthMode;
     /** Scope a key needs (`account`, `storage:read`). */
     scope?: string;
+    /**
+     * With `auth: 'key'`: the route also admits an area's public (browser) key, any presented
+     * key that is not a project key; the area maps it to a principal (its account, tier and
+     * the narrow scopes it grants, a rate bucket of its own as `keyId`), or null when unknown.
+     */
+    publicKey?: (key: string) => Principal | null | Promise<Principal | null>;
     /**
      * The route authenticates in its handler, and sends `100 Continue` there once it has
      * (core/http/expect-continue.ts); other routes send it after their onRequest auth hook.

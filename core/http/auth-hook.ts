@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../errors.js';
 import { noRoute } from './error-handler.js';
 import { scopeAllows } from '../auth/scopes.js';
-import type { Principal } from '../auth/keys.js';
+import { KEY_PREFIX, type Principal } from '../auth/keys.js';
 import type { RateDecision } from './rate-limit.js';
 
 /** The key from `Authorization: Bearer …` or `x-api-key`. */
@@ -58,7 +58,7 @@ export function installAuth(app: FastifyInstance): void {
     const cfg = route.config ?? {};
     const mode = cfg.auth ?? (route.url.startsWith('/v1/') ? 'key' : 'none');
     if (mode === 'none') return;
-    const hook = mode === 'admin' ? adminHook : keyHook(cfg.scope);
+    const hook = mode === 'admin' ? adminHook : keyHook(cfg.scope, cfg.publicKey);
     const existing =
       route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     route.onRequest = [hook as any, ...existing];
@@ -80,7 +80,10 @@ export function installAuth(app: FastifyInstance): void {
     done();
   }
 
-  function keyHook(scope: string | undefined) {
+  function keyHook(
+    scope: string | undefined,
+    publicKey?: (key: string) => Principal | null | Promise<Principal | null>
+  ) {
     const admit = (req: FastifyRequest, reply: FastifyReply, principal: Principal | null, done: Done) => {
       if (!principal) return done(apiError('unauthenticated', 'The API key is unknown, revoked or expired.'));
       if (principal.status !== 'active') return done(apiError('forbidden', 'This account is suspended.'));
@@ -119,6 +122,12 @@ export function installAuth(app: FastifyInstance): void {
             'No API key. Send it as "Authorization: Bearer <API_KEY>" (or x-api-key). POST /v1/activate creates one.'
           )
         );
+      if (publicKey && !presented.startsWith(KEY_PREFIX)) {
+        const p = publicKey(presented);
+        if (p instanceof Promise) p.then((x) => guarded(done, () => admit(req, reply, x, done)), done);
+        else admit(req, reply, p, done);
+        return;
+      }
       const keys = app.svc.keys;
       const cached = keys.peek(presented);
       if (cached !== undefined) return admit(req, reply, cached, done);

@@ -26,6 +26,8 @@ export * from '../wallet/marked-charge.js';
 export * from '../jobs/engine.js';
 export * from '../results/result-store.js';
 export type { Bus } from '../bus/bus.js';
+export type * from '../services/services.js';
+export type * from '../services/flags.js';
 export type * from '../egress/egress.js';
 // Storage an area keeps: migrations, newest-first pages, sealed secrets.
 export type { DialectName } from '../db/open.js';
@@ -43,10 +45,12 @@ export type { Sockets, UpgradeRoute, HostClaim, UpgradeHandler, RawRequestHandle
 export * from '../http/ok.js';
 export { toApiError } from '../http/error-handler.js';
 export { wildcardPattern } from '../http/cors.js';
+export * from '../http/public-cors.js';
 export * from '../http/content-type.js';
 export { presentedKey } from '../http/auth-hook.js';
 export { RateLimiter } from '../http/rate-limit.js';
 export type { KeyRow } from '../auth/keys.js';
+export type { Principal } from '../auth/principal.js';
 export { requireLiveKey, requireWithin } from '../auth/key-grants.js';
 // Redacting a caller's secrets from what a vendor echoed back.
 export { credentialValues, scrubText } from '../router/scrub.js';

@@ -1,5 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 
+const CaptureRate = Type.Object(
+  {
+    rate_per_minute: Type.Number({ exclusiveMinimum: 0, description: 'Capture calls a minute, refilled evenly.' }),
+    burst: Type.Integer({ minimum: 1, description: 'Calls at once on a full bucket.' }),
+  },
+  { additionalProperties: false }
+);
+
 /** `plugins.analytics` in the config file. */
 export const AnalyticsConfig = Type.Object(
   {
@@ -48,6 +56,12 @@ export const AnalyticsConfig = Type.Object(
       maximum: 1000,
       default: 10,
       description: 'Queries of one account waiting for a thread; one more is 429.',
+    }),
+    capture_rate_limits: Type.Record(Type.String(), CaptureRate, {
+      default: { free: { rate_per_minute: 1200, burst: 600 }, pro: { rate_per_minute: 30_000, burst: 5000 } },
+      description:
+        'Per tier: capture calls (POST /v1/analytics/track and the PostHog capture paths) an account may make, '
+        + 'in a bucket of their own; 429 with Retry-After above. A tier not listed: its API rate (tiers.<tier>).',
     }),
     retention_days: Type.Integer({
       minimum: 0,

@@ -1,9 +1,12 @@
-import { gunzipSync } from 'node:zlib';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { apiError, base62, now, type Svc } from '../../core/kit/area.js';
+import type { FastifyInstance } from 'fastify';
+import { allowAnyOrigin, answerPreflight, apiError, type Svc } from '../../core/kit/area.js';
+import { takeCapture } from './capture-limit.js';
 import type { AnalyticsConfigT } from './config.js';
 import { eventRows, identify, storeEvents, type IncomingEvent } from './events.js';
 import { PublicKey } from './schemas.js';
+import { decodeBody } from './posthog-body.js';
+import { registerPosthogFlags } from './posthog-flags.js';
+import { PosthogKeys } from './posthog-keys.js';
 
 // PostHog's capture wire (posthog-node, posthog-js) with `host` set to
 // <public_url>/v1/analytics/posthog: batches of events, gzip or not, authorised by the account's
@@ -20,62 +23,6 @@ const CAPTURE_PATHS: Record<string, string> = {
   '/i/v0/e': 'analytics.posthog_e',
   '/e': 'analytics.posthog_e_legacy',
 };
-
-/** The account of a public key; keys never change once made, so a hit is kept. */
-class PublicKeys {
-  private readonly byKey = new Map<string, string>();
-  constructor(private readonly svc: Svc) {}
-
-  async forAccount(accountId: string): Promise<string> {
-    await this.svc.db
-      .insertInto('analytics_public_keys')
-      .values({ account_id: accountId, public_key: `phc_${base62(43)}`, created_at: now() })
-      .onConflict((oc) => oc.column('account_id').doNothing())
-      .execute();
-    const row = await this.svc.db
-      .selectFrom('analytics_public_keys')
-      .select('public_key')
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow();
-    return row.public_key;
-  }
-
-  async account(key: string): Promise<string | undefined> {
-    const hit = this.byKey.get(key);
-    if (hit) return hit;
-    const row = await this.svc.db
-      .selectFrom('analytics_public_keys')
-      .select('account_id')
-      .where('public_key', '=', key)
-      .executeTakeFirst();
-    if (row) this.byKey.set(key, row.account_id);
-    return row?.account_id;
-  }
-}
-
-function decode(req: FastifyRequest, raw: Buffer, max: number): any {
-  const q = req.query as Record<string, string | undefined>;
-  const gzip =
-    String(req.headers['content-encoding'] ?? '').includes('gzip')
-    || q.compression === 'gzip-js'
-    || q.compression === 'gzip'
-    || (raw[0] === 0x1f && raw[1] === 0x8b);
-  let text: string;
-  try {
-    text = (gzip ? gunzipSync(raw, { maxOutputLength: max }) : raw).toString('utf8');
-  } catch (e) {
-    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
-      throw apiError('payload_too_large', `The body is over ${max} bytes once decompressed.`, {
-        details: { max_bytes: max },
-      });
-    throw apiError('invalid_request', 'The body is not gzip.');
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw apiError('invalid_request', 'The body is not JSON.');
-  }
-}
 
 /** The events of a capture body, each as PostHog writes it, with the body's key. */
 function unpack(body: any): { key?: string; events: any[] } {
@@ -98,12 +45,8 @@ function toEvent(e: any, i: number): IncomingEvent {
   };
 }
 
-function allowAnyOrigin(reply: FastifyReply): void {
-  reply.header('access-control-allow-origin', '*');
-}
-
 export function registerPosthogCapture(app: FastifyInstance, svc: Svc, cfg: AnalyticsConfigT): void {
-  const keys = new PublicKeys(svc);
+  const keys = new PosthogKeys(svc);
 
   app.get(
     '/v1/analytics/public-key',
@@ -134,18 +77,12 @@ export function registerPosthogCapture(app: FastifyInstance, svc: Svc, cfg: Anal
           config: { auth: 'none', cors: false },
           schema: { summary: 'CORS preflight of the PostHog capture path: any origin', tags: ['analytics'] },
         },
-        async (req, reply) => {
-          allowAnyOrigin(reply);
-          reply.header('access-control-allow-methods', 'POST, OPTIONS');
-          reply.header('access-control-allow-headers', req.headers['access-control-request-headers'] ?? 'content-type');
-          reply.header('access-control-max-age', '86400');
-          return reply.code(204).send();
-        }
+        async (req, reply) => answerPreflight(req, reply, 'POST, OPTIONS')
       );
       sub.post(
         `${CAPTURE_BASE}${path}`,
         {
-          config: { auth: 'none', cors: false, operation, errors: ['unauthenticated'] },
+          config: { auth: 'none', cors: false, operation, errors: ['unauthenticated', 'forbidden', 'rate_limited'] },
           schema: {
             summary: 'PostHog capture (posthog-node, posthog-js): a body of events, gzip or JSON',
             tags: ['analytics'],
@@ -153,14 +90,10 @@ export function registerPosthogCapture(app: FastifyInstance, svc: Svc, cfg: Anal
         },
         async (req, reply) => {
           allowAnyOrigin(reply);
-          const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-          const { key, events } = unpack(decode(req, raw, cfg.max_capture_bytes));
-          const accountId = key ? await keys.account(key) : undefined;
-          if (!accountId)
-            throw apiError(
-              'unauthenticated',
-              'api_key is not a public key of this gateway (GET /v1/analytics/public-key).'
-            );
+          const { key, events } = unpack(decodeBody(req, cfg.max_capture_bytes));
+          const acct = await keys.admit(key, 'api_key');
+          await takeCapture(svc, cfg, acct.accountId, acct.tier);
+          const accountId = acct.accountId;
           const incoming = events.map(toEvent);
           const rows = eventRows(accountId, incoming, cfg, (i) => (i < 0 ? 'batch' : `batch[${i}]`));
           await storeEvents(svc, cfg, accountId, rows, req.id);
@@ -178,5 +111,6 @@ export function registerPosthogCapture(app: FastifyInstance, svc: Svc, cfg: Anal
         }
       );
     }
+    registerPosthogFlags(sub, svc, cfg, keys);
   });
 }

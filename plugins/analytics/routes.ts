@@ -20,13 +20,14 @@ import {
   type IdentifyBodyT,
   type TrackBodyT,
 } from './schemas.js';
+import { takeCapture } from './capture-limit.js';
 
 /** POST /v1/analytics/track, identify, funnel and cohort; GET /v1/analytics/people/{distinct_id}. */
 export function registerAnalyticsRoutes(app: FastifyInstance, svc: Svc, cfg: AnalyticsConfigT, analysis: Analysis) {
   app.post(
     '/v1/analytics/track',
     {
-      config: { scope: 'analytics:write', operation: 'analytics.track', errors: ['payload_too_large'] },
+      config: { scope: 'analytics:write', operation: 'analytics.track', errors: ['payload_too_large', 'rate_limited'] },
       schema: {
         summary: 'Record one event or a list of them (duplicates by uuid are stored once)',
         tags: ['analytics'],
@@ -38,6 +39,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, svc: Svc, cfg: Ana
       const list = Array.isArray(req.body) ? req.body : [req.body];
       const param = (i: number) => (Array.isArray(req.body) ? (i < 0 ? 'body' : `[${i}]`) : 'body');
       const accountId = req.principal!.accountId;
+      await takeCapture(svc, cfg, accountId, req.principal!.tier);
       const rows = eventRows(accountId, list, cfg, param);
       const r = await storeEvents(svc, cfg, accountId, rows, req.id);
       req.meter.metered = true;

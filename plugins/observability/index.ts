@@ -12,6 +12,8 @@ import { registerMetricRoutes } from './metric-routes.js';
 import { FlagStore } from './flags/flag-store.js';
 import { registerFlagRoutes } from './flags/flag-routes.js';
 import { registerOfrepRoutes } from './flags/ofrep-routes.js';
+import { flagService } from './flags/flag-service.js';
+import { browserAccess } from './flags/public-access.js';
 
 /** Observability: errors grouped into issues, from the JSON API and Sentry SDKs; events; metrics; feature flags (also over OFREP). */
 export default defineArea({
@@ -55,9 +57,12 @@ export default defineArea({
       sweep: (before, limit) => flags.sweepAudit(before, limit),
     });
     registerErrorRoutes(app, cfg, issues);
-    registerFlagRoutes(app, flags);
-    registerOfrepRoutes(app, flags);
+    svc.services.provide('flags', flagService(flags));
+    const publicKeys = new PublicKeys(svc.db);
+    const browser = browserAccess(app, publicKeys);
+    registerFlagRoutes(app, flags, browser);
+    registerOfrepRoutes(app, flags, browser);
     registerMetricRoutes(app, cfg, events, metrics, metricQueries);
-    registerSentryRoutes(app, svc, cfg, new PublicKeys(svc.db), issues);
+    registerSentryRoutes(app, svc, cfg, publicKeys, issues);
   },
 });

@@ -1,10 +1,12 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Principal } from '../../core/kit/area.js';
 
 // An account's public ingest key: what a Sentry DSN carries (a browser page shows it to
 // anyone), so it can only add errors to its own account, never read nor change anything. The
 // project key never appears in a DSN. Sentry SDKs need a numeric project id in the DSN: each
-// account gets a random one beside its key.
+// account gets a random one beside its key. The same key evaluates the account's flags from a
+// browser (flags/public-access.ts): a page shows its flags' answers to its visitor anyway.
 
 export interface IngestAccount {
   accountId: string;
@@ -23,6 +25,7 @@ const MAX_CACHED = 10_000;
 
 export class PublicKeys {
   private readonly cache = new Map<string, { v: IngestAccount | null; until: number }>();
+  private readonly principals = new WeakMap<IngestAccount, Principal>();
 
   constructor(private readonly db: Kysely<any>) {}
 
@@ -51,6 +54,36 @@ export class PublicKeys {
         if (tries > 3) throw e;
       }
     }
+  }
+
+  /**
+   * What the key may do where a route admits it (flags from a browser): read flags, in a rate
+   * bucket of its own. Synchronous on a cached key: it runs on every evaluation.
+   */
+  principal = (publicKey: string): Principal | null | Promise<Principal | null> => {
+    const hit = this.cache.get(publicKey);
+    if (hit && hit.until > Date.now()) return this.asPrincipal(hit.v);
+    return this.lookup(publicKey).then((v) => this.asPrincipal(v));
+  };
+
+  private asPrincipal(v: IngestAccount | null): Principal | null {
+    if (!v) return null;
+    let p = this.principals.get(v);
+    if (!p) {
+      p = {
+        keyId: `public:${v.accountId}`,
+        accountId: v.accountId,
+        projectId: '',
+        scopes: ['observability:read'],
+        tier: v.tier,
+        region: '',
+        kind: 'public',
+        status: v.status,
+        replacedBy: null,
+      };
+      this.principals.set(v, p);
+    }
+    return p;
   }
 
   /** The account a public key belongs to, with its tier and status; cached a few seconds. */

@@ -2,12 +2,11 @@ import { promisify } from 'node:util';
 import { gunzip, inflate } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { apiError, type Svc } from '../../core/kit/area.js';
+import { allowAnyOrigin, answerPreflight, apiError, type Svc } from '../../core/kit/area.js';
 import type { ObservabilityConfigT } from './config.js';
 import type { IssueStore } from './issues.js';
 import type { PublicKeys } from './public-keys.js';
 import { parseEnvelope, sentryError } from './sentry-envelope.js';
-import { allowAnyOrigin, answerPreflight } from './public-cors.js';
 
 // Sentry SDKs as error clients (wire-facts "Sentry envelopes"): the account's DSN names its
 // public key and numeric project; SDKs post envelopes to /api/{project}/envelope/, with the

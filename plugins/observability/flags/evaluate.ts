@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 // Flag evaluation: pure, in memory, no I/O, so it serves the gateway's own route, OFREP and
 // (later) the analytics area's PostHog flags call alike. Rules are tried in order; the first
@@ -78,7 +78,8 @@ const SCALE = 16 ** 15 - 1;
 
 /** Where a targeting key falls for a flag, in [0, 100). */
 export function bucketOf(flagKey: string, targetingKey: string): number {
-  const h = createHash('sha1').update(`${flagKey}.${targetingKey}`).digest('hex').slice(0, 15);
+  // One-shot: no Hash object per evaluation (this runs on every call of a rollout).
+  const h = hash('sha1', `${flagKey}.${targetingKey}`, 'hex').slice(0, 15);
   return (Number.parseInt(h, 16) / SCALE) * 100;
 }
 

@@ -16,6 +16,7 @@ import {
   type FlagUpdateT,
 } from './flag-schemas.js';
 import type { FlagStore } from './flag-store.js';
+import type { BrowserAccess } from './public-access.js';
 
 type KeyParams = { Params: { key: string } };
 
@@ -33,11 +34,13 @@ export async function evaluateKey(
 }
 
 /** GET /v1/observability/flags/{key} (evaluation) and the flags' CRUD and audit. */
-export function registerFlagRoutes(app: FastifyInstance, store: FlagStore): void {
+export function registerFlagRoutes(app: FastifyInstance, store: FlagStore, browser: BrowserAccess): void {
+  const pub = browser('/v1/observability/flags/:key', 'GET');
   app.get(
     '/v1/observability/flags/:key',
     {
-      config: { scope: 'observability:read', operation: 'observability.flags.evaluate' },
+      ...pub,
+      config: { ...pub.config, scope: 'observability:read', operation: 'observability.flags.evaluate' },
       schema: {
         summary: 'Evaluate a flag for the context in the query string (distinct_id and attributes)',
         tags: ['observability'],

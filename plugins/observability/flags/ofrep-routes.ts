@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { evaluateFlag, TargetingKeyMissing, type Evaluation } from './evaluate.js';
+import { TargetingKeyMissing, type Evaluation } from './evaluate.js';
+import { flagService } from './flag-service.js';
 import type { FlagStore } from './flag-store.js';
 import { evaluateKey } from './flag-routes.js';
+import type { BrowserAccess } from './public-access.js';
 
 // The OpenFeature Remote Evaluation Protocol (wire-facts "OFREP"), so OpenFeature's OFREP
 // providers evaluate the account's flags unchanged: one flag, or all of them with an ETag
@@ -22,20 +24,29 @@ function contextOf(body: Body): { ctx: Record<string, unknown>; targetingKey?: s
   return { ctx, targetingKey: tk as string | undefined };
 }
 
-const success = (e: Evaluation) => ({ key: e.key, value: e.value, reason: e.reason, variant: e.variant, metadata: {} });
+const success = (e: Pick<Evaluation, 'key' | 'value' | 'variant'> & { reason: string }) => ({
+  key: e.key,
+  value: e.value,
+  reason: e.reason,
+  variant: e.variant,
+  metadata: {},
+});
 
 const invalidContext = (reply: FastifyReply, key?: string) =>
   reply
     .code(400)
     .send({ key, errorCode: 'INVALID_CONTEXT', errorDetails: '`context` must be an object; `targetingKey` a string.' });
 
-export function registerOfrepRoutes(app: FastifyInstance, store: FlagStore): void {
+export function registerOfrepRoutes(app: FastifyInstance, store: FlagStore, browser: BrowserAccess): void {
   const config = { auth: 'key' as const, scope: 'observability:read' };
+  const one = browser('/ofrep/v1/evaluate/flags/:key', 'POST');
+  const all = browser('/ofrep/v1/evaluate/flags', 'POST');
 
-  app.post(
+  app.post<{ Params: { key: string }; Body: Body }>(
     '/ofrep/v1/evaluate/flags/:key',
     {
-      config: { ...config, operation: 'observability.ofrep.evaluate' },
+      ...one,
+      config: { ...one.config, ...config, operation: 'observability.ofrep.evaluate' },
       schema: { summary: 'OFREP: evaluate one flag', tags: ['observability'], hide: true } as any,
     },
     async (req: FastifyRequest<{ Params: { key: string }; Body: Body }>, reply) => {
@@ -54,26 +65,20 @@ export function registerOfrepRoutes(app: FastifyInstance, store: FlagStore): voi
     }
   );
 
-  app.post(
+  app.post<{ Body: Body }>(
     '/ofrep/v1/evaluate/flags',
     {
-      config: { ...config, operation: 'observability.ofrep.bulk' },
+      ...all,
+      config: { ...all.config, ...config, operation: 'observability.ofrep.bulk' },
       schema: { summary: 'OFREP: evaluate every flag', tags: ['observability'], hide: true } as any,
     },
     async (req: FastifyRequest<{ Body: Body }>, reply) => {
       const c = contextOf(req.body);
       if (!c) return invalidContext(reply);
-      const loaded = await store.flags(req.principal!.accountId);
-      const flags = [...loaded.flags.values()]
-        .sort((a, b) => (a.key < b.key ? -1 : 1))
-        .map((f) => {
-          try {
-            return success(evaluateFlag(f, c.ctx, c.targetingKey));
-          } catch (e) {
-            if (!(e instanceof TargetingKeyMissing)) throw e;
-            return { key: f.key, errorCode: 'TARGETING_KEY_MISSING', errorDetails: e.message };
-          }
-        });
+      const all = await flagService(store).evaluateAll(req.principal!.accountId, c.ctx, c.targetingKey);
+      const flags = all.map((f) =>
+        'error' in f ? { key: f.key, errorCode: f.error, errorDetails: f.message } : success(f)
+      );
       const body = JSON.stringify({ flags });
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
       reply.header('etag', etag).header('cache-control', 'no-cache');
