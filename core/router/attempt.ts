@@ -80,6 +80,8 @@ export interface AttemptKind<S, R> {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** The kinds that say the vendor refused the call before acting: safe to send elsewhere, idempotent or not. */
+const REFUSED_UNACTED = new Set<FailureKind>(['not_sent', 'rate_limited', 'quota', 'auth']);
 /** Time kept back for each candidate after this one, so a hung vendor cannot eat the failover. */
 const FAILOVER_RESERVE_MS = 10_000;
 
@@ -211,8 +213,9 @@ export async function runAttempts<S, R>(
         const code = (err as { status?: unknown }).status === 413 ? 'payload_too_large' : 'unprocessable';
         throw apiError(code, `${id} rejected the request: ${shown}`, { details: { attempts } });
       }
-      // A vendor that may have acted must not be doubled by a second one.
-      if (ranOut || (!spec.idempotent && failure !== 'not_sent')) break;
+      // A vendor that may have acted must not be doubled by a second one; one that refused the call (never
+      // sent, its rate limit, its quota, our credentials) did not act, so the next may serve it.
+      if (ranOut || (!spec.idempotent && !REFUSED_UNACTED.has(failure))) break;
       continue;
     }
     deps.cooldowns.success(cooldownKey(deps, opts.accountId, step));

@@ -208,6 +208,17 @@ t.test(
     unit('a').next.push('not_sent');
     const r = await app.svc.router.call('unit.run', { text: 'x' }, { accountId });
     t.same(attempts(r.attempts), ['a:not_sent', 'b:ok'], 'a request that never left is safe to send elsewhere');
+    for (const refused of ['rate_limited', 'quota', 'auth'] as const) {
+      app.svc.router.cooldowns.success('a');
+      app.svc.router.cooldowns.success('b');
+      unit('a').next.push(refused);
+      const again = await app.svc.router.call('unit.run', { text: 'x' }, { accountId });
+      t.same(attempts(again.attempts), [`a:${refused}`, 'b:ok'], `a vendor that refused (${refused}) did not act`);
+    }
+    app.svc.router.cooldowns.success('a');
+    unit('a').next.push('timeout');
+    const timedOut = await rejection(app, 'unit.run', { accountId });
+    t.same(attempts(timedOut.details.attempts), ['a:timeout'], 'one that may have acted is not doubled');
   }
 );
 
