@@ -29,6 +29,8 @@ const CODES: Record<string, string> = {
   SPLIT: 'condition_match',
   DEFAULT: 'no_condition_match',
   DISABLED: 'flag_disabled',
+  // PostHog's reason for a flag it could not evaluate (its wire, not one of the gateway's error codes).
+  ERROR: 'error',
 };
 
 /**
@@ -42,7 +44,7 @@ function posthogFlag(a: FlagAnswer | FlagFailure) {
       enabled: false,
       variant: null,
       failed: true,
-      reason: { code: 'error', description: a.message },
+      reason: { code: CODES.ERROR, description: a.message },
       metadata: {},
     };
   const multi = a.type !== 'boolean' && a.enabled;
@@ -62,8 +64,13 @@ function stringList(v: unknown): string[] | undefined {
 export function registerPosthogFlags(app: FastifyInstance, svc: Svc, cfg: AnalyticsConfigT, keys: PosthogKeys) {
   for (const [path, operation] of Object.entries(PATHS)) {
     const url = `/v1/analytics/posthog${path}`;
-    app.options(url, { config: { auth: 'none', cors: false }, schema: { hide: true } as any }, (req, reply) =>
-      answerPreflight(req, reply, 'POST, OPTIONS')
+    app.options(
+      url,
+      {
+        config: { auth: 'none', cors: false },
+        schema: { summary: 'CORS preflight of the PostHog flags call: any origin', tags: ['analytics'] },
+      },
+      (req, reply) => answerPreflight(req, reply, 'POST, OPTIONS')
     );
     app.post(
       url,

@@ -15,8 +15,16 @@ export type BrowserAccess = (
 
 export function browserAccess(app: FastifyInstance, keys: PublicKeys): BrowserAccess {
   return (url, methods) => {
-    app.options(url, { config: { auth: 'none', cors: false }, schema: { hide: true } as any }, (req, reply) =>
-      answerPreflight(req, reply, `${methods}, OPTIONS`)
+    app.options(
+      url,
+      {
+        config: { auth: 'none', cors: false },
+        schema: {
+          summary: 'CORS preflight of a flag evaluation with the public key: any origin',
+          tags: ['observability'],
+        },
+      },
+      (req, reply) => answerPreflight(req, reply, `${methods}, OPTIONS`)
     );
     return { config: { publicKey: keys.principal, cors: false }, onSend: anyOriginOnSend };
   };
