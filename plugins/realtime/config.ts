@@ -55,7 +55,8 @@ export const RealtimeConfig = Type.Object(
       default: 120,
       description:
         'Pusher activity_timeout (a client pings after this much silence); the gateway pings silent sockets as '
-        + 'often and closes those that did not answer the previous ping (native 4408, Pusher 4201).',
+        + 'often and closes those that did not answer the previous ping (native 4408, Pusher 4201); a slow '
+        + 'consumer (4100) that has not read up to its close frame after this long is dropped without it.',
     }),
     tier_limits: Type.Record(Type.String(), TierLimits, {
       default: {

@@ -1,3 +1,4 @@
+import { Counter } from 'prom-client';
 import { WebSocketServer } from 'ws';
 import { defineArea, newId } from '../../core/kit/area.js';
 import { Channels } from './channels.js';
@@ -36,10 +37,27 @@ export default defineArea({
       meter
     );
     const channels = new Channels(svc.db, svc.bus);
-    const deps: RealtimeDeps = { svc, cfg, hub, channels, apps: new PusherApps(svc.db, svc.masterKey) };
+    const slowConsumers = new Counter({
+      name: 'realtime_slow_consumer_closes_total',
+      help: 'Sockets closed with 4100: more than max_buffered_bytes waited to be written to them.',
+      labelNames: ['protocol'] as const,
+      registers: [app.metrics.registry],
+    });
+    const bounds = (protocol: 'native' | 'pusher') => ({
+      maxBuffered: cfg.max_buffered_bytes,
+      // As long as a silent peer is kept: one that has read nothing in that time is gone.
+      slowDrainMs: cfg.activity_timeout_seconds * 1000,
+      onSlow: () => slowConsumers.inc({ protocol }),
+    });
+    const apps = new PusherApps(svc.db, svc.masterKey);
+    const deps: RealtimeDeps = { svc, cfg, hub, channels, apps, bounds };
     registerRealtimeRoutes(app, deps);
     registerPusherRest(app, deps);
-    const wss = new WebSocketServer({ noServer: true, maxPayload: cfg.max_data_bytes + 64 * 1024 });
+    // ws destroys a closing socket after closeTimeout (30 s by default): not before a slow consumer's
+    // drain ends. @types/ws does not know the option yet; ws 8 reads it.
+    const closeTimeout = Math.max(30_000, cfg.activity_timeout_seconds * 1000);
+    const wsOptions = { noServer: true, maxPayload: cfg.max_data_bytes + 64 * 1024, closeTimeout };
+    const wss = new WebSocketServer(wsOptions);
     const timers: NodeJS.Timeout[] = [];
     const every = (ms: number, what: string, fn: () => Promise<unknown>) => {
       const t = setInterval(() => void fn().catch((e) => log.warn({ err: e }, `realtime ${what} failed`)), ms);

@@ -51,7 +51,7 @@ class NativeSocket implements Subscriber {
   ) {
     this.id = claims.c;
     this.accountId = claims.a;
-    this.out = new BoundedSocket(ws, d.cfg.max_buffered_bytes);
+    this.out = new BoundedSocket(ws, d.bounds('native'));
     this.expiry = setTimeout(() => this.end(4401, 'token expired'), Math.max(0, claims.exp - Date.now()));
     this.expiry.unref();
     ws.on('close', () => void this.closed());

@@ -93,7 +93,7 @@ class PusherSocket implements Subscriber {
     private readonly app: PusherAppRow
   ) {
     this.accountId = app.accountId;
-    this.out = new BoundedSocket(ws, d.cfg.max_buffered_bytes);
+    this.out = new BoundedSocket(ws, d.bounds('pusher'));
   }
 
   private listen(ws: WebSocket): void {

@@ -17,6 +17,7 @@ import { signClientToken } from './client-token.js';
 import { limitsOf, type RealtimeConfigT } from './config.js';
 import { Hub } from './hub.js';
 import type { PusherApps } from './pusher-apps.js';
+import type { SocketBounds } from './socket-io.js';
 import {
   ChannelBody,
   ChannelList,
@@ -41,6 +42,8 @@ export interface RealtimeDeps {
   hub: Hub;
   channels: Channels;
   apps: PusherApps;
+  /** The limits of one socket of `protocol`; its slow-consumer closes counted under that label. */
+  bounds: (protocol: 'native' | 'pusher') => SocketBounds;
 }
 
 /** The WebSocket base of the gateway's public URL. */

@@ -14,6 +14,16 @@ export function refuseUpgrade(socket: Duplex, status: number, code: string, mess
 /** How long a closing socket may take to answer the close frame before it is destroyed. */
 const CLOSE_GRACE_MS = 2000;
 
+/** What one socket may hold, and what is told when it overflows. */
+export interface SocketBounds {
+  /** Bytes waiting above which the socket is a slow consumer (4100). */
+  maxBuffered: number;
+  /** How long a slow consumer has to read what waits and its close frame before it is destroyed. */
+  slowDrainMs: number;
+  /** Called once per socket closed as a slow consumer (counted at /metrics). */
+  onSlow: () => void;
+}
+
 /**
  * Sends on one socket within a bound: above `maxBuffered` bytes waiting, the socket is a slow
  * consumer and is closed with 4100 rather than buffered for without end.
@@ -25,7 +35,7 @@ export class BoundedSocket {
 
   constructor(
     readonly ws: WebSocket,
-    private readonly maxBuffered: number
+    private readonly bounds: SocketBounds
   ) {
     const heard = () => {
       this.alive = true;
@@ -51,11 +61,19 @@ export class BoundedSocket {
 
   send(frame: string): void {
     if (this.ended) return;
-    if (this.ws.bufferedAmount > this.maxBuffered) return this.end(4100, 'slow consumer: too much data waiting');
+    if (this.ws.bufferedAmount > this.bounds.maxBuffered) {
+      this.bounds.onSlow();
+      // Nothing more is queued, so what waits stays bounded; the client that reads it gets the 4100 after it.
+      return this.end(4100, 'slow consumer: too much data waiting', this.bounds.slowDrainMs);
+    }
     this.ws.send(frame);
   }
 
-  end(code: number, reason: string): void {
+  /**
+   * Sends the close frame behind what is already waiting; a peer that has not read up to it and
+   * answered within `graceMs` is destroyed (it sees 1006).
+   */
+  end(code: number, reason: string, graceMs = CLOSE_GRACE_MS): void {
     if (this.ended) return;
     this.ended = true;
     try {
@@ -63,6 +81,6 @@ export class BoundedSocket {
     } catch {
       this.ws.terminate();
     }
-    setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS).unref();
+    setTimeout(() => this.ws.terminate(), graceMs).unref();
   }
 }

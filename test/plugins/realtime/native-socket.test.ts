@@ -2,6 +2,7 @@ import t from 'tap';
 import { activate } from '../../helpers/app.js';
 import { listeningApp } from '../../helpers/listening-app.js';
 import WebSocket from 'ws';
+import { until } from '../../helpers/wait.js';
 import { NativeClient, refusedWith } from './native-client.js';
 
 // The native protocol on a listening gateway with real `ws` clients.
@@ -33,6 +34,27 @@ async function setup(t: Parameters<typeof listeningApp>[0], realtime: object = {
     return r.json().message_id as string;
   };
   return { app, a, token, open, publish };
+}
+
+/** A client on a new socket, or undefined when the upgrade was refused. */
+function admitted(tok: { endpoint: string; token: string }): Promise<NativeClient | undefined> {
+  const ws = new WebSocket(`${tok.endpoint}?token=${tok.token}`);
+  ws.on('error', () => undefined);
+  const c = new NativeClient(ws);
+  return new Promise((resolve) => {
+    ws.once('open', () => resolve(c.next((f) => f.type === 'welcome').then(() => c)));
+    ws.once('unexpected-response', () => {
+      ws.terminate();
+      resolve(undefined);
+    });
+  });
+}
+
+/** Native sockets the gateway has closed as slow consumers, from its /metrics. */
+async function slowCloses(app: Awaited<ReturnType<typeof listeningApp>>['app']): Promise<number> {
+  const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  const m = /^realtime_slow_consumer_closes_total\{protocol="native"\} (\d+)$/m.exec(text);
+  return m ? Number(m[1]) : 0;
 }
 
 t.test('subscribe, receive API publishes in order, channels outside the token refused', async (t) => {
@@ -200,7 +222,7 @@ t.test('limits: client publishes over the tier messages-a-second rate are refuse
 });
 
 t.test('limits: sockets per account (429), slow consumers closed with 4100', async (t) => {
-  const { token, open, publish } = await setup(t, { max_buffered_bytes: 1024 });
+  const { app, token, open, publish } = await setup(t, { max_buffered_bytes: 1024 });
   const slow = await open({ channels: ['flood'] });
   await slow.ask({ type: 'subscribe', channel: 'flood', id: '1' });
   const others = [await open({}), await open({}), await open({})];
@@ -211,15 +233,49 @@ t.test('limits: sockets per account (429), slow consumers closed with 4100', asy
   });
   await others[0].close();
   // The slow client stops reading; the gateway stops buffering for it instead of growing without bound.
-  (slow.ws as any)._socket.pause();
+  const socket = (slow.ws as any)._socket;
+  socket.pause();
   const payload = 'y'.repeat(200 * 1024);
-  let closed = false;
-  slow.closed.then(() => (closed = true));
-  for (let i = 0; i < 200 && !closed; i++) {
+  let sent = 0;
+  while ((await slowCloses(app)) === 0) {
+    if (++sent > 200) throw new Error('200 messages of 200 KiB and the paused socket was not closed');
     await publish('flood', 'big', payload);
-    if (i > 40) (slow.ws as any)._socket.resume();
   }
-  t.match(await slow.closed, { code: 4100 });
+  // The close frame waits behind the data: a client that reads again gets what was waiting, then 4100.
+  let received = 0;
+  slow.ws.on('message', () => received++);
+  socket.resume();
+  t.match(await slow.closed, { code: 4100, reason: 'slow consumer: too much data waiting' });
+  t.ok(received > 0 && received < sent, `${received} of the ${sent} messages reached it, not all of them`);
+  t.equal(await slowCloses(app), 1, 'counted once');
+});
+
+t.test('a slow consumer that never reads again is dropped (1006), counted, and frees its slot', async (t) => {
+  const { app, token, open, publish } = await setup(t, {
+    max_buffered_bytes: 1024,
+    activity_timeout_seconds: 3,
+    tier_limits: { free: { ...LIMITS.free, connections: 1 } },
+  });
+  const slow = await open({ channels: ['flood'] });
+  await slow.ask({ type: 'subscribe', channel: 'flood', id: '1' });
+  const socket = (slow.ws as any)._socket;
+  socket.pause();
+  const payload = 'y'.repeat(200 * 1024);
+  for (let sent = 0; (await slowCloses(app)) === 0; sent++) {
+    if (sent >= 200) throw new Error('200 messages of 200 KiB and the paused socket was not closed');
+    // Paused, it cannot answer the gateway's pings; a frame of its own is activity too, so 4408 stays out of it.
+    slow.send({ type: 'ping', id: `k${sent}` });
+    await publish('flood', 'big', payload);
+  }
+  // Reading nothing, it is destroyed without its close frame (which never left the gateway's buffer):
+  // the tier's one slot frees while it is still paused, and what it reads afterwards ends without a code.
+  let again: NativeClient | undefined;
+  await until('the dropped socket to free its slot', async () => !!(again = await admitted(await token({}))), 60_000);
+  t.teardown(() => again?.close());
+  socket.resume();
+  t.match(await slow.closed, { code: 1006 });
+  t.equal(await slowCloses(app), 1, 'counted once');
+  t.match(await again!.ask({ type: 'ping', id: 'p' }), { type: 'pong' });
 });
 
 t.test('a peer that stops answering pings is closed (4408); one that answers stays', async (t) => {
